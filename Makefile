@@ -1,0 +1,89 @@
+# bpfsym build.  `make` builds ./bpfsym; `make test` runs every test;
+# `make run` installs what is missing, builds and profiles the system.
+# Library flags come from pkg-config, so a sub-make is used after
+# scripts/install-deps.sh has had a chance to install them.
+
+CC	?= gcc
+CLANG	?= clang
+BPFTOOL	?= $(or $(shell command -v bpftool 2>/dev/null),/usr/sbin/bpftool)
+ARCH	:= x86
+BUILD	:= build
+
+PKGS	:= libbpf libelf libzstd
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN	:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
+CFLAGS	?= -O2 -g
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I$(BUILD) $(PKG_CFLAGS)
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDLIBS	:= $(PKG_LIBS) -lm
+
+# Modules below the loader: no libbpf, unit-tested without root.
+LIB_SRCS := $(filter-out user/main.c user/record.c,$(wildcard user/*.c))
+APP_SRCS := user/main.c user/record.c
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+SKELS	 := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+HDRS	 := $(wildcard user/*.h include/*.h)
+
+REL_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/rel/%.o,$(LIB_SRCS))
+REL_APP_OBJS := $(patsubst user/%.c,$(BUILD)/rel/%.o,$(APP_SRCS))
+SAN_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/san/%.o,$(LIB_SRCS))
+SAN_APP_OBJS := $(patsubst user/%.c,$(BUILD)/san/%.o,$(APP_SRCS))
+
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/san/%,$(UNIT_SRCS))
+
+.PHONY: all run test check unit deps clean vmlinux
+.DELETE_ON_ERROR:
+
+all: bpfsym
+
+bpfsym: $(REL_APP_OBJS) $(REL_LIB_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# The sanitizer build the tests drive.
+$(BUILD)/san/bpfsym: $(SAN_APP_OBJS) $(SAN_LIB_OBJS)
+	$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/rel/%.o: user/%.c $(HDRS) $(SKELS) | $(BUILD)/rel
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/san/%.o: user/%.c $(HDRS) $(SKELS) | $(BUILD)/san
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+# BPF: CO-RE objects against the committed vmlinux.h, embedded as skeletons.
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h | $(BUILD)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall \
+		-Iinclude -Ivmlinux/$(ARCH) -Ibpf -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/san/test_%: tests/unit/test_%.c tests/unit/test.h $(SAN_LIB_OBJS)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) $(LDLIBS)
+
+$(BUILD) $(BUILD)/rel $(BUILD)/san:
+	mkdir -p $@
+
+unit: $(UNIT_BINS)
+
+# Everything the test runner needs, built by the sub-make.
+check: bpfsym $(BUILD)/san/bpfsym $(UNIT_BINS)
+	tests/run.sh
+
+deps:
+	scripts/install-deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory check
+
+run: deps
+	@$(MAKE) --no-print-directory bpfsym
+	scripts/demo.sh
+
+vmlinux:
+	scripts/gen-vmlinux.sh $(ARCH)
+
+clean:
+	rm -rf $(BUILD) bpfsym

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * procmap: the mapping model.  Per process, the executable mappings that
+ * were in place, found by address with a binary search.  A process is
+ * keyed by (pid, pstart) so that a reused pid is a different process.
+ *
+ * First cut: a process's mappings are filled from /proc/PID/maps text the
+ * first time it is seen (and again after exec).  The mapping-history work
+ * replaces that with events from BPF, replayed in time order; the lookup
+ * side of this interface stays.  No libbpf here.
+ */
+#ifndef BPFSYM_PROCMAP_H
+#define BPFSYM_PROCMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum mapping_kind {
+	MAPPING_FILE = 0,	/* backed by a file: dev, ino, path */
+	MAPPING_ANON = 1,	/* anonymous memory (JITs), [heap], [stack] */
+	MAPPING_SPECIAL = 2,	/* [vdso], [vsyscall], ... : path holds the name */
+};
+
+struct mapping {
+	uint64_t start;		/* first address */
+	uint64_t end;		/* one past the last address */
+	uint64_t pgoff;		/* file offset of start, in BYTES */
+	uint64_t dev;		/* makedev(major, minor) as in stat's st_dev */
+	uint64_t ino;
+	uint32_t prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	uint32_t kind;		/* enum mapping_kind */
+	const char *path;	/* as the process sees it, " (deleted)" stripped; NULL for plain anon */
+	int deleted;		/* the maps line said " (deleted)" */
+};
+
+struct proc_table;
+struct proc;
+
+/*
+ * A table of at most @max_procs processes (0: 65536).  When full, adding
+ * evicts the process used least recently.  NULL + errno.
+ */
+struct proc_table *proc_table__new(size_t max_procs);
+void proc_table__free(struct proc_table *pt);	/* NULL is a no-op */
+
+/* The process (pid, pstart), or NULL if not in the table. */
+struct proc *proc_table__find(struct proc_table *pt, uint32_t pid, uint64_t pstart);
+
+/*
+ * Insert an empty process (pid, pstart); any other process with the same
+ * pid is dropped (the pid was reused).  Returns it, or NULL + errno.
+ */
+struct proc *proc_table__add(struct proc_table *pt, uint32_t pid, uint64_t pstart);
+
+/* Drop every process with this pid. */
+void proc_table__remove(struct proc_table *pt, uint32_t pid);
+
+size_t proc_table__nr_procs(const struct proc_table *pt);
+/* Processes ever added, counting those since removed. */
+size_t proc_table__nr_seen(const struct proc_table *pt);
+
+uint32_t proc__pid(const struct proc *p);
+
+/*
+ * Replace @p's mappings with the executable ones (PROT_EXEC) described by
+ * /proc/PID/maps text in @buf (@len bytes, need not be NUL terminated).
+ * Lines that do not parse are skipped.  Returns the number of executable
+ * mappings kept, or -errno (-ENOMEM).
+ */
+int proc__parse_maps(struct proc *p, const char *buf, size_t len);
+
+/* Read @path (a /proc/PID/maps file) and proc__parse_maps() it; -errno. */
+int proc__load_maps(struct proc *p, const char *path);
+
+/* Forget every mapping (exec). */
+void proc__clear_maps(struct proc *p);
+
+/* The mapping holding @addr, or NULL.  O(log n). */
+const struct mapping *proc__find_mapping(const struct proc *p, uint64_t addr);
+
+/* Whether the mappings were ever loaded (an empty process was never filled). */
+int proc__has_maps(const struct proc *p);
+void proc__set_has_maps(struct proc *p);
+
+/* The file offset an address in @m corresponds to: the pgoff arithmetic. */
+static inline uint64_t mapping__file_offset(const struct mapping *m, uint64_t addr)
+{
+	return addr - m->start + m->pgoff;
+}
+
+#endif /* BPFSYM_PROCMAP_H */

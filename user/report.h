@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * report: the bpfsym.data file, writer and reader.  The layout is
+ * documented in docs/FORMAT.md.  Records are deduplicated by the writer
+ * (modules, frames, stacks, strings), so a sample costs a few bytes.
+ * No libbpf here.
+ */
+#ifndef BPFSYM_REPORT_H
+#define BPFSYM_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RPT_NONE UINT32_MAX	/* "no module" in struct rpt_frame.module */
+#define RPT_BUILD_ID_MAX 64
+
+/* Why a frame has no name.  Kept as data: reports summarize them. */
+enum rpt_reason {
+	RPT_OK = 0,
+	RPT_NO_MAPPING = 1,		/* address in no known mapping */
+	RPT_ANON = 2,			/* anonymous executable memory, no perf map/hint */
+	RPT_FILE_UNREADABLE = 3,	/* the mapped file could not be opened or parsed */
+	RPT_NO_SYMBOLS = 4,		/* the file has no function symbols */
+	RPT_BUILD_ID_MISMATCH = 5,	/* the file found is not the one that was mapped */
+	RPT_OUTSIDE_SYMBOL = 6,		/* symbols exist, none covers the address */
+	RPT_KALLSYMS_RESTRICTED = 7,	/* kernel addresses hidden (kptr_restrict) */
+	RPT_REASON_MAX,
+};
+
+enum rpt_module_kind {
+	RPT_MOD_KERNEL = 0,	/* vmlinux or a kernel module: path "[kernel.kallsyms]" / "[name]" */
+	RPT_MOD_FILE = 1,	/* a mapped file */
+	RPT_MOD_ANON = 2,	/* anonymous memory */
+	RPT_MOD_SPECIAL = 3,	/* [vdso] and friends */
+};
+
+enum rpt_frame_kind {
+	RPT_FRAME_KERNEL = 0,
+	RPT_FRAME_USER = 1,
+};
+
+struct rpt_module {
+	uint32_t kind;				/* enum rpt_module_kind */
+	const char *path;			/* as the process saw it */
+	uint8_t build_id[RPT_BUILD_ID_MAX];
+	uint32_t build_id_len;			/* 0: none */
+	uint64_t dev, ino;			/* the fallback identity */
+};
+
+struct rpt_frame {
+	uint32_t kind;		/* enum rpt_frame_kind */
+	uint32_t module;	/* module id, or RPT_NONE */
+	uint64_t offset;	/* user: offset in the module's file; kernel: address */
+	uint64_t addr;		/* runtime address, as first sampled */
+	const char *sym;	/* NULL: unnamed (see reason) */
+	uint64_t sym_off;	/* offset of the address into sym */
+	uint32_t reason;	/* enum rpt_reason; RPT_OK when sym is set */
+};
+
+struct rpt_sample {
+	uint64_t time;		/* ns since rpt_header.start_mono_ns */
+	uint32_t pid, tid, cpu;
+	uint64_t cgroup;
+	const char *comm;
+	uint32_t stack;		/* stack id */
+};
+
+/* rpt_header.flags */
+#define RPT_HF_USER_ONLY	(1u << 0)
+#define RPT_HF_KERNEL_ONLY	(1u << 1)
+
+struct rpt_header {
+	char hostname[65];
+	char release[65];		/* uname -r */
+	char boot_id[40];		/* /proc/sys/kernel/random/boot_id */
+	char event[32];			/* "cpu-clock" or "cycles" */
+	char target[256];		/* "all", "pid 12,13", "command: make -j4" ... */
+	uint64_t text_addr;		/* runtime address of _text (0: unknown) */
+	uint32_t freq;			/* samples per second per CPU */
+	uint32_t flags;			/* RPT_HF_* */
+	uint32_t nr_cpus;
+	uint64_t start_wall_ns;		/* CLOCK_REALTIME at start */
+	uint64_t start_mono_ns;		/* CLOCK_MONOTONIC at start (sample time base) */
+	/* Known at the end; written in the END record. */
+	uint64_t end_wall_ns;
+	uint64_t samples;		/* samples written */
+	uint64_t lost_samples;		/* dropped: ring buffer full */
+	uint64_t lost_events;		/* mapping/process events dropped */
+	uint64_t nr_procs;		/* processes seen */
+	bool complete;			/* an END record was read */
+};
+
+struct report_writer;
+
+/*
+ * Create (truncate) @path and write the file header and a header record
+ * from @h.  Returns the writer, or NULL with errno set.
+ */
+struct report_writer *report_writer__open(const char *path, const struct rpt_header *h);
+
+/*
+ * Intern @m; *@id receives its id.  Deduplicated on (kind, path, dev, ino,
+ * build-id).  0 or -errno.
+ */
+int report_writer__module(struct report_writer *w, const struct rpt_module *m, uint32_t *id);
+
+/*
+ * Intern @f; *@id receives its id.  Deduplicated on (kind, module, offset),
+ * or (kind, addr) when module is RPT_NONE; the first one's names win.
+ * 0 or -errno.
+ */
+int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uint32_t *id);
+
+/* Intern a stack of @nr frame ids, leaf first; 0 or -errno (-EINVAL: unknown frame id). */
+int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32_t nr, uint32_t *id);
+
+/* Append a sample; 0 or -errno (-EINVAL: unknown stack id). */
+int report_writer__sample(struct report_writer *w, const struct rpt_sample *s);
+
+/*
+ * Compress what is pending into one block and write it.  The recorder calls
+ * it at least every second, so a SIGKILL loses at most that much.  0 or -errno
+ * (-ENOSPC, -EIO...: the file is then unusable and later calls fail).
+ */
+int report_writer__flush(struct report_writer *w);
+
+/* Bytes written to the file so far. */
+uint64_t report_writer__bytes(const struct report_writer *w);
+
+/*
+ * Flush, append the END record (end time and counters from @final), fsync
+ * and close.  Frees @w whatever happens.  0 or -errno.  On error the file
+ * has no END record, so readers see it as truncated, never as complete.
+ */
+int report_writer__close(struct report_writer *w, const struct rpt_header *final);
+
+/* Free @w without writing an END record (the file reads as truncated). */
+void report_writer__abort(struct report_writer *w);
+
+struct report;
+
+/*
+ * Read a whole report.  A file without an END record (killed recorder) reads
+ * up to its last intact block, with header.complete false.  Corrupt input is
+ * rejected: NULL, errno EINVAL (EIO on read errors), and a message in @err
+ * (@errlen bytes) naming the byte offset of the problem.
+ */
+struct report *report__open(const char *path, char *err, size_t errlen);
+
+/* Same from memory (the fuzz target's entry point). */
+struct report *report__open_mem(const void *data, size_t len, char *err, size_t errlen);
+
+void report__free(struct report *r);	/* NULL is a no-op */
+
+const struct rpt_header *report__header(const struct report *r);
+size_t report__nr_samples(const struct report *r);
+const struct rpt_sample *report__sample(const struct report *r, size_t i);
+size_t report__nr_modules(const struct report *r);
+const struct rpt_module *report__module(const struct report *r, uint32_t id);	/* NULL if out of range */
+size_t report__nr_frames(const struct report *r);
+const struct rpt_frame *report__frame(const struct report *r, uint32_t id);	/* NULL if out of range */
+/* The frame ids of stack @id, leaf first, *@nr set; NULL if out of range. */
+const uint32_t *report__stack(const struct report *r, uint32_t id, uint32_t *nr);
+
+/* "ok", "no mapping", "anonymous" ... for messages and summaries. */
+const char *rpt_reason__str(uint32_t reason);
+
+#endif /* BPFSYM_REPORT_H */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * report_view: what `bpfsym report` prints from a struct report: the hot
+ * function table and the folded stacks.  No libbpf here.
+ */
+#ifndef BPFSYM_REPORT_VIEW_H
+#define BPFSYM_REPORT_VIEW_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report.h"
+
+struct view_opts {
+	const uint32_t *pids;		/* keep only these pids (NULL: all) */
+	size_t nr_pids;
+	const char *const *comms;	/* keep only these comms (NULL: all) */
+	size_t nr_comms;
+	size_t limit;			/* table rows; 0: all */
+};
+
+/*
+ * The display name of frame @f in @r, as docs/cli.md's --folded defines it:
+ * "sym" for user frames, "sym_[k]" for kernel ones, "[MODULE+0xOFF]" when
+ * the module is known and the symbol is not, "[unknown]" otherwise.
+ * Writes at most @len bytes into @buf (NUL terminated); returns @buf.
+ */
+const char *view__frame_name(const struct report *r, const struct rpt_frame *f,
+			     char *buf, size_t len);
+
+/* Whether sample @s passes the filters of @o. */
+int view__keep(const struct view_opts *o, const struct rpt_sample *s);
+
+/*
+ * The default view: a header with the recording's facts, then one row per
+ * (process, module, symbol) sorted by self samples: self %, total %,
+ * samples, process, module, symbol.  0 or -errno.
+ */
+int report_view__table(FILE *out, const struct report *r, const struct view_opts *o);
+
+/*
+ * FlameGraph's folded format: "COMM;ROOT;...;LEAF COUNT", one line per
+ * distinct stack, sorted by the stack text so output is stable.  0 or -errno.
+ */
+int report_view__folded(FILE *out, const struct report *r, const struct view_opts *o);
+
+#endif /* BPFSYM_REPORT_VIEW_H */

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static enum log_level log_level = LOG_WARN;
+
+void log_set_level(enum log_level lvl)
+{
+	log_level = lvl;
+}
+
+enum log_level log_get_level(void)
+{
+	return log_level;
+}
+
+void log_msg(enum log_level lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (lvl > log_level)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull accepts leading blanks and a sign; we do not. */
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno || end == s || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_u32(const char *s, uint32_t *out)
+{
+	uint64_t v;
+	int err = parse_u64(s, &v);
+
+	if (err)
+		return err;
+	if (v > UINT32_MAX)
+		return -ERANGE;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int read_file_capped(const char *path, size_t cap, char **buf, size_t *len)
+{
+	size_t size = 0, alloc = 4096;
+	char *p, *tmp;
+	ssize_t n;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	p = malloc(alloc);
+	if (!p) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (size + 1 >= alloc) {
+			if (alloc > cap) {
+				err = -E2BIG;
+				goto fail;
+			}
+			alloc *= 2;
+			tmp = realloc(p, alloc);
+			if (!tmp) {
+				err = -ENOMEM;
+				goto fail;
+			}
+			p = tmp;
+		}
+		n = read(fd, p + size, alloc - size - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		size += (size_t)n;
+		if (size > cap) {
+			err = -E2BIG;
+			goto fail;
+		}
+	}
+	close(fd);
+	p[size] = '\0';
+	*buf = p;
+	*len = size;
+	return 0;
+fail:
+	close(fd);
+	free(p);
+	return err;
+}

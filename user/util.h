@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/* util: logging and strict number parsing shared by every module. */
+#ifndef BPFSYM_UTIL_H
+#define BPFSYM_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum log_level { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
+
+/* Messages at or below this level reach stderr; default LOG_WARN. */
+void log_set_level(enum log_level lvl);
+enum log_level log_get_level(void);
+void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#define pr_err(...)	log_msg(LOG_ERROR, __VA_ARGS__)
+#define pr_warn(...)	log_msg(LOG_WARN, __VA_ARGS__)
+#define pr_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
+#define pr_debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/*
+ * Strict parsers: the whole string must be one number (C notation: 0x.. hex,
+ * 0.. octal, decimal), no sign for unsigned, no trailing junk, no overflow.
+ * 0 or -EINVAL / -ERANGE.
+ */
+int parse_u64(const char *s, uint64_t *out);
+int parse_u32(const char *s, uint32_t *out);
+/* A finite, non-negative decimal (fractions allowed). */
+int parse_seconds(const char *s, double *out);
+
+/*
+ * Read at most @cap bytes of the file at @path into a new NUL-terminated
+ * buffer (*@buf, freed by the caller), *@len set.  -E2BIG if larger than
+ * @cap; -errno otherwise.  Works on /proc files (size 0 in stat).
+ */
+int read_file_capped(const char *path, size_t cap, char **buf, size_t *len);
+
+#endif /* BPFSYM_UTIL_H */
