@@ -36,6 +36,8 @@ UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/san/%,$(UNIT_SRCS))
 
 .PHONY: all run test check unit deps clean vmlinux
 .DELETE_ON_ERROR:
+# Keep the BPF objects: handy for bpftool and llvm-objdump.
+.SECONDARY:
 
 all: bpfsym
 

@@ -34,7 +34,7 @@ struct sym_module {
 };
 
 struct sym_frame {
-	const struct sym_module *module;	/* NULL: no mapping */
+	struct sym_module *module;	/* NULL: no mapping; report_id is the caller's to cache */
 	uint64_t offset;		/* user: file offset; kernel: the address */
 	const char *sym;		/* NULL when unnamed */
 	uint64_t sym_off;

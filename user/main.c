@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The command line (docs/cli.md): `bpfsym [record] ...` and `bpfsym report
+ * ...`.  Parsing is strict: a bad number, a conflicting target or an unknown
+ * option is one line on stderr and exit status 2.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+#include "report.h"
+#include "report_view.h"
+#include "util.h"
+
+#define EXIT_USAGE 2
+
+static const char record_usage[] =
+"Usage: bpfsym [record] [TARGET] [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"       bpfsym report [FILE] [OPTIONS]\n"
+"\n"
+"Sample kernel and user stacks of the whole system, some processes, or a\n"
+"command, with BPF, and write a zstd-compressed report (bpfsym.data).\n"
+"\n"
+"Target (one; the whole system when none is given):\n"
+"  -a, --all                 every process on every CPU\n"
+"  -p, --pid PID[,PID...]    these processes and all their threads\n"
+"  -- COMMAND [ARGS...]      run COMMAND, profile it and what it forks,\n"
+"                            stop when it exits\n"
+"\n"
+"Options:\n"
+"  -F, --freq HZ             samples per second per CPU (default 99)\n"
+"  -d, --duration SECONDS    stop after this long (fractions allowed)\n"
+"  -o, --output FILE         the report file (default bpfsym.data)\n"
+"      --user-only           keep only the user side of each stack\n"
+"      --kernel-only         keep only the kernel side of each stack\n"
+"  -q, --quiet               no live status line\n"
+"  -v, --verbose             libbpf and debug messages on stderr\n"
+"  -h, --help                this help\n"
+"\n"
+"Recording ends on Ctrl-C, SIGTERM, -d, or when the command or every -p\n"
+"process exits, always with a complete report.  Exit status: 0 success,\n"
+"1 runtime failure, 2 usage or permission error.\n"
+"\n"
+"Examples:\n"
+"  sudo bpfsym -d 10                      # whole system for 10 s\n"
+"  sudo bpfsym -p 1234 -F 999 -o app.data # one process at 999 Hz\n"
+"  sudo bpfsym -- make -j8                # a build and everything it runs\n"
+"  bpfsym report                          # the hottest functions\n"
+"  bpfsym report --folded | flamegraph.pl > flame.svg\n";
+
+static const char report_usage[] =
+"Usage: bpfsym report [FILE] [OPTIONS]\n"
+"\n"
+"Print a recording (default FILE: bpfsym.data).\n"
+"\n"
+"Filters:\n"
+"  --pid PID[,PID...]        only these processes\n"
+"  --comm NAME[,NAME...]     only these process names\n"
+"\n"
+"Format (default: a table of the hottest functions):\n"
+"  --folded                  one line per distinct stack, COMM;ROOT;...;LEAF COUNT\n"
+"                            (FlameGraph's folded format; kernel frames end in _[k])\n"
+"  --limit N                 table rows (default 50, 0: all)\n"
+"  -h, --help                this help\n"
+"\n"
+"Examples:\n"
+"  bpfsym report\n"
+"  bpfsym report app.data --pid 1234 --limit 20\n"
+"  bpfsym report --comm nginx --folded > nginx.folded\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("bpfsym: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see bpfsym --help)\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* The option as the user typed it, for messages about unknown ones. */
+static const char *bad_option(char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	return arg ? arg : "?";
+}
+
+/* Parse "1,2,3" into a new array of distinct, non-zero pids; 0 or -EINVAL. */
+static int parse_pid_list(const char *s, uint32_t **out, size_t *nr)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	uint32_t *pids = NULL, *tmp, pid;
+	size_t n = 0, i;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (parse_u32(tok, &pid) || pid == 0) {
+			err = -EINVAL;
+			break;
+		}
+		for (i = 0; i < n && pids[i] != pid; i++)
+			;
+		if (i < n)
+			continue;
+		tmp = realloc(pids, (n + 1) * sizeof(*pids));
+		if (!tmp) {
+			err = -ENOMEM;
+			break;
+		}
+		pids = tmp;
+		pids[n++] = pid;
+	}
+	free(copy);
+	if (!err && !n)
+		err = -EINVAL;
+	if (err) {
+		free(pids);
+		return err;
+	}
+	*out = pids;
+	*nr = n;
+	return 0;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY };
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
+		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct record_opts o = { .freq = 99, .output = "bpfsym.data" };
+	uint32_t *pids = NULL;
+	int c, all = 0, ret;
+
+	opterr = 0;
+	/* '+': stop at the first non-option, the start of COMMAND. */
+	while ((c = getopt_long(argc, argv, "+:ap:F:d:o:qvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			all = 1;
+			break;
+		case 'p':
+			free(pids);
+			pids = NULL;
+			if (parse_pid_list(optarg, &pids, &o.nr_pids)) {
+				free(pids);
+				return usage_error("-p '%s': expected PID[,PID...] of positive numbers", optarg);
+			}
+			break;
+		case 'F':
+			if (parse_u32(optarg, &o.freq) || o.freq == 0) {
+				free(pids);
+				return usage_error("-F '%s': expected a frequency of at least 1 Hz", optarg);
+			}
+			break;
+		case 'd':
+			if (parse_seconds(optarg, &o.duration) || !(o.duration > 0)) {
+				free(pids);
+				return usage_error("-d '%s': expected a positive number of seconds", optarg);
+			}
+			break;
+		case 'o':
+			if (!optarg[0]) {
+				free(pids);
+				return usage_error("-o: expected a file name");
+			}
+			o.output = optarg;
+			break;
+		case OPT_USER_ONLY:
+			o.user_only = true;
+			break;
+		case OPT_KERNEL_ONLY:
+			o.kernel_only = true;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'v':
+			o.verbose = true;
+			break;
+		case 'h':
+			free(pids);
+			fputs(record_usage, stdout);
+			return 0;
+		case ':':
+			free(pids);
+			return usage_error("option '%s' needs a value", bad_option(argv));
+		default:
+			free(pids);
+			return usage_error("unknown option '%s'", bad_option(argv));
+		}
+	}
+	if (o.user_only && o.kernel_only) {
+		free(pids);
+		return usage_error("--user-only and --kernel-only exclude each other");
+	}
+	o.pids = pids;
+	if (optind < argc) {
+		o.target = RECORD_COMMAND;
+		o.argv = &argv[optind];
+	} else if (pids) {
+		o.target = RECORD_PIDS;
+	}
+	if ((all && (pids || o.argv)) || (pids && o.argv)) {
+		free(pids);
+		return usage_error("give one target: -a, -p PID, or -- COMMAND");
+	}
+	if (o.verbose)
+		log_set_level(LOG_DEBUG);
+	ret = record__run(&o);
+	free(pids);
+	return ret;
+}
+
+/* Split "a,b,c" in place into a new array of pointers into @s. */
+static int split_list(char *s, const char ***out, size_t *nr)
+{
+	const char **v = NULL, **tmp;
+	char *tok, *save = NULL;
+	size_t n = 0;
+
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		tmp = realloc(v, (n + 1) * sizeof(*v));
+		if (!tmp) {
+			free(v);
+			return -ENOMEM;
+		}
+		v = tmp;
+		v[n++] = tok;
+	}
+	if (!n)
+		return -EINVAL;
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT };
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct view_opts vo = { .limit = 50 };
+	const char *path = "bpfsym.data", **comms = NULL;
+	uint32_t *pids = NULL;
+	int c, folded = 0, ret = EXIT_USAGE;
+	char err[512] = "", *comm_arg = NULL;
+	struct report *r = NULL;
+	uint64_t limit;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PID:
+			free(pids);
+			pids = NULL;
+			if (parse_pid_list(optarg, &pids, &vo.nr_pids)) {
+				usage_error("--pid '%s': expected PID[,PID...] of positive numbers", optarg);
+				goto out;
+			}
+			break;
+		case OPT_COMM:
+			free(comms);
+			comms = NULL;
+			free(comm_arg);
+			comm_arg = strdup(optarg);
+			if (!comm_arg || split_list(comm_arg, &comms, &vo.nr_comms)) {
+				usage_error("--comm '%s': expected NAME[,NAME...]", optarg);
+				goto out;
+			}
+			break;
+		case OPT_FOLDED:
+			folded = 1;
+			break;
+		case OPT_LIMIT:
+			if (parse_u64(optarg, &limit)) {
+				usage_error("--limit '%s': expected a number of rows", optarg);
+				goto out;
+			}
+			vo.limit = (size_t)limit;
+			break;
+		case 'h':
+			fputs(report_usage, stdout);
+			ret = 0;
+			goto out;
+		case ':':
+			usage_error("option '%s' needs a value", bad_option(argv));
+			goto out;
+		default:
+			usage_error("unknown option '%s'", bad_option(argv));
+			goto out;
+		}
+	}
+	if (optind < argc)
+		path = argv[optind++];
+	if (optind < argc) {
+		usage_error("unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	vo.pids = pids;
+	vo.comms = comms;
+
+	ret = 1;
+	r = report__open(path, err, sizeof(err));
+	if (!r) {
+		if (err[0])
+			fprintf(stderr, "bpfsym: %s\n", err);
+		else
+			fprintf(stderr, "bpfsym: cannot read '%s': %s\n", path, strerror(errno));
+		goto out;
+	}
+	if (!report__header(r)->complete)
+		fprintf(stderr, "bpfsym: warning: '%s' is truncated: the recording did not finish; "
+			"showing the %zu samples written before it stopped\n", path, report__nr_samples(r));
+	c = folded ? report_view__folded(stdout, r, &vo) : report_view__table(stdout, r, &vo);
+	if (fflush(stdout) || c) {
+		fprintf(stderr, "bpfsym: printing the report failed: %s\n", strerror(c ? -c : errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	report__free(r);
+	free(pids);
+	free(comms);
+	free(comm_arg);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	const char *verb = argc > 1 ? argv[1] : NULL;
+
+	if (verb && (!strcmp(verb, "-h") || !strcmp(verb, "--help") || !strcmp(verb, "help"))) {
+		fputs(record_usage, stdout);
+		return 0;
+	}
+	if (verb && !strcmp(verb, "report"))
+		return cmd_report(argc - 1, argv + 1);
+	if (verb && !strcmp(verb, "record"))
+		return cmd_record(argc - 1, argv + 1);
+	if (verb && verb[0] != '-')
+		return usage_error("unknown command '%s': expected record or report", verb);
+	return cmd_record(argc, argv);
+}

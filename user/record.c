@@ -1,0 +1,853 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * record: the loader.  The only module that talks to libbpf.
+ *
+ * Lifecycle: check privileges and targets -> open the skeleton -> set
+ * rodata and map sizes -> load -> fill `targets` -> attach the process
+ * tracepoints, then one perf event per CPU -> start the command -> poll the
+ * ring buffer, symbolizing and writing each sample -> on stop, detach the
+ * sampler first, drain what is left, read the loss counters -> END record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfsym.h"
+#include "procmap.h"
+#include "record.h"
+#include "report.h"
+#include "sampler.skel.h"
+#include "symbolizer.h"
+#include "util.h"
+
+#define FLUSH_INTERVAL_NS	1000000000ull	/* a SIGKILL loses at most this much */
+#define STATUS_INTERVAL_NS	500000000ull
+#define POLL_MS			100
+
+struct recorder {
+	const struct record_opts *o;
+	struct sampler_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link **links;	/* one per CPU event, NULL where none */
+	int *pfds;
+	int nr_cpus;
+	struct proc_table *procs;
+	struct symbolizer *sym;
+	struct report_writer *w;
+	struct rpt_header hdr;
+	pid_t child;			/* RECORD_COMMAND: the command, 0 once reaped */
+	int go_fd, err_fd;		/* RECORD_COMMAND: start signal, exec error */
+	int child_status;
+	size_t pids_alive;		/* RECORD_PIDS: targets not yet seen exiting */
+	uint8_t *pid_gone;
+	uint64_t samples;		/* samples written to the report */
+	uint64_t bad_events;		/* malformed ring-buffer records (should stay 0) */
+	int err;			/* first write error, sticky */
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_get_level() < LOG_DEBUG)
+		return 0;
+	if (level == LIBBPF_INFO && log_get_level() < LOG_INFO)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* One line naming what is missing, as docs/cli.md promises; 0 when all is there. */
+static int check_privileges(void)
+{
+	static const struct { int cap; const char *name; } need[] = {
+		{ 39 /* CAP_BPF */, "CAP_BPF" },
+		{ 38 /* CAP_PERFMON */, "CAP_PERFMON" },
+		{ CAP_SYS_PTRACE, "CAP_SYS_PTRACE" },
+		{ CAP_DAC_READ_SEARCH, "CAP_DAC_READ_SEARCH" },
+	};
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+	char missing[128] = "";
+	size_t i;
+
+	if (syscall(SYS_capget, &h, d)) {
+		fprintf(stderr, "bpfsym: cannot read capabilities: %s\n", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		int c = need[i].cap;
+
+		if (!(d[c / 32].effective & (1u << (c % 32)))) {
+			strcat(missing, " ");
+			strcat(missing, need[i].name);
+		}
+	}
+	if (!missing[0])
+		return 0;
+	fprintf(stderr, "bpfsym: missing capabilities:%s (run as root, or grant them)\n", missing);
+	return -1;
+}
+
+static int check_freq(uint32_t freq)
+{
+	uint64_t max = 0;
+	size_t len;
+	char *buf;
+
+	if (read_file_capped("/proc/sys/kernel/perf_event_max_sample_rate", 64, &buf, &len) == 0) {
+		buf[strcspn(buf, "\n")] = '\0';
+		if (parse_u64(buf, &max))
+			max = 0;
+		free(buf);
+	}
+	if (max && freq > max) {
+		fprintf(stderr, "bpfsym: -F %u is above kernel.perf_event_max_sample_rate (%llu)\n",
+			freq, (unsigned long long)max);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_pids(const struct record_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->nr_pids; i++) {
+		if (kill((pid_t)o->pids[i], 0) && errno == ESRCH) {
+			fprintf(stderr, "bpfsym: no such process: %u\n", o->pids[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Whether @cmd names something execvp() can run: fail early, before loading BPF. */
+static int check_command(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) ? -errno : 0;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		if (n && n + strlen(cmd) + 2 < sizeof(buf)) {
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, cmd);
+			if (access(buf, X_OK) == 0)
+				return 0;
+		}
+		path += n + (path[n] == ':');
+	}
+	return -ENOENT;
+}
+
+/*
+ * Fork the command stopped on a pipe: it execs only once the sampler is
+ * attached and its pid is a target, so its first instructions are seen.
+ */
+static int spawn_command(struct recorder *r)
+{
+	int go[2], errp[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		char c;
+		int e;
+
+		close(go[1]);
+		close(errp[0]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(r->o->argv[0], r->o->argv);
+		e = errno;
+		if (write(errp[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(errp[1]);
+	r->child = pid;
+	r->go_fd = go[1];
+	r->err_fd = errp[0];
+	return 0;
+}
+
+/* Let the command exec; returns 0, or -errno of a failed exec. */
+static int start_command(struct recorder *r)
+{
+	ssize_t n;
+	int e;
+
+	if (write(r->go_fd, "g", 1) != 1)
+		return -errno;
+	close(r->go_fd);
+	r->go_fd = -1;
+	/* The error pipe closes on a successful exec (O_CLOEXEC). */
+	do {
+		n = read(r->err_fd, &e, sizeof(e));
+	} while (n < 0 && errno == EINTR);
+	close(r->err_fd);
+	r->err_fd = -1;
+	return n == sizeof(e) ? -e : 0;
+}
+
+static void describe_target(const struct record_opts *o, char *buf, size_t len)
+{
+	size_t i, off;
+
+	switch (o->target) {
+	case RECORD_ALL:
+		snprintf(buf, len, "all");
+		break;
+	case RECORD_PIDS:
+		off = (size_t)snprintf(buf, len, "pid ");
+		for (i = 0; i < o->nr_pids && off < len; i++)
+			off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? "," : "", o->pids[i]);
+		break;
+	case RECORD_COMMAND:
+		off = (size_t)snprintf(buf, len, "command:");
+		for (i = 0; o->argv[i] && off < len; i++)
+			off += (size_t)snprintf(buf + off, len - off, " %s", o->argv[i]);
+		break;
+	}
+}
+
+static void fill_header(struct recorder *r, const char *event)
+{
+	struct rpt_header *h = &r->hdr;
+	struct utsname u;
+	size_t len;
+	char *buf;
+
+	memset(h, 0, sizeof(*h));
+	if (uname(&u) == 0) {
+		snprintf(h->hostname, sizeof(h->hostname), "%s", u.nodename);
+		snprintf(h->release, sizeof(h->release), "%s", u.release);
+	}
+	if (read_file_capped("/proc/sys/kernel/random/boot_id", 64, &buf, &len) == 0) {
+		buf[strcspn(buf, "\n")] = '\0';
+		snprintf(h->boot_id, sizeof(h->boot_id), "%s", buf);
+		free(buf);
+	}
+	snprintf(h->event, sizeof(h->event), "%s", event);
+	describe_target(r->o, h->target, sizeof(h->target));
+	h->text_addr = r->sym ? symbolizer__text_addr(r->sym) : 0;
+	h->freq = r->o->freq;
+	h->flags = (r->o->user_only ? RPT_HF_USER_ONLY : 0) | (r->o->kernel_only ? RPT_HF_KERNEL_ONLY : 0);
+	h->nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	h->start_wall_ns = now_ns(CLOCK_REALTIME);
+	h->start_mono_ns = now_ns(CLOCK_MONOTONIC);
+}
+
+/* The writer id of a frame's module, interned once per module. */
+static int module_id(struct recorder *r, struct sym_module *m, uint32_t *id)
+{
+	int err;
+
+	if (!m) {
+		*id = RPT_NONE;
+		return 0;
+	}
+	if (!m->has_report_id) {
+		err = report_writer__module(r->w, &m->rpt, &m->report_id);
+		if (err)
+			return err;
+		m->has_report_id = 1;
+	}
+	*id = m->report_id;
+	return 0;
+}
+
+static int frame_id(struct recorder *r, const struct sym_frame *sf, uint32_t kind,
+		    uint64_t addr, uint32_t *id)
+{
+	struct rpt_frame f = {
+		.kind = kind,
+		.offset = sf->offset,
+		.addr = addr,
+		.sym = sf->sym,
+		.sym_off = sf->sym_off,
+		.reason = sf->reason,
+	};
+	int err = module_id(r, sf->module, &f.module);
+
+	return err ? err : report_writer__frame(r->w, &f, id);
+}
+
+/* The mapping model of a sampled process, read from /proc the first time. */
+static struct proc *proc_of(struct recorder *r, uint32_t pid, uint64_t pstart)
+{
+	struct proc *p = proc_table__find(r->procs, pid, pstart);
+	char path[64];
+	int err;
+
+	if (p)
+		return p;
+	p = proc_table__add(r->procs, pid, pstart);
+	if (!p)
+		return NULL;
+	if (!r->o->kernel_only) {
+		snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+		err = proc__load_maps(p, path);
+		if (err < 0)
+			pr_debug("record: pid %u: reading '%s' failed: %s\n", pid, path, strerror(-err));
+	}
+	proc__set_has_maps(p);
+	return p;
+}
+
+static int handle_sample(struct recorder *r, const struct bpfsym_sample *s, size_t len)
+{
+	uint32_t ids[2 * BPFSYM_MAX_FRAMES], nk = s->nr_kernel, nu = s->nr_user, i, n = 0;
+	char comm[BPFSYM_COMM_LEN + 1];
+	struct rpt_sample out = {};
+	struct sym_frame sf;
+	struct proc *p;
+	int err;
+
+	if (nk > BPFSYM_MAX_FRAMES || nu > BPFSYM_MAX_FRAMES ||
+	    len < BPFSYM_SAMPLE_HDR_SIZE + (size_t)(nk + nu) * sizeof(__u64)) {
+		r->bad_events++;
+		return 0;
+	}
+	/*
+	 * Callers' addresses are return addresses: look up ip - 1 so a call
+	 * that is the last instruction of a function names that function.
+	 */
+	for (i = 0; i < nk; i++) {
+		uint64_t ip = s->ips[i];
+
+		symbolizer__kernel(r->sym, i ? ip - 1 : ip, &sf);
+		err = frame_id(r, &sf, RPT_FRAME_KERNEL, ip, &ids[n++]);
+		if (err)
+			return err;
+	}
+	p = nu ? proc_of(r, s->pid, s->pstart) : NULL;
+	for (i = 0; i < nu; i++) {
+		uint64_t ip = s->ips[nk + i];
+
+		symbolizer__user(r->sym, s->pid, p, i ? ip - 1 : ip, &sf);
+		err = frame_id(r, &sf, RPT_FRAME_USER, ip, &ids[n++]);
+		if (err)
+			return err;
+	}
+	memcpy(comm, s->comm, BPFSYM_COMM_LEN);
+	comm[BPFSYM_COMM_LEN] = '\0';
+	err = report_writer__stack(r->w, ids, n, &out.stack);
+	if (err)
+		return err;
+	out.time = s->hdr.ts > r->hdr.start_mono_ns ? s->hdr.ts - r->hdr.start_mono_ns : 0;
+	out.pid = s->pid;
+	out.tid = s->tid;
+	out.cpu = s->hdr.cpu;
+	out.cgroup = s->cgroup_id;
+	out.comm = comm;
+	err = report_writer__sample(r->w, &out);
+	if (err)
+		return err;
+	r->samples++;
+	return 0;
+}
+
+static void target_exited(struct recorder *r, uint32_t pid)
+{
+	size_t i;
+
+	if (r->o->target != RECORD_PIDS)
+		return;
+	for (i = 0; i < r->o->nr_pids; i++) {
+		if (r->o->pids[i] == pid && !r->pid_gone[i]) {
+			r->pid_gone[i] = 1;
+			r->pids_alive--;
+		}
+	}
+}
+
+static int handle_event(void *ctx, void *data, size_t len)
+{
+	const struct bpfsym_ev_hdr *h = data;
+	const struct bpfsym_task_ev *t = data;
+	struct recorder *r = ctx;
+	int err = 0;
+
+	if (len < sizeof(*h) || h->size > len) {
+		r->bad_events++;
+		return 0;
+	}
+	switch (h->type) {
+	case BPFSYM_EV_SAMPLE:
+		err = handle_sample(r, data, len);
+		break;
+	case BPFSYM_EV_EXEC:
+	case BPFSYM_EV_EXIT:
+		if (len < sizeof(*t)) {
+			r->bad_events++;
+			break;
+		}
+		/* Its mappings are gone; an exec'd process is read again at its next sample. */
+		proc_table__remove(r->procs, t->pid);
+		if (h->type == BPFSYM_EV_EXIT)
+			target_exited(r, t->pid);
+		break;
+	case BPFSYM_EV_FORK:
+		break;
+	default:
+		r->bad_events++;
+		break;
+	}
+	if (err) {
+		r->err = err;
+		return err;	/* stops ring_buffer__poll: the file is unusable */
+	}
+	return 0;
+}
+
+static int open_cpu_event(int cpu, uint32_t freq, int hw)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
+		.config = hw ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = freq,
+	};
+	int fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * One sampling event per CPU: `cycles` where the hardware has a PMU, else
+ * the `cpu-clock` timer (as in this VM).  CPUs that are offline are skipped.
+ */
+static int attach_sampler(struct recorder *r, const char **event)
+{
+	int cpu, hw = 1, fd, err, attached = 0;
+
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		r->pfds[cpu] = -1;
+		fd = open_cpu_event(cpu, r->o->freq, hw);
+		if (fd < 0 && hw && fd != -ENODEV) {
+			hw = 0;
+			fd = open_cpu_event(cpu, r->o->freq, hw);
+		}
+		if (fd == -ENODEV)
+			continue;
+		if (fd < 0) {
+			fprintf(stderr, "bpfsym: perf_event_open on CPU %d failed: %s\n", cpu, strerror(-fd));
+			return fd;
+		}
+		r->pfds[cpu] = fd;
+		r->links[cpu] = bpf_program__attach_perf_event(r->skel->progs.on_sample, fd);
+		if (!r->links[cpu]) {
+			err = -errno;
+			fprintf(stderr, "bpfsym: attaching the sampler to CPU %d failed: %s\n", cpu, strerror(-err));
+			return err;
+		}
+		attached++;
+	}
+	if (!attached) {
+		fprintf(stderr, "bpfsym: no online CPU to sample\n");
+		return -ENODEV;
+	}
+	*event = hw ? "cycles" : "cpu-clock";
+	return 0;
+}
+
+static void detach_sampler(struct recorder *r)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+		bpf_link__destroy(r->links[cpu]);
+		r->links[cpu] = NULL;
+		if (r->pfds[cpu] >= 0)
+			close(r->pfds[cpu]);
+		r->pfds[cpu] = -1;
+	}
+}
+
+static void read_stats(struct recorder *r, uint64_t *out)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(r->skel->maps.stats);
+	uint64_t *vals;
+	uint32_t k;
+	int c;
+
+	memset(out, 0, sizeof(*out) * BPFSYM_STAT_MAX);
+	if (ncpu <= 0)
+		return;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return;
+	for (k = 0; k < BPFSYM_STAT_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (c = 0; c < ncpu; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+}
+
+/* Ring buffer: 512 KiB per CPU, at least 4 MiB, a power of two as the kernel requires. */
+static uint32_t ringbuf_size(int nr_cpus)
+{
+	uint64_t want = (uint64_t)nr_cpus * (512u << 10), size = 4u << 20;
+
+	while (size < want && size < (1u << 30))
+		size <<= 1;
+	return (uint32_t)size;
+}
+
+static int setup_bpf(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	uint32_t max_targets = 1;
+	int err;
+
+	r->skel = sampler_bpf__open();
+	if (!r->skel) {
+		err = -errno;
+		fprintf(stderr, "bpfsym: opening the BPF sampler failed: %s\n", strerror(-err));
+		return err;
+	}
+	r->skel->rodata->target_mode = o->target == RECORD_ALL ? BPFSYM_TARGET_ALL : BPFSYM_TARGET_PIDS;
+	r->skel->rodata->follow_children = o->target == RECORD_COMMAND;
+	r->skel->rodata->want_kernel = !o->user_only;
+	r->skel->rodata->want_user = !o->kernel_only;
+	if (o->target == RECORD_PIDS)
+		max_targets = o->nr_pids;
+	else if (o->target == RECORD_COMMAND)
+		max_targets = 65536;	/* the command's whole process tree */
+	bpf_map__set_max_entries(r->skel->maps.targets, max_targets);
+	bpf_map__set_max_entries(r->skel->maps.events, ringbuf_size(r->nr_cpus));
+
+	err = sampler_bpf__load(r->skel);
+	if (err) {
+		fprintf(stderr, "bpfsym: loading the BPF sampler failed: %s%s\n", strerror(-err),
+			o->verbose ? "" : " (run with -v for the verifier log)");
+		return err;
+	}
+	return 0;
+}
+
+static int add_target(struct recorder *r, uint32_t pid)
+{
+	uint8_t one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.targets), &pid, &one, BPF_ANY)) {
+		int err = -errno;
+
+		fprintf(stderr, "bpfsym: adding pid %u to the targets failed: %s\n", pid, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static void human_bytes(uint64_t n, char *buf, size_t len)
+{
+	if (n >= 10ull << 20)
+		snprintf(buf, len, "%.1f MiB", n / 1048576.0);
+	else if (n >= 10ull << 10)
+		snprintf(buf, len, "%.1f KiB", n / 1024.0);
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+}
+
+static void print_status(struct recorder *r, uint64_t elapsed_ns, int final)
+{
+	char bytes[32];
+
+	human_bytes(report_writer__bytes(r->w), bytes, sizeof(bytes));
+	fprintf(stderr, "\rbpfsym: %6.1fs  %llu samples  %zu processes  %s\033[K%s",
+		elapsed_ns / 1e9, (unsigned long long)r->samples,
+		proc_table__nr_seen(r->procs), bytes, final ? "\n" : "");
+}
+
+/* Whether the recording should end now, besides signals and the deadline. */
+static int targets_gone(struct recorder *r)
+{
+	size_t i;
+	int status;
+
+	if (r->o->target == RECORD_COMMAND && r->child > 0) {
+		if (waitpid(r->child, &status, WNOHANG) == r->child) {
+			r->child = 0;
+			r->child_status = status;
+			return 1;
+		}
+		return 0;
+	}
+	if (r->o->target == RECORD_PIDS) {
+		/* The EXIT record can be lost when the ring buffer is full: ask the kernel. */
+		for (i = 0; i < r->o->nr_pids; i++) {
+			if (!r->pid_gone[i] && kill((pid_t)r->o->pids[i], 0) && errno == ESRCH)
+				target_exited(r, r->o->pids[i]);
+		}
+		return r->pids_alive == 0;
+	}
+	return 0;
+}
+
+static int run_loop(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	uint64_t start = now_ns(CLOCK_MONOTONIC), now, last_flush = start, last_status = 0;
+	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * 1e9) : 0;
+	int status_line = !o->quiet && isatty(STDERR_FILENO);
+	int err, timeout;
+
+	for (;;) {
+		now = now_ns(CLOCK_MONOTONIC);
+		if (stop_signal || (deadline && now >= deadline) || targets_gone(r))
+			break;
+		timeout = POLL_MS;
+		if (deadline && deadline - now < (uint64_t)POLL_MS * 1000000)
+			timeout = (int)((deadline - now) / 1000000) + 1;
+		err = ring_buffer__poll(r->rb, timeout);
+		if (err < 0 && err != -EINTR)
+			return r->err ? r->err : err;
+		now = now_ns(CLOCK_MONOTONIC);
+		if (now - last_flush >= FLUSH_INTERVAL_NS) {
+			err = report_writer__flush(r->w);
+			if (err)
+				return err;
+			last_flush = now;
+		}
+		if (status_line && now - last_status >= STATUS_INTERVAL_NS) {
+			print_status(r, now - start, 0);
+			last_status = now;
+		}
+	}
+	if (status_line)
+		fprintf(stderr, "\r\033[K");
+	return 0;
+}
+
+static void print_summary(struct recorder *r, const uint64_t *stats, double secs)
+{
+	char bytes[32], lost[160] = "0 lost";
+
+	human_bytes(report_writer__bytes(r->w), bytes, sizeof(bytes));
+	if (stats[BPFSYM_STAT_LOST_SAMPLES] || stats[BPFSYM_STAT_LOST_TASK_EVENTS])
+		snprintf(lost, sizeof(lost), "%llu lost (ring buffer full), %llu process events lost (ring buffer full)",
+			 (unsigned long long)stats[BPFSYM_STAT_LOST_SAMPLES],
+			 (unsigned long long)stats[BPFSYM_STAT_LOST_TASK_EVENTS]);
+	fprintf(stderr, "bpfsym: %llu samples, %s, %zu processes, %s written to '%s' in %.1f s\n",
+		(unsigned long long)r->samples, lost, proc_table__nr_seen(r->procs), bytes,
+		r->o->output, secs);
+}
+
+static void recorder__cleanup(struct recorder *r)
+{
+	if (r->links)
+		detach_sampler(r);
+	ring_buffer__free(r->rb);
+	sampler_bpf__destroy(r->skel);
+	symbolizer__free(r->sym);
+	proc_table__free(r->procs);
+	free(r->links);
+	free(r->pfds);
+	free(r->pid_gone);
+	if (r->go_fd >= 0)
+		close(r->go_fd);
+	if (r->err_fd >= 0)
+		close(r->err_fd);
+}
+
+/*
+ * A command still running when the recording ends (duration, signal,
+ * failure) is ended the way perf ends its workload: SIGTERM, then SIGKILL
+ * if it has not exited within two seconds.
+ */
+static void end_child(struct recorder *r)
+{
+	int i;
+
+	if (r->child <= 0)
+		return;
+	kill(r->child, SIGTERM);
+	for (i = 0; i < 200; i++) {
+		if (waitpid(r->child, NULL, WNOHANG) == r->child) {
+			r->child = 0;
+			return;
+		}
+		usleep(10000);
+	}
+	kill(r->child, SIGKILL);
+	waitpid(r->child, NULL, 0);
+	r->child = 0;
+}
+
+int record__run(const struct record_opts *o)
+{
+	struct symbolizer_opts sopts = { .no_kernel = o->user_only };
+	struct recorder r = { .o = o, .go_fd = -1, .err_fd = -1 };
+	uint64_t stats[BPFSYM_STAT_MAX], t0;
+	struct sigaction sa = { .sa_handler = on_signal };
+	const char *event = "cpu-clock";
+	int err, ret = 1;
+	size_t i;
+
+	if (check_privileges() || check_freq(o->freq) || check_pids(o))
+		return 2;
+	if (o->target == RECORD_COMMAND) {
+		err = check_command(o->argv[0]);
+		if (err) {
+			fprintf(stderr, "bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));
+			return 2;
+		}
+	}
+	libbpf_set_print(libbpf_print);
+	/* Without SA_RESTART, poll() returns at once on Ctrl-C. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	r.nr_cpus = libbpf_num_possible_cpus();
+	if (r.nr_cpus <= 0) {
+		fprintf(stderr, "bpfsym: cannot count CPUs: %s\n", strerror(-r.nr_cpus));
+		return 1;
+	}
+	r.links = calloc((size_t)r.nr_cpus, sizeof(*r.links));
+	r.pfds = calloc((size_t)r.nr_cpus, sizeof(*r.pfds));
+	r.pid_gone = calloc(o->nr_pids + 1, 1);
+	r.procs = proc_table__new(0);
+	if (!r.links || !r.pfds || !r.pid_gone || !r.procs) {
+		fprintf(stderr, "bpfsym: out of memory\n");
+		goto out;
+	}
+	for (i = 0; i < (size_t)r.nr_cpus; i++)
+		r.pfds[i] = -1;
+	r.pids_alive = o->nr_pids;
+
+	r.sym = symbolizer__new(&sopts);
+	if (!r.sym) {
+		fprintf(stderr, "bpfsym: starting the symbolizer failed: %s\n", strerror(errno));
+		goto out;
+	}
+	if (!o->user_only && symbolizer__kernel_restricted(r.sym))
+		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kptr_restrict): kernel frames stay unnamed\n");
+
+	if (setup_bpf(&r))
+		goto out;
+	if (o->target == RECORD_PIDS) {
+		for (i = 0; i < o->nr_pids; i++)
+			if (add_target(&r, o->pids[i]))
+				goto out;
+	}
+	if (o->target == RECORD_COMMAND) {
+		err = spawn_command(&r);
+		if (err) {
+			fprintf(stderr, "bpfsym: starting '%s' failed: %s\n", o->argv[0], strerror(-err));
+			goto out;
+		}
+		if (add_target(&r, (uint32_t)r.child))
+			goto out;
+	}
+
+	r.rb = ring_buffer__new(bpf_map__fd(r.skel->maps.events), handle_event, &r, NULL);
+	if (!r.rb) {
+		fprintf(stderr, "bpfsym: creating the ring buffer reader failed: %s\n", strerror(errno));
+		goto out;
+	}
+	/* Process events first, so no fork or exit of a sampled process is missed. */
+	err = sampler_bpf__attach(r.skel);
+	if (err) {
+		fprintf(stderr, "bpfsym: attaching the process tracepoints failed: %s\n", strerror(-err));
+		goto out;
+	}
+	fill_header(&r, event);
+	if (attach_sampler(&r, &event))
+		goto out;
+	snprintf(r.hdr.event, sizeof(r.hdr.event), "%s", event);
+	r.w = report_writer__open(o->output, &r.hdr);
+	if (!r.w) {
+		fprintf(stderr, "bpfsym: cannot create '%s': %s\n", o->output, strerror(errno));
+		goto out;
+	}
+	t0 = now_ns(CLOCK_MONOTONIC);
+	if (o->target == RECORD_COMMAND) {
+		err = start_command(&r);
+		if (err) {
+			fprintf(stderr, "bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));
+			report_writer__abort(r.w);
+			r.w = NULL;
+			unlink(o->output);
+			ret = 2;
+			goto out;
+		}
+	}
+
+	err = run_loop(&r);
+	/* Stop sampling before draining, so the drain ends. */
+	detach_sampler(&r);
+	if (!err && !r.err) {
+		err = ring_buffer__consume(r.rb);
+		err = err < 0 ? (r.err ? r.err : err) : 0;
+	}
+	if (err || r.err) {
+		err = r.err ? r.err : err;
+		fprintf(stderr, "bpfsym: writing '%s' failed: %s\n", o->output, strerror(-err));
+		report_writer__abort(r.w);
+		r.w = NULL;
+		goto out;
+	}
+	read_stats(&r, stats);
+	if (r.bad_events)
+		pr_warn("bpfsym: %llu malformed ring-buffer records skipped\n", (unsigned long long)r.bad_events);
+	r.hdr.end_wall_ns = now_ns(CLOCK_REALTIME);
+	r.hdr.samples = r.samples;
+	r.hdr.lost_samples = stats[BPFSYM_STAT_LOST_SAMPLES];
+	r.hdr.lost_events = stats[BPFSYM_STAT_LOST_TASK_EVENTS];
+	r.hdr.nr_procs = proc_table__nr_seen(r.procs);
+	print_summary(&r, stats, (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+	err = report_writer__close(r.w, &r.hdr);
+	r.w = NULL;
+	if (err) {
+		fprintf(stderr, "bpfsym: writing '%s' failed: %s\n", o->output, strerror(-err));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (r.w)
+		report_writer__abort(r.w);
+	end_child(&r);
+	recorder__cleanup(&r);
+	return ret;
+}
