@@ -1,0 +1,19 @@
+#!/bin/sh
+# `make run`: profile the whole system for a few seconds while the example
+# workload runs, then print the hottest functions.
+set -eu
+cd "$(dirname "$0")/.."
+secs=${SECONDS_TO_RECORD:-5}
+out=${BPFSYM_DEMO_OUT:-/tmp/bpfsym-demo.data}
+mkdir -p build
+cc -O2 -g -fno-omit-frame-pointer -o build/busy examples/busy.c
+echo "demo: recording the whole system for ${secs} s while examples/busy runs"
+build/busy "$secs" &
+busy=$!
+trap 'kill $busy 2>/dev/null || true' EXIT
+./bpfsym record -a -d "$secs" -o "$out"
+wait $busy || true
+trap - EXIT
+./bpfsym report "$out" --limit 20
+echo
+echo "demo: the recording is in $out; try: ./bpfsym report $out --folded | head"
