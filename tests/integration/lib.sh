@@ -1,0 +1,299 @@
+# Shared helpers of the integration tests (POSIX sh + awk; sourced).
+#
+#   . "$(dirname "$0")/lib.sh"
+#   lib_init integration/name1 integration/name2 ...
+#
+# lib_init prints "SKIP name: why" for every listed test and exits 0 when
+# this machine cannot run them (not root, no $BPFSYM binary, no BTF, no C
+# compiler), so a test is never reported as passing without having run.
+# Afterwards $T is a scratch directory for this test file, every process
+# started with bg_start is killed on exit, and lib_done gives the exit status.
+#
+# Environment (set by tests/run.sh): BPFSYM, the binary under test;
+# BPFSYM_TOP, the repository root; BPFSYM_TEST_TMP, a scratch directory.
+
+set -u
+
+BPFSYM_TOP=${BPFSYM_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BPFSYM=${BPFSYM:-$BPFSYM_TOP/build/san/bpfsym}
+FIXTURES=$BPFSYM_TOP/tests/fixtures
+# Sanitizer builds: a leak or UB report is a failure, and must show up.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+LIB_TESTS=
+LIB_PIDS=
+LIB_FAILED=0
+LIB_OWN_TMP=
+T=
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; LIB_FAILED=1; }
+skip() { echo "SKIP $1: $2"; }
+note() { echo "# $*"; }
+
+# Print FILE (or stdin) as "# " comment lines, at most 40 of them.
+show() {
+	if [ $# -gt 0 ]; then
+		[ -f "$1" ] || return 0
+		sed -n '1,40s/^/#   /p' "$1"
+	else
+		sed -n '1,40s/^/#   /p'
+	fi
+}
+
+# SKIP every test of this file and stop.
+skip_all() {
+	for t in $LIB_TESTS; do
+		skip "$t" "$1"
+	done
+	exit 0
+}
+
+lib_cleanup() {
+	for p in $LIB_PIDS; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	if [ -n "$LIB_PIDS" ]; then
+		sleep 0.2
+		for p in $LIB_PIDS; do
+			kill -KILL "$p" 2>/dev/null
+		done
+	fi
+	LIB_PIDS=
+	if [ -n "$LIB_OWN_TMP" ]; then
+		rm -rf "$LIB_OWN_TMP"
+	fi
+}
+
+lib_init() {
+	LIB_TESTS="$*"
+	trap lib_cleanup EXIT
+	trap 'exit 1' INT TERM HUP
+	if [ "$(id -u)" -ne 0 ]; then
+		skip_all "needs root (real BPF programs)"
+	fi
+	if [ ! -x "$BPFSYM" ]; then
+		skip_all "no bpfsym binary at '$BPFSYM' (build it: make build/san/bpfsym)"
+	fi
+	if [ ! -r /sys/kernel/btf/vmlinux ]; then
+		skip_all "kernel BTF (/sys/kernel/btf/vmlinux) missing"
+	fi
+	for tool in cc timeout awk env date; do
+		if ! command -v "$tool" >/dev/null 2>&1; then
+			skip_all "'$tool' not installed"
+		fi
+	done
+	name=$(basename "$0" .sh)
+	if [ -n "${BPFSYM_TEST_TMP:-}" ] && [ -d "$BPFSYM_TEST_TMP" ]; then
+		T=$BPFSYM_TEST_TMP/$name
+		rm -rf "$T"
+		mkdir -p "$T" || skip_all "cannot create '$T'"
+	else
+		LIB_OWN_TMP=$(mktemp -d "/tmp/bpfsym-$name.XXXXXX") ||
+			skip_all "mktemp failed"
+		T=$LIB_OWN_TMP
+	fi
+	# Background jobs must not see /tmp-relative surprises: work in $T.
+	cd "$T" || skip_all "cannot enter '$T'"
+}
+
+lib_done() {
+	lib_cleanup
+	exit "$LIB_FAILED"
+}
+
+# build_fixture SRC OUT [CFLAGS...]: compile tests/fixtures/SRC.c into $T/OUT
+# with frame pointers everywhere and no inlining or tail calls, so the
+# call chains the tests expect exist.  Errors go to $T/OUT.build.log.
+build_fixture() {
+	src=$FIXTURES/$1.c
+	out=$T/$2
+	shift 2
+	cc -O2 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+		-o "$out" "$src" "$@" -pthread > "$out.build.log" 2>&1
+}
+
+# run_to SECS CMD...: run CMD, killed (status 124, or 137) after SECS.
+run_to() {
+	secs=$1
+	shift
+	timeout -k 5 "$secs" "$@"
+}
+
+# bg_start CMD...: start CMD in the background with the default dispositions
+# of SIGINT/SIGQUIT/SIGTERM (a non-interactive shell ignores SIGINT in its
+# background jobs; a user's Ctrl-C does not), remember it for the clean-up.
+# The pid is in $BG_PID.
+bg_start() {
+	env --default-signal=INT,QUIT,TERM "$@" &
+	BG_PID=$!
+	LIB_PIDS="$LIB_PIDS $BG_PID"
+}
+
+# alive PID: true while PID runs (a zombie does not count).
+alive() {
+	st=$(sed -n 's/^.*) \(.\).*/\1/p' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
+# wait_exit PID SECS: poll until PID has exited; false after SECS.
+wait_exit() {
+	n=$(awk -v s="$2" 'BEGIN { printf "%d", s * 10 }')
+	while [ "$n" -gt 0 ]; do
+		alive "$1" || return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	! alive "$1"
+}
+
+# wait_until SECS CMD...: poll CMD every 0.1 s until it succeeds; false after SECS.
+wait_until() {
+	n=$(awk -v s="$1" 'BEGIN { printf "%d", s * 10 }')
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	"$@"
+}
+
+# reap PID: wait for a background child; its exit status in $REAP_RC.
+# Kills it first when it is still running after 20 s.
+reap() {
+	if ! wait_exit "$1" 20; then
+		kill -KILL "$1" 2>/dev/null
+	fi
+	wait "$1"
+	REAP_RC=$?
+	LIB_PIDS=$(echo "$LIB_PIDS" | awk -v p="$1" '{ for (i = 1; i <= NF; i++) if ($i != p) printf " %s", $i }')
+}
+
+# stop PID: kill a background child (fixture) and reap it.
+stop() {
+	kill -KILL "$1" 2>/dev/null
+	reap "$1"
+}
+
+# nthreads PID: number of threads of PID.
+nthreads() {
+	ls "/proc/$1/task" 2>/dev/null | awk 'END { print NR }'
+}
+
+# file_nonempty FILE
+file_nonempty() {
+	[ -s "$1" ]
+}
+
+now_ms() {
+	date +%s%3N
+}
+
+# nlines FILE: lines in FILE, an unterminated last line included.
+nlines() {
+	awk 'END { print NR }' "$1"
+}
+
+# Folded stacks ("COMM;ROOT;...;LEAF COUNT") to per-leaf sample counts:
+# "LEAF COUNT" lines, then "TOTAL COUNT".  Only stacks of COMM when given.
+folded_leaves() {
+	awk -v comm="${2:-}" '
+	{
+		n = $NF
+		stack = substr($0, 1, length($0) - length($NF) - 1)
+		c = stack
+		sub(/;.*/, "", c)
+		if (comm != "" && c != comm)
+			next
+		leaf = stack
+		sub(/.*;/, "", leaf)
+		cnt[leaf] += n
+		total += n
+	}
+	END {
+		for (l in cnt)
+			print l, cnt[l]
+		print "TOTAL", total + 0
+	}' "$1"
+}
+
+# perf script output to the same "LEAF COUNT" / "TOTAL COUNT" form.
+perf_leaves() {
+	perf script -i "$1" 2>/dev/null | awk '
+	/^[^ \t]/ { want = 1; total++; next }	# sample header line
+	want && /^[ \t]/ {
+		sym = $2
+		sub(/\+0x[0-9a-f]+$/, "", sym)
+		cnt[sym]++
+		want = 0
+	}
+	END {
+		for (l in cnt)
+			print l, cnt[l]
+		print "TOTAL", total + 0
+	}'
+}
+
+# leaf_count LEAVESFILE LEAF: the count of LEAF (0 when absent).
+leaf_count() {
+	awk -v l="$2" '$1 == l { c = $2 } END { print c + 0 }' "$1"
+}
+
+# Sum of the counts of the folded stacks matching the awk regex RE
+# (matched against "COMM;...;LEAF", the count excluded).
+folded_count() {
+	awk -v re="$2" '
+	{
+		stack = substr($0, 1, length($0) - length($NF) - 1)
+		if (stack ~ re)
+			c += $NF
+	}
+	END { print c + 0 }' "$1"
+}
+
+# pct PART WHOLE: a percentage with one decimal ("0.0" when WHOLE is 0).
+pct() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0) ? 100 * a / b : 0 }'
+}
+
+# fcmp A OP B: numeric comparison of decimals (OP: lt le gt ge).
+fcmp() {
+	awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN {
+		if (op == "lt") exit !(a < b)
+		if (op == "le") exit !(a <= b)
+		if (op == "gt") exit !(a > b)
+		if (op == "ge") exit !(a >= b)
+		exit 2
+	}'
+}
+
+# record_ok NAME OUT.data ERRFILE RC: FAIL NAME unless the recording ended
+# with status 0; prints what it said.  True when it did.
+record_ok() {
+	if [ "$4" -ne 0 ]; then
+		fail "$1" "bpfsym record exited with status $4"
+		show "$3"
+		return 1
+	fi
+	if [ ! -s "$2" ]; then
+		fail "$1" "bpfsym record wrote no file '$2'"
+		show "$3"
+		return 1
+	fi
+	return 0
+}
+
+# folded NAME DATA OUT: run `bpfsym report DATA --folded > OUT`; FAIL NAME
+# and false when it fails.
+folded() {
+	run_to 60 "$BPFSYM" report "$2" --folded > "$3" 2> "$3.err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "$1" "bpfsym report --folded exited with status $rc"
+		show "$3.err"
+		return 1
+	fi
+	return 0
+}

@@ -1,0 +1,90 @@
+#!/bin/sh
+# A PIE, a non-PIE, a static and a static-PIE binary all resolve.
+#
+# burn.c (main -> burn_outer -> burn_inner) built four ways; each one is
+# profiled twice: attached with -p (its mappings existed before the
+# recording) and started with -- COMMAND (its mappings appear during it).
+# burn_inner must be named, with its callers, in the folded stacks of each:
+# not [unknown], not [MODULE+0xOFFSET], not some other function (which is
+# what a wrong load bias or a pgoff mistake gives).
+. "$(dirname "$0")/lib.sh"
+KINDS="pie nopie static static_pie"
+names=
+for k in $KINDS; do
+	names="$names integration/binary_${k}_pid integration/binary_${k}_cmd"
+done
+lib_init $names
+
+# build KIND: the fixture built as KIND into $T/b_KIND; false when this
+# toolchain cannot, or builds something else than asked.
+build() {
+	case $1 in
+	pie) build_fixture burn b_pie -fPIE -pie ;;
+	nopie) build_fixture burn b_nopie -fno-pie -no-pie ;;
+	static) build_fixture burn b_static -static ;;
+	static_pie) build_fixture burn b_static_pie -fPIE -static-pie ;;
+	esac || return 1
+	h=$(LC_ALL=C readelf -lh "$T/b_$1" 2>/dev/null) || return 1
+	type=$(echo "$h" | awk '$1 == "Type:" { print $2; exit }')
+	interp=$(echo "$h" | grep -c 'INTERP')
+	dyn=$(echo "$h" | grep -c 'DYNAMIC')
+	case $1 in
+	pie) [ "$type" = DYN ] && [ "$interp" -gt 0 ] ;;
+	nopie) [ "$type" = EXEC ] && [ "$interp" -gt 0 ] ;;
+	static) [ "$type" = EXEC ] && [ "$interp" -eq 0 ] && [ "$dyn" -eq 0 ] ;;
+	static_pie) [ "$type" = DYN ] && [ "$interp" -eq 0 ] ;;
+	esac
+}
+
+# check NAME COMM FOLDED: burn_inner named, with main;burn_outer before it.
+check() {
+	all=$(folded_count "$3" "^$2;")
+	leaf=$(folded_count "$3" "^$2;(.*;)?burn_inner\$")
+	chain=$(folded_count "$3" "^$2;(.*;)?main;burn_outer;burn_inner\$")
+	note "$2: $all samples, $leaf in burn_inner, $chain with main;burn_outer;burn_inner"
+	# ~300 samples expected (1.5 s at 199 Hz); the loop is >99% burn_inner.
+	if [ "$all" -lt 100 ]; then
+		fail "$1" "only $all samples of '$2'"
+		show "$3"
+	elif [ $((100 * leaf)) -lt $((90 * all)) ]; then
+		fail "$1" "only $leaf of $all samples of '$2' end in burn_inner"
+		sort -t' ' -k2,2nr "$3" | head -5 | show
+	elif [ $((100 * chain)) -lt $((90 * all)) ]; then
+		fail "$1" "only $chain of $all samples of '$2' end in main;burn_outer;burn_inner"
+		sort -t' ' -k2,2nr "$3" | head -5 | show
+	else
+		pass "$1"
+	fi
+}
+
+for k in $KINDS; do
+	if ! build $k; then
+		show "$T/b_$k.build.log"
+		skip integration/binary_${k}_pid "cannot build a $k binary here"
+		skip integration/binary_${k}_cmd "cannot build a $k binary here"
+		continue
+	fi
+	comm=b_$k
+
+	name=integration/binary_${k}_pid
+	bg_start "$T/$comm" 30
+	pid=$BG_PID
+	wait_until 5 alive "$pid"
+	run_to 60 "$BPFSYM" record -p "$pid" -F 199 -d 1.5 -o "$T/$k.pid.data" -q 2> "$T/$k.pid.err"
+	rc=$?
+	stop "$pid"
+	if record_ok "$name" "$T/$k.pid.data" "$T/$k.pid.err" $rc &&
+	   folded "$name" "$T/$k.pid.data" "$T/$k.pid.folded"; then
+		check "$name" "$comm" "$T/$k.pid.folded"
+	fi
+
+	name=integration/binary_${k}_cmd
+	run_to 60 "$BPFSYM" record -F 199 -o "$T/$k.cmd.data" -q -- "$T/$comm" 1.5 2> "$T/$k.cmd.err"
+	rc=$?
+	if record_ok "$name" "$T/$k.cmd.data" "$T/$k.cmd.err" $rc &&
+	   folded "$name" "$T/$k.cmd.data" "$T/$k.cmd.folded"; then
+		check "$name" "$comm" "$T/$k.cmd.folded"
+	fi
+done
+
+lib_done
