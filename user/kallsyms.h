@@ -14,7 +14,8 @@ struct ksyms;
 
 struct ksym {
 	uint64_t addr;
-	uint64_t size;		/* up to the next symbol's address */
+	uint64_t size;		/* up to the next symbol's address; at most 4 KiB for
+				 * the last one and a module's last one */
 	const char *name;	/* owned by the struct ksyms */
 	const char *module;	/* "[name]" suffix without brackets, NULL for vmlinux */
 };
@@ -40,7 +41,10 @@ void ksyms__free(struct ksyms *ks);
  */
 const struct ksym *ksyms__lookup(const struct ksyms *ks, uint64_t addr);
 
-/* The address of symbol @name (first match), 0 with -ENOENT if absent. */
+/*
+ * The address of symbol @name (first match in address order): 0, or
+ * -ENOENT if absent (always when restricted: the address is unknown).
+ */
 int ksyms__find(const struct ksyms *ks, const char *name, uint64_t *addr);
 
 /*

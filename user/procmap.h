@@ -49,6 +49,8 @@ struct proc *proc_table__find(struct proc_table *pt, uint32_t pid, uint64_t psta
 /*
  * Insert an empty process (pid, pstart); any other process with the same
  * pid is dropped (the pid was reused).  Returns it, or NULL + errno.
+ * A struct proc stays valid until it is removed, replaced, or evicted by a
+ * later proc_table__add().
  */
 struct proc *proc_table__add(struct proc_table *pt, uint32_t pid, uint64_t pstart);
 
@@ -75,7 +77,7 @@ int proc__load_maps(struct proc *p, const char *path);
 /* Forget every mapping (exec). */
 void proc__clear_maps(struct proc *p);
 
-/* The mapping holding @addr, or NULL.  O(log n). */
+/* The mapping holding @addr, or NULL.  O(log n).  Valid until @p's maps change. */
 const struct mapping *proc__find_mapping(const struct proc *p, uint64_t addr);
 
 /* Whether the mappings were ever loaded (an empty process was never filled). */

@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/* kallsyms: parsing, sizes, aliases, kptr_restrict, and the real file. */
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "kallsyms.h"
+#include "util.h"
+
+TEST_SUITE("kallsyms");
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static struct ksyms *parse_str(const char *s)
+{
+	return ksyms__parse(s, strlen(s));
+}
+
+static void test_parse_sorted_sizes(void)
+{
+	/* Out of order, a data symbol, and a module; no trailing newline. */
+	static const char text[] =
+		"ffffffff81000200 T second\n"
+		"ffffffff81000100 t first\n"
+		"ffffffff81000300 D some_data\n"
+		"ffffffff81000400 W weak_one\n"
+		"ffffffffc0001000 t mod_fn\t[e1000]\n"
+		"ffffffffc0001080 T mod_fn2\t[e1000]\n"
+		"ffffffffc0009000 t bpf_prog_6deef7357e7b4530_sd_fw_ingress\t[bpf]";
+	struct ksyms *ks = parse_str(text);
+	const struct ksym *s;
+
+	if (!ASSERT_OK_PTR(ks, "parse"))
+		return;
+	ASSERT_EQ(ksyms__nr_syms(ks), (size_t)6, "text symbols kept");
+	ASSERT_EQ(ksyms__nr_bad_lines(ks), (size_t)0, "bad lines");
+	ASSERT_FALSE(ksyms__restricted(ks), "restricted");
+
+	ASSERT_NULL(ksyms__lookup(ks, 0xffffffff810000ffull), "below first");
+	s = ksyms__lookup(ks, 0xffffffff81000100ull);
+	if (ASSERT_OK_PTR(s, "first")) {
+		ASSERT_STREQ(s->name, "first", "first name");
+		ASSERT_EQ(s->size, (uint64_t)0x100, "first size");
+		ASSERT_NULL(s->module, "vmlinux has no module");
+	}
+	s = ksyms__lookup(ks, 0xffffffff810002ffull);
+	if (ASSERT_OK_PTR(s, "second end-1"))
+		ASSERT_STREQ(s->name, "second", "data symbols are not boundaries");
+	s = ksyms__lookup(ks, 0xffffffff81000400ull + 4095);
+	if (ASSERT_OK_PTR(s, "weak_one tail"))
+		ASSERT_STREQ(s->name, "weak_one", "name");
+	ASSERT_NULL(ksyms__lookup(ks, 0xffffffff81000400ull + 4096),
+		    "vmlinux's last symbol is bounded before the first module");
+
+	s = ksyms__lookup(ks, 0xffffffffc000107full);
+	if (ASSERT_OK_PTR(s, "mod_fn")) {
+		ASSERT_STREQ(s->name, "mod_fn", "module symbol");
+		ASSERT_STREQ(s->module, "e1000", "module name without brackets");
+		ASSERT_EQ(s->size, (uint64_t)0x80, "size within a module");
+	}
+	s = ksyms__lookup(ks, 0xffffffffc0001080ull + 4095);
+	if (ASSERT_OK_PTR(s, "module's last symbol"))
+		ASSERT_EQ(s->size, (uint64_t)4096, "bounded at a module change");
+	ASSERT_NULL(ksyms__lookup(ks, 0xffffffffc0002080ull), "gap between modules");
+	s = ksyms__lookup(ks, 0xffffffffc0009010ull);
+	if (ASSERT_OK_PTR(s, "bpf prog")) {
+		ASSERT_STREQ(s->module, "bpf", "BPF program module");
+		ASSERT_STREQ(s->name, "bpf_prog_6deef7357e7b4530_sd_fw_ingress", "bpf name");
+	}
+	ASSERT_NULL(ksyms__lookup(ks, 0xffffffffc0009000ull + 4096), "past the last symbol");
+	ASSERT_NULL(ksyms__lookup(ks, UINT64_MAX), "u64 max");
+	ksyms__free(ks);
+}
+
+static void test_aliases_modules_interned(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000000 t srso_local\n"
+		"ffffffff81000000 T srso_alias_untrain_ret\n"
+		"ffffffff81000000 W weak_alias\n"
+		"ffffffff81000010 t a\t[m1]\n"
+		"ffffffff81000020 t b\t[m2]\n"
+		"ffffffff81000030 t c\t[m1]\n";
+	struct ksyms *ks = parse_str(text);
+	const struct ksym *a, *c;
+	uint64_t addr = 0;
+
+	if (!ASSERT_OK_PTR(ks, "parse"))
+		return;
+	a = ksyms__lookup(ks, 0xffffffff81000005ull);
+	if (ASSERT_OK_PTR(a, "alias lookup"))
+		ASSERT_STREQ(a->name, "srso_alias_untrain_ret",
+			     "global, fewest underscores wins");
+	a = ksyms__lookup(ks, 0xffffffff81000010ull);
+	c = ksyms__lookup(ks, 0xffffffff81000030ull);
+	if (ASSERT_OK_PTR(a, "a") && ASSERT_OK_PTR(c, "c"))
+		ASSERT_TRUE(a->module == c->module, "module names interned");
+	ASSERT_OK(ksyms__find(ks, "weak_alias", &addr), "find");
+	ASSERT_EQ(addr, (uint64_t)0xffffffff81000000ull, "find addr");
+	ASSERT_EQ(ksyms__find(ks, "nope", &addr), -ENOENT, "find absent");
+	ksyms__free(ks);
+}
+
+/* Shuffled input, and the kernel's own layout (BPF programs after, but below, ftrace's). */
+static void test_unsorted_merge(void)
+{
+	static const char layout[] =
+		"ffffffff81000000 T a\n"
+		"ffffffff81000100 T b\n"
+		"ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+		"ffffffffc0025b9c t bpf_prog_1_on_sample\t[bpf]\n"
+		"ffffffffc0025fa8 t bpf_prog_2_on_fork\t[bpf]\n"
+		"ffffffff81000100 t b_local_alias\n";
+	size_t n = 1000, len = 0, i;
+	char *text = malloc(n * 80);
+	const struct ksym *s;
+	struct ksyms *ks;
+
+	if (!ASSERT_OK_PTR(text, "malloc"))
+		return;
+	for (i = 0; i < n; i++) {
+		size_t k = i * 7919 % n;	/* a permutation */
+
+		len += (size_t)sprintf(text + len, "%016llx t fn_%zu\n", 0x1000ull + k * 16, k);
+		if (k % 100 == 0)	/* an alias that loses: more underscores */
+			len += (size_t)sprintf(text + len, "%016llx t _alias_%zu\n", 0x1000ull + k * 16, k);
+	}
+	ks = ksyms__parse(text, len);
+	free(text);
+	if (ASSERT_OK_PTR(ks, "parse shuffled")) {
+		for (i = 0; i < n; i++) {
+			char want[32];
+
+			snprintf(want, sizeof(want), "fn_%zu", i);
+			s = ksyms__lookup(ks, 0x1000ull + i * 16 + 15);
+			if (!ASSERT_OK_PTR(s, want) || !ASSERT_STREQ(s->name, want, "sorted") ||
+			    !ASSERT_EQ(s->size, (uint64_t)(i + 1 < n ? 16 : 4096), "size"))
+				break;
+		}
+		ksyms__free(ks);
+	}
+
+	ks = ksyms__parse(layout, sizeof(layout) - 1);
+	if (!ASSERT_OK_PTR(ks, "parse layout"))
+		return;
+	s = ksyms__lookup(ks, 0xffffffffc0025fa8ull + 4);
+	if (ASSERT_OK_PTR(s, "bpf prog below ftrace"))
+		ASSERT_STREQ(s->name, "bpf_prog_2_on_fork", "merged in");
+	ASSERT_EQ(s ? s->size : 0, (uint64_t)4096, "bounded before another module");
+	s = ksyms__lookup(ks, 0xffffffffc0025b9cull);
+	if (ASSERT_OK_PTR(s, "first bpf prog"))
+		ASSERT_EQ(s->size, (uint64_t)(0xffffffffc0025fa8ull - 0xffffffffc0025b9cull), "size");
+	s = ksyms__lookup(ks, 0xffffffff81000100ull);
+	if (ASSERT_OK_PTR(s, "alias merged from the tail"))
+		ASSERT_STREQ(s->name, "b", "global wins over a local alias");
+	ksyms__free(ks);
+}
+
+static void test_bad_lines(void)
+{
+	static const char text[] =
+		"\n"
+		"zzzz T bad_hex\n"
+		"ffffffff81000000 T\n"
+		"ffffffff81000000\n"
+		"11112222333344445 T too_long_addr\n"
+		"ffffffff81000000 ? odd_type\n"
+		"ffffffff81000000 T name [unterminated\n"
+		"ffffffff81000000 T name []\n"
+		"ffffffff81000000 T name [m] junk\n"
+		"ffffffff81000000 Tx glued\n"
+		"ffffffff81000000 T good\n"
+		"ffffffff81000100 T  spaced\t\t[mod]  \r\n";
+	struct ksyms *ks = parse_str(text);
+	const struct ksym *s;
+
+	if (!ASSERT_OK_PTR(ks, "parse"))
+		return;
+	ASSERT_EQ(ksyms__nr_syms(ks), (size_t)2, "kept");
+	ASSERT_EQ(ksyms__nr_bad_lines(ks), (size_t)9, "bad lines counted, blank not");
+	s = ksyms__lookup(ks, 0xffffffff81000100ull);
+	if (ASSERT_OK_PTR(s, "lenient blanks")) {
+		ASSERT_STREQ(s->name, "spaced", "name");
+		ASSERT_STREQ(s->module, "mod", "module");
+	}
+	ksyms__free(ks);
+}
+
+static void test_restricted_and_empty(void)
+{
+	static const char zeros[] =
+		"0000000000000000 T _text\n"
+		"0000000000000000 t foo\n"
+		"0000000000000000 D bar\n";
+	struct ksyms *ks = parse_str(zeros);
+	uint64_t addr;
+
+	if (ASSERT_OK_PTR(ks, "parse zeros")) {
+		ASSERT_TRUE(ksyms__restricted(ks), "restricted");
+		ASSERT_NULL(ksyms__lookup(ks, 0), "no lookup at 0");
+		ASSERT_NULL(ksyms__lookup(ks, 0x10), "no lookup");
+		ASSERT_EQ(ksyms__find(ks, "_text", &addr), -ENOENT, "no address");
+		ksyms__free(ks);
+	}
+	errno = 0;
+	ASSERT_NULL(parse_str("ffffffff81000000 D only_data\n"), "no text symbol");
+	ASSERT_EQ(errno, ENODATA, "ENODATA");
+	ASSERT_NULL(ksyms__parse("", 0), "empty");
+	ASSERT_NULL(ksyms__load("/nonexistent/kallsyms"), "missing file");
+	ASSERT_EQ(errno, ENOENT, "ENOENT");
+	ksyms__free(NULL);
+}
+
+/* Not NUL terminated: the parser must stop at len. */
+static void test_unterminated_buffer(void)
+{
+	static const char text[] = "ffffffff81000000 T abcdef";
+	char *buf = malloc(sizeof(text) - 1);
+	struct ksyms *ks;
+	const struct ksym *s;
+
+	if (!ASSERT_OK_PTR(buf, "malloc"))
+		return;
+	memcpy(buf, text, sizeof(text) - 1);
+	ks = ksyms__parse(buf, sizeof(text) - 4);
+	free(buf);
+	if (!ASSERT_OK_PTR(ks, "parse"))
+		return;
+	s = ksyms__lookup(ks, 0xffffffff81000000ull);
+	if (ASSERT_OK_PTR(s, "lookup"))
+		ASSERT_STREQ(s->name, "abc", "name cut at len");
+	ksyms__free(ks);
+}
+
+/* A temporary file holding @len bytes of @text; its path in @path. */
+static int temp_file(char *path, size_t size, const char *text, size_t len)
+{
+	const char *tmp = getenv("BPFSYM_TEST_TMP");
+	int fd;
+
+	snprintf(path, size, "%s/kallsyms.XXXXXX", tmp ? tmp : "/tmp");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len) {
+		close(fd);
+		unlink(path);
+		return -EIO;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * ksyms__load() parses as it reads: lines cut by its buffer, a line
+ * longer than the buffer, and the size cap.
+ */
+static void test_load_streaming(void)
+{
+	size_t n = 40000, len = 0, i, cap = n * 64 + 400000;
+	char *text = malloc(cap), path[256];
+	struct ksyms *ks, *ref;
+	int fd;
+
+	if (!ASSERT_OK_PTR(text, "malloc"))
+		return;
+	for (i = 0; i < n; i++) {
+		if (i == n / 2) {	/* one line of 300 KB */
+			len += (size_t)sprintf(text + len, "ffffffff90000000 T ");
+			memset(text + len, 'x', 300000);
+			len += 300000;
+			text[len++] = '\n';
+		}
+		len += (size_t)sprintf(text + len, "%016llx %c fn_%zu%s\n",
+				       0xffffffff81000000ull + i * 0x40, i % 3 ? 't' : 'T', i,
+				       i % 7 ? "" : "\t[mod]");
+	}
+	len--;	/* the last line without its newline */
+	if (!ASSERT_OK(temp_file(path, sizeof(path), text, len), "temp file"))
+		goto out;
+	ks = ksyms__load(path);
+	ref = ksyms__parse(text, len);
+	unlink(path);
+	if (ASSERT_OK_PTR(ks, "load") && ASSERT_OK_PTR(ref, "parse")) {
+		ASSERT_EQ(ksyms__nr_syms(ks), n, "every short line");
+		ASSERT_EQ(ksyms__nr_bad_lines(ks), (size_t)1, "the long line");
+		for (i = 0; i < n; i++) {
+			const struct ksym *a = ksyms__lookup(ks, 0xffffffff81000000ull + i * 0x40 + 3);
+			const struct ksym *b = ksyms__lookup(ref, 0xffffffff81000000ull + i * 0x40 + 3);
+
+			if (!ASSERT_OK_PTR(a, "lookup") || !ASSERT_OK_PTR(b, "lookup ref") ||
+			    !ASSERT_STREQ(a->name, b->name, "load and parse agree") ||
+			    !ASSERT_TRUE((a->module == NULL) == (i % 7 != 0), "module"))
+				break;
+		}
+	}
+	ksyms__free(ks);
+	ksyms__free(ref);
+
+	/* Past 256 MiB: refused (a sparse file, cheap to make). */
+	snprintf(path, sizeof(path), "%s/kallsyms-big.XXXXXX",
+		 getenv("BPFSYM_TEST_TMP") ? getenv("BPFSYM_TEST_TMP") : "/tmp");
+	fd = mkstemp(path);
+	if (!ASSERT_TRUE(fd >= 0, "mkstemp"))
+		goto out;
+	ASSERT_OK(ftruncate(fd, ((off_t)256 << 20) + 1), "ftruncate");
+	close(fd);
+	errno = 0;
+	ASSERT_NULL(ksyms__load(path), "over the cap");
+	ASSERT_EQ(errno, E2BIG, "E2BIG");
+	unlink(path);
+out:
+	free(text);
+}
+
+static uint64_t rnd_state = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;	/* xorshift64: reproducible */
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* The real file: load time, lookup cost, and ~1000 symbols resolving to themselves. */
+static void test_proc_kallsyms(void)
+{
+	double t0, t_read, t_load, t_parse, t_look;
+	size_t len, text_len, i, n, checked, same_name, nr_lookups = 1000000;
+	volatile size_t hits = 0;
+	struct ksyms *ks, *ks2;
+	const struct ksym *s;
+	char *buf, *text;
+	int err;
+
+	t0 = now_ms();
+	ks = ksyms__load(NULL);
+	t_load = now_ms() - t0;
+	if (!ks) {
+		test__skip("/proc/kallsyms: %s", strerror(errno));
+		return;
+	}
+	if (ksyms__restricted(ks)) {
+		test__skip("/proc/kallsyms addresses are hidden (kptr_restrict)");
+		ksyms__free(ks);
+		return;
+	}
+	n = ksyms__nr_syms(ks);
+	ASSERT_TRUE(n > 1000, "many symbols");
+	ASSERT_EQ(ksyms__nr_bad_lines(ks), (size_t)0, "no bad line in the real file");
+
+	/* Where the time goes: the kernel formatting the text, or us. */
+	t0 = now_ms();
+	err = read_file_capped("/proc/kallsyms", (size_t)256 << 20, &buf, &len);
+	t_read = now_ms() - t0;
+	if (!ASSERT_OK(err, "read /proc/kallsyms"))
+		goto out;
+	t0 = now_ms();
+	ks2 = ksyms__parse(buf, len);
+	t_parse = now_ms() - t0;
+	ksyms__free(ks2);
+	text = buf;
+	text_len = len;
+
+	/*
+	 * ~1000 random text lines of the file, read here with sscanf rather
+	 * than our parser: each address must give that symbol or an alias.
+	 */
+	checked = same_name = 0;
+	for (i = 0; i < 200000 && checked < 1000; i++) {
+		uint64_t addr;
+		char type, name[512];
+		const char *line;
+
+		line = text + rnd() % text_len;
+		while (line > text && line[-1] != '\n')
+			line--;
+		if (sscanf(line, "%" SCNx64 " %c %511s", &addr, &type, name) != 3 ||
+		    !strchr("tTwW", type))
+			continue;
+		checked++;
+		s = ksyms__lookup(ks, addr);
+		if (!ASSERT_OK_PTR(s, name))
+			break;
+		if (!ASSERT_EQ(s->addr, addr, name))
+			break;
+		same_name += !strcmp(s->name, name);
+		if (!ASSERT_TRUE(ksyms__lookup(ks, addr + s->size - 1) == s, "last byte"))
+			break;
+	}
+	ASSERT_EQ(checked, (size_t)1000, "symbols checked");
+	free(text);
+
+	t0 = now_ms();
+	for (i = 0; i < nr_lookups; i++)
+		hits += ksyms__lookup(ks, 0xffffffff81000000ull + rnd() % (64ull << 20)) != NULL;
+	t_look = now_ms() - t0;
+	printf("     kallsyms (this build): %zu symbols; load %.1f ms (read alone %.1f ms, parse alone %.1f ms); "
+	       "lookup %.0f ns (%zu/%zu hit); %zu/%zu same name, others aliases\n",
+	       n, t_load, t_read, t_parse, t_look * 1e6 / nr_lookups, (size_t)hits,
+	       nr_lookups, same_name, checked);
+out:
+	ksyms__free(ks);
+}
+
+int main(void)
+{
+	RUN_TEST(test_parse_sorted_sizes);
+	RUN_TEST(test_aliases_modules_interned);
+	RUN_TEST(test_unsorted_merge);
+	RUN_TEST(test_bad_lines);
+	RUN_TEST(test_restricted_and_empty);
+	RUN_TEST(test_unterminated_buffer);
+	RUN_TEST(test_load_streaming);
+	RUN_TEST(test_proc_kallsyms);
+	return TEST_EXIT();
+}

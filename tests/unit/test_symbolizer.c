@@ -1,0 +1,675 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * symbolizer: real addresses of this process and of a child, resolved
+ * through /proc/PID/maps, the pgoff arithmetic and the fixture's ELF
+ * symbols.  The fixture (a shared library whose segments' addresses differ
+ * from their file offsets, and a PIE) is built from C at test time.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "kallsyms.h"
+#include "procmap.h"
+#include "symbolizer.h"
+#include "util.h"
+
+TEST_SUITE("symbolizer");
+
+/* Functions big enough for the small offsets probed; a local one too. */
+static const char lib_src[] =
+	"#define F __attribute__((noinline, used))\n"
+	"static F int fx_local_helper(int x) { volatile int v = x; v ^= 0x55; v *= 3; return v; }\n"
+	"F int fx_alpha(int x) { volatile int v = x; v += 3; v *= 7; return v; }\n"
+	"F int fx_beta(int x) { volatile int v = x; v -= 5; v *= 11; return v + fx_local_helper(x); }\n"
+	"F int fx_gamma(int x) { volatile int v = x; v |= 9; v *= 13; return v; }\n"
+	"void *fx_local_addr(void) { return (void *)fx_local_helper; }\n";
+
+static const char exe_src[] =
+	"#include <stdio.h>\n"
+	"#include <unistd.h>\n"
+	"#define F __attribute__((noinline, used))\n"
+	"F int fx_exe_one(int x) { volatile int v = x; v += 1; v *= 17; return v; }\n"
+	"F int fx_exe_two(int x) { volatile int v = x; v += 2; v *= 19; return v; }\n"
+	"int main(void)\n"
+	"{\n"
+	"	char c;\n"
+	"	printf(\"%p %p\\n\", (void *)fx_exe_one, (void *)fx_exe_two);\n"
+	"	fflush(stdout);\n"
+	"	return read(0, &c, 1) < 0;	/* until the test closes the pipe */\n"
+	"}\n";
+
+static char dir[64];		/* the mkdtemp directory */
+static char lib_path[PATH_MAX], exe_path[PATH_MAX];
+static void *lib;		/* dlopen'd fixture */
+static struct proc_table *pt;
+static struct proc *self;	/* this process, maps loaded */
+static bool map_files_ok;	/* /proc/self/map_files/ opens for us */
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = fputs(text, f) < 0 ? -EIO : 0;
+	if (fclose(f) && !err)
+		err = -EIO;
+	return err;
+}
+
+static int run(const char *cmd)
+{
+	int st = system(cmd);
+
+	if (st)
+		printf("     '%s' exited with status %d\n", cmd, st);
+	return st;
+}
+
+static int reload_self(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)getpid());
+	return proc__load_maps(self, path);
+}
+
+static struct symbolizer *user_symbolizer(const char *proc_root, size_t max_files)
+{
+	struct symbolizer_opts o = { .proc_root = proc_root, .no_kernel = 1, .max_files = max_files };
+
+	return symbolizer__new(&o);
+}
+
+static void *lib_sym(void *handle, const char *name)
+{
+	void *p = dlsym(handle, name);
+
+	if (!p)
+		printf("     dlsym '%s': %s\n", name, dlerror());
+	return p;
+}
+
+/* @addr + @off must name @name + @off, with the file offset holding the same bytes. */
+static bool check_user(struct symbolizer *s, uint32_t pid, struct proc *p, const void *addr,
+		       uint64_t off, const char *name, const char *file)
+{
+	uint64_t ip = (uint64_t)(uintptr_t)addr + off;
+	unsigned char want[16], got[16];
+	struct sym_frame f;
+	struct stat st;
+	bool ok = true;
+	int fd;
+
+	ASSERT_OK(symbolizer__user(s, pid, p, ip, &f), "symbolizer__user");
+	ok &= ASSERT_EQ(f.reason, (uint32_t)RPT_OK, name);
+	ok &= ASSERT_STREQ(f.sym, name, "name");
+	ok &= ASSERT_EQ(f.sym_off, off, "offset into the symbol");
+	if (!ASSERT_OK_PTR(f.module, "module"))
+		return false;
+	ok &= ASSERT_EQ(f.module->rpt.kind, (uint32_t)RPT_MOD_FILE, "file module");
+	if (!file || !ok)
+		return ok;
+	ok &= ASSERT_EQ(f.module->rpt.build_id_len, (uint32_t)20, "sha1 build-id");
+	if (!stat(file, &st)) {
+		ok &= ASSERT_EQ(f.module->rpt.ino, (uint64_t)st.st_ino, "ino");
+		ok &= ASSERT_EQ(f.module->rpt.dev, (uint64_t)st.st_dev, "dev");
+	}
+	/* The file offset is right if the file holds the bytes we run. */
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (!ASSERT_TRUE(fd >= 0, "open the fixture"))
+		return false;
+	memcpy(want, (const void *)(uintptr_t)ip, sizeof(want));
+	ok &= ASSERT_EQ(pread(fd, got, sizeof(got), (off_t)f.offset), (ssize_t)sizeof(got), "pread");
+	ok &= ASSERT_TRUE(!memcmp(want, got, sizeof(got)), "the file offset holds the code");
+	close(fd);
+	return ok;
+}
+
+static void test_dlopen_self(void)
+{
+	static const char *const names[] = { "fx_alpha", "fx_beta", "fx_gamma" };
+	static const uint64_t offs[] = { 0, 1, 5 };
+	struct symbolizer *s = user_symbolizer(NULL, 0);
+	void *(*local_addr)(void);
+	size_t i, j;
+
+	if (!ASSERT_OK_PTR(s, "new"))
+		return;
+	for (i = 0; i < 3; i++) {
+		void *a = lib_sym(lib, names[i]);
+
+		if (!ASSERT_OK_PTR(a, names[i]))
+			goto out;
+		for (j = 0; j < 3; j++)
+			if (!check_user(s, (uint32_t)getpid(), self, a, offs[j], names[i], lib_path))
+				goto out;
+	}
+	/* A local symbol: only in .symtab. */
+	local_addr = (void *(*)(void))lib_sym(lib, "fx_local_addr");
+	if (ASSERT_OK_PTR(local_addr, "fx_local_addr"))
+		check_user(s, (uint32_t)getpid(), self, local_addr(), 2, "fx_local_helper", lib_path);
+out:
+	symbolizer__free(s);
+}
+
+static void test_pie_child(void)
+{
+	void *one = NULL, *two = NULL;
+	int in[2], out[2], status;
+	struct symbolizer *s;
+	char buf[128] = "", path[64];
+	struct proc *p;
+	ssize_t n;
+	pid_t pid;
+
+	if (!ASSERT_OK(pipe(in), "pipe") || !ASSERT_OK(pipe(out), "pipe"))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(exe_path, exe_path, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	if (!ASSERT_TRUE(pid > 0, "fork"))
+		goto close;
+	n = read(out[0], buf, sizeof(buf) - 1);
+	if (!ASSERT_TRUE(n > 0 && sscanf(buf, "%p %p", &one, &two) == 2, "child addresses"))
+		goto reap;
+	p = proc_table__add(pt, (uint32_t)pid, 1);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (!ASSERT_OK_PTR(p, "add") || !ASSERT_TRUE(proc__load_maps(p, path) > 0, "child maps"))
+		goto reap;
+	s = user_symbolizer(NULL, 0);
+	if (ASSERT_OK_PTR(s, "new")) {
+		check_user(s, (uint32_t)pid, p, one, 0, "fx_exe_one", NULL);
+		check_user(s, (uint32_t)pid, p, two, 3, "fx_exe_two", NULL);
+		symbolizer__free(s);
+	}
+	proc_table__remove(pt, (uint32_t)pid);
+reap:
+	close(in[1]);
+	in[1] = -1;
+	waitpid(pid, &status, 0);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child exit");
+close:
+	if (in[1] >= 0)
+		close(in[1]);
+	close(out[0]);
+}
+
+static int data_var = 42;	/* rw-: never in the executable mapping model */
+
+static void test_anon_none_vdso(void)
+{
+	struct symbolizer *s = user_symbolizer(NULL, 0);
+	const struct mapping *m;
+	struct sym_frame f;
+	unsigned char *code;
+	uint64_t vdso;
+
+	if (!ASSERT_OK_PTR(s, "new"))
+		return;
+	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!ASSERT_TRUE(code != MAP_FAILED, "mmap"))
+		goto out;
+	code[0] = 0xc3;	/* ret: a JIT's output */
+	ASSERT_OK(mprotect(code, 4096, PROT_READ | PROT_EXEC), "mprotect RX");
+	ASSERT_TRUE(reload_self() > 0, "reload maps");
+	symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)code + 16, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_ANON, "anon reason");
+	ASSERT_NULL(f.sym, "never a name");
+	ASSERT_EQ(f.offset, (uint64_t)(uintptr_t)code + 16, "offset is the address");
+	if (ASSERT_OK_PTR(f.module, "anon module")) {
+		ASSERT_EQ(f.module->rpt.kind, (uint32_t)RPT_MOD_ANON, "kind");
+		ASSERT_STREQ(f.module->rpt.path, "[anon]", "path");
+	}
+	munmap(code, 4096);
+
+	symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)&data_var, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_NO_MAPPING, "data: no executable mapping");
+	ASSERT_NULL(f.module, "no module");
+	symbolizer__user(s, (uint32_t)getpid(), self, 0x1000, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_NO_MAPPING, "low address");
+	symbolizer__user(s, (uint32_t)getpid(), NULL, 0x1000, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_NO_MAPPING, "no process model");
+
+	vdso = getauxval(AT_SYSINFO_EHDR);
+	m = vdso ? proc__find_mapping(self, vdso) : NULL;
+	if (m) {
+		symbolizer__user(s, (uint32_t)getpid(), self, vdso + 0x10, &f);
+		ASSERT_EQ(f.reason, (uint32_t)RPT_NO_SYMBOLS, "vdso reason");
+		ASSERT_EQ(f.offset, vdso + 0x10 - m->start, "offset into the vdso");
+		if (ASSERT_OK_PTR(f.module, "vdso module")) {
+			ASSERT_EQ(f.module->rpt.kind, (uint32_t)RPT_MOD_SPECIAL, "kind");
+			ASSERT_STREQ(f.module->rpt.path, "[vdso]", "path");
+		}
+	}
+out:
+	symbolizer__free(s);
+}
+
+/* A fake proc root: D/NAME/PID/{root,map_files} as symlinks to @root / @map_files. */
+static int fake_proc(char *out, size_t len, const char *name, uint32_t pid,
+		     const char *root, const char *map_files)
+{
+	char p[PATH_MAX];
+
+	snprintf(out, len, "%s/%s", dir, name);
+	snprintf(p, sizeof(p), "%s/%u", out, pid);
+	if (mkdir(out, 0755) || mkdir(p, 0755))
+		return -errno;
+	if (root) {
+		snprintf(p, sizeof(p), "%s/%u/root", out, pid);
+		if (symlink(root, p))
+			return -errno;
+	}
+	if (map_files) {
+		snprintf(p, sizeof(p), "%s/%u/map_files", out, pid);
+		if (symlink(map_files, p))
+			return -errno;
+	}
+	return 0;
+}
+
+/* The reason @addr gets through proc root @root (this process, fresh symbolizer). */
+static uint32_t reason_via(const char *root, const void *addr, const char **sym)
+{
+	struct symbolizer *s = user_symbolizer(root, 0);
+	struct sym_frame f;
+
+	if (!s)
+		return UINT32_MAX;
+	symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)addr, &f);
+	if (sym)
+		*sym = f.sym && !strcmp(f.sym, "fx_alpha") ? "fx_alpha" : NULL;
+	symbolizer__free(s);
+	return f.reason;
+}
+
+/* A copy of the fixture (another inode) or @how at the fixture's path under @root_dir. */
+static int fake_root(char *root_dir, size_t len, const char *name, const char *how)
+{
+	char cmd[3 * PATH_MAX];
+
+	snprintf(root_dir, len, "%s/%s", dir, name);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s%s' && %s '%s%s/libfx.so'",
+		 root_dir, dir, how, root_dir, dir);
+	return run(cmd);
+}
+
+static void test_open_routes(void)
+{
+	char proc[PATH_MAX], root[PATH_MAX], mf[64], cmd[3 * PATH_MAX];
+	uint32_t pid = (uint32_t)getpid();
+	void *alpha = lib_sym(lib, "fx_alpha");
+	const char *sym = NULL;
+	struct symbolizer *s;
+	struct sym_frame f;
+
+	if (!ASSERT_OK_PTR(alpha, "fx_alpha"))
+		return;
+	/* Through the process's root only (what works without CAP_SYS_ADMIN). */
+	if (!ASSERT_OK(fake_proc(proc, sizeof(proc), "p_root", pid, "/", NULL), "fake proc"))
+		return;
+	ASSERT_EQ(reason_via(proc, alpha, &sym), (uint32_t)RPT_OK, "root route");
+	ASSERT_STREQ(sym, "fx_alpha", "root route name");
+
+	/* Through map_files only. */
+	snprintf(mf, sizeof(mf), "/proc/%u/map_files", pid);
+	if (!ASSERT_OK(fake_proc(proc, sizeof(proc), "p_mapfiles", pid, NULL, mf), "fake proc"))
+		return;
+	if (map_files_ok) {
+		ASSERT_EQ(reason_via(proc, alpha, &sym), (uint32_t)RPT_OK, "map_files route");
+		ASSERT_STREQ(sym, "fx_alpha", "map_files route name");
+	} else {
+		ASSERT_EQ(reason_via(proc, alpha, NULL), (uint32_t)RPT_FILE_UNREADABLE,
+			  "map_files refused, no root: unreadable");
+		printf("     map_files route not checked: /proc/self/map_files refuses us\n");
+	}
+
+	/* Another file at the path: not the one mapped. */
+	snprintf(cmd, sizeof(cmd), "cp '%s'", lib_path);
+	if (!fake_root(root, sizeof(root), "r_copy", cmd) &&
+	    ASSERT_OK(fake_proc(proc, sizeof(proc), "p_copy", pid, root, NULL), "fake proc"))
+		ASSERT_EQ(reason_via(proc, alpha, NULL), (uint32_t)RPT_BUILD_ID_MISMATCH, "copy");
+
+	/* A FIFO at the path: refused without blocking. */
+	if (!fake_root(root, sizeof(root), "r_fifo", "mkfifo") &&
+	    ASSERT_OK(fake_proc(proc, sizeof(proc), "p_fifo", pid, root, NULL), "fake proc"))
+		ASSERT_EQ(reason_via(proc, alpha, NULL), (uint32_t)RPT_BUILD_ID_MISMATCH, "fifo");
+
+	/* An absolute symlink resolves inside the root, not on the host. */
+	snprintf(cmd, sizeof(cmd), "ln -s '%s'", lib_path);
+	if (!fake_root(root, sizeof(root), "r_escape", cmd) &&
+	    ASSERT_OK(fake_proc(proc, sizeof(proc), "p_escape", pid, root, NULL), "fake proc"))
+		ASSERT_EQ(reason_via(proc, alpha, NULL), (uint32_t)RPT_FILE_UNREADABLE,
+			  "container symlink does not escape");
+
+	/* Nothing there. */
+	snprintf(root, sizeof(root), "%s/r_empty", dir);
+	if (ASSERT_OK(mkdir(root, 0755), "mkdir") &&
+	    ASSERT_OK(fake_proc(proc, sizeof(proc), "p_empty", pid, root, NULL), "fake proc"))
+		ASSERT_EQ(reason_via(proc, alpha, NULL), (uint32_t)RPT_FILE_UNREADABLE, "missing");
+
+	/*
+	 * A failure is remembered for the process (not retried per frame),
+	 * but another process mapping the file may succeed.
+	 */
+	snprintf(root, sizeof(root), "%s/r_later", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s%s'", root, dir);
+	if (!ASSERT_OK(run(cmd), "mkdir") ||
+	    !ASSERT_OK(fake_proc(proc, sizeof(proc), "p_later", pid, root, NULL), "fake proc"))
+		return;
+	s = user_symbolizer(proc, 0);
+	if (!ASSERT_OK_PTR(s, "new"))
+		return;
+	symbolizer__user(s, pid, self, (uint64_t)(uintptr_t)alpha, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_FILE_UNREADABLE, "not there yet");
+	snprintf(cmd, sizeof(cmd), "ln '%s' '%s%s/libfx.so'", lib_path, root, dir);	/* same inode */
+	ASSERT_OK(run(cmd), "hard link");
+	symbolizer__user(s, pid, self, (uint64_t)(uintptr_t)alpha, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_FILE_UNREADABLE, "remembered for this pid");
+	snprintf(cmd, sizeof(cmd), "%s/%u", proc, pid + 1);
+	snprintf(root, sizeof(root), "%.4000s/%u", proc, pid);
+	if (ASSERT_OK(symlink(root, cmd), "other pid")) {
+		symbolizer__user(s, pid + 1, self, (uint64_t)(uintptr_t)alpha, &f);
+		ASSERT_EQ(f.reason, (uint32_t)RPT_OK, "another process retries");
+		ASSERT_STREQ(f.sym, "fx_alpha", "then resolves");
+	}
+	symbolizer__free(s);
+}
+
+/* A deleted library still resolves through map_files, and never through its path. */
+static void test_deleted_library(void)
+{
+	char copy[PATH_MAX], cmd[3 * PATH_MAX], proc[PATH_MAX];
+	const char *sym = NULL;
+	void *h, *alpha;
+
+	snprintf(copy, sizeof(copy), "%s/libfx_deleted.so", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", lib_path, copy);
+	if (!ASSERT_OK(run(cmd), "copy"))
+		return;
+	h = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
+	if (!ASSERT_OK_PTR(h, "dlopen copy"))
+		return;
+	alpha = lib_sym(h, "fx_alpha");
+	ASSERT_OK(unlink(copy), "unlink");
+	if (!ASSERT_OK_PTR(alpha, "fx_alpha") || !ASSERT_TRUE(reload_self() > 0, "reload maps"))
+		goto out;
+	if (map_files_ok) {
+		ASSERT_EQ(reason_via("/proc", alpha, &sym), (uint32_t)RPT_OK, "deleted, via map_files");
+		ASSERT_STREQ(sym, "fx_alpha", "name");
+	}
+	if (ASSERT_OK(fake_proc(proc, sizeof(proc), "p_deleted", (uint32_t)getpid(), "/", NULL), "fake"))
+		ASSERT_EQ(reason_via(proc, alpha, NULL), (uint32_t)RPT_FILE_UNREADABLE, "deleted, via root");
+out:
+	dlclose(h);
+	reload_self();
+}
+
+/* max_files 1: two files in turns, each evicting the other; names stay valid. */
+static void test_eviction(void)
+{
+	struct symbolizer *s = user_symbolizer(NULL, 1);
+	void *alpha = lib_sym(lib, "fx_alpha"), *libc_fn = (void *)&memchr;
+	const char *first = NULL;
+	struct sym_frame f;
+	double t0;
+	size_t i, n = 200000;
+	int round;
+
+	if (!ASSERT_OK_PTR(s, "new") || !ASSERT_OK_PTR(alpha, "fx_alpha"))
+		goto out;
+	for (round = 0; round < 3; round++) {
+		symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)alpha + 1, &f);
+		if (!ASSERT_STREQ(f.sym, "fx_alpha", "fixture after eviction"))
+			goto out;
+		if (!first)
+			first = f.sym;
+		symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)libc_fn, &f);
+		ASSERT_EQ(f.reason, (uint32_t)RPT_OK, "libc");
+		ASSERT_OK_PTR(f.sym, "libc name");
+	}
+	/* ASan would catch a name freed with its file. */
+	ASSERT_STREQ(first, "fx_alpha", "a name outlives its file's eviction");
+
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)alpha + (i & 7), &f);
+	printf("     symbolizer: %.0f ns per user frame (file loaded, this build)\n",
+	       (now_ns() - t0) / n);
+out:
+	symbolizer__free(s);
+}
+
+static void test_kernel(void)
+{
+	static const char *const names[] = { "schedule", "vfs_read", "do_syscall_64", "kfree" };
+	struct symbolizer_opts o = { .proc_root = "/proc" };
+	struct symbolizer *s;
+	struct ksyms *ks;
+	struct sym_frame f;
+	uint64_t addr, text;
+	const struct sym_module *vmlinux = NULL;
+	size_t i, done = 0;
+
+	ks = ksyms__load(NULL);
+	if (!ks || ksyms__restricted(ks)) {
+		test__skip("/proc/kallsyms %s", ks ? "addresses are hidden" : "unreadable");
+		ksyms__free(ks);
+		return;
+	}
+	s = symbolizer__new(&o);
+	if (!ASSERT_OK_PTR(s, "new"))
+		goto out;
+	ASSERT_FALSE(symbolizer__kernel_restricted(s), "not restricted");
+	if (!ksyms__find(ks, "_text", &text))
+		ASSERT_EQ(symbolizer__text_addr(s), text, "_text");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct ksym *want;
+
+		if (ksyms__find(ks, names[i], &addr))
+			continue;
+		want = ksyms__lookup(ks, addr);
+		if (!ASSERT_OK_PTR(want, names[i]) || want->size < 2)
+			continue;
+		symbolizer__kernel(s, addr + 1, &f);
+		ASSERT_EQ(f.reason, (uint32_t)RPT_OK, names[i]);
+		ASSERT_STREQ(f.sym, want->name, "name (or its alias)");
+		ASSERT_EQ(f.sym_off, (uint64_t)1, "offset");
+		ASSERT_EQ(f.offset, addr + 1, "the address");
+		if (ASSERT_OK_PTR(f.module, "module")) {
+			ASSERT_STREQ(f.module->rpt.path, "[kernel.kallsyms]", "vmlinux");
+			ASSERT_EQ(f.module->rpt.kind, (uint32_t)RPT_MOD_KERNEL, "kind");
+			if (vmlinux)
+				ASSERT_TRUE(f.module == vmlinux, "one vmlinux module");
+			vmlinux = f.module;
+		}
+		done++;
+	}
+	ASSERT_TRUE(done >= 2, "kernel symbols checked");
+	symbolizer__kernel(s, 0x10, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_NO_MAPPING, "below every symbol");
+	ASSERT_NULL(f.module, "no module");
+out:
+	symbolizer__free(s);
+	ksyms__free(ks);
+}
+
+/* From saved kallsyms copies: modules, and kptr_restrict. */
+static void test_kernel_saved(void)
+{
+	char path[PATH_MAX];
+	struct symbolizer_opts o = { .kallsyms = path };
+	const struct sym_module *m1;
+	struct symbolizer *s;
+	struct sym_frame f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	if (!ASSERT_OK(write_file(path,
+			"ffffffff81000000 T _text\n"
+			"ffffffff81000000 T start\n"
+			"ffffffff81000100 T end\n"
+			"ffffffffc0000000 t bpf_prog_abc_handler\t[bpf]\n"
+			"ffffffffc0000100 t bpf_prog_def_other\t[bpf]\n"
+			"ffffffffc0010000 t e1000_xmit\t[e1000]\n"), "write"))
+		return;
+	s = symbolizer__new(&o);
+	if (!ASSERT_OK_PTR(s, "new"))
+		return;
+	ASSERT_EQ(symbolizer__text_addr(s), (uint64_t)0xffffffff81000000ull, "_text");
+	symbolizer__kernel(s, 0xffffffffc0000004ull, &f);
+	ASSERT_STREQ(f.sym, "bpf_prog_abc_handler", "bpf prog");
+	m1 = f.module;
+	if (ASSERT_OK_PTR(m1, "module")) {
+		ASSERT_STREQ(m1->rpt.path, "[bpf]", "bracketed module path");
+		ASSERT_EQ(m1->rpt.kind, (uint32_t)RPT_MOD_KERNEL, "kind");
+	}
+	symbolizer__kernel(s, 0xffffffffc0000104ull, &f);
+	ASSERT_TRUE(f.module == m1, "one module per kernel module name");
+	symbolizer__kernel(s, 0xffffffffc0010000ull, &f);
+	if (ASSERT_OK_PTR(f.module, "e1000"))
+		ASSERT_STREQ(f.module->rpt.path, "[e1000]", "e1000 path");
+	symbolizer__free(s);
+
+	if (!ASSERT_OK(write_file(path, "0000000000000000 T _text\n0000000000000000 t foo\n"), "write"))
+		return;
+	s = symbolizer__new(&o);
+	if (!ASSERT_OK_PTR(s, "new restricted"))
+		return;
+	ASSERT_TRUE(symbolizer__kernel_restricted(s), "restricted");
+	ASSERT_EQ(symbolizer__text_addr(s), (uint64_t)0, "no _text");
+	symbolizer__kernel(s, 0xffffffff81000000ull, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_KALLSYMS_RESTRICTED, "restricted reason");
+	ASSERT_NULL(f.sym, "no wrong name");
+	symbolizer__free(s);
+
+	o.kallsyms = "/nonexistent/kallsyms";
+	log_set_level(LOG_ERROR);	/* the warning naming the file is expected */
+	errno = 0;
+	ASSERT_NULL(symbolizer__new(&o), "missing kallsyms fails early");
+	ASSERT_EQ(errno, ENOENT, "errno");
+	log_set_level(LOG_WARN);
+	o.no_kernel = 1;
+	s = symbolizer__new(&o);
+	if (ASSERT_OK_PTR(s, "no_kernel skips kallsyms")) {
+		symbolizer__kernel(s, 0xffffffff81000000ull, &f);
+		ASSERT_EQ(f.reason, (uint32_t)RPT_NO_MAPPING, "no kernel symbols");
+		symbolizer__free(s);
+	}
+	symbolizer__free(NULL);
+}
+
+static bool check_map_files(void)
+{
+	const struct mapping *m = proc__find_mapping(self, (uint64_t)(uintptr_t)&memchr);
+	char path[128];
+	int fd;
+
+	if (!m)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/map_files/%llx-%llx",
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int setup(void)
+{
+	char src[PATH_MAX], cmd[4 * PATH_MAX];
+
+	strcpy(dir, "/tmp/bpfsym-symtest.XXXXXX");
+	if (!mkdtemp(dir))
+		return -errno;
+	snprintf(src, sizeof(src), "%s/fx_lib.c", dir);
+	snprintf(lib_path, sizeof(lib_path), "%s/libfx.so", dir);
+	if (write_file(src, lib_src))
+		return -EIO;
+	/*
+	 * -Ttext-segment moves every segment's address away from its file
+	 * offset, so only the real arithmetic finds the symbols.
+	 */
+	snprintf(cmd, sizeof(cmd), "cc -O1 -g -fPIC -shared -Wl,--build-id=sha1 "
+		 "-Wl,-Ttext-segment=0x200000 -o '%s' '%s'", lib_path, src);
+	if (run(cmd))
+		return -ENOEXEC;
+	snprintf(src, sizeof(src), "%s/fx_exe.c", dir);
+	snprintf(exe_path, sizeof(exe_path), "%s/fx_exe", dir);
+	if (write_file(src, exe_src))
+		return -EIO;
+	snprintf(cmd, sizeof(cmd), "cc -O1 -g -fPIE -pie -Wl,--build-id=sha1 "
+		 "-Wl,-Ttext-segment=0x300000 -o '%s' '%s'", exe_path, src);
+	if (run(cmd))
+		return -ENOEXEC;
+	lib = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		printf("     dlopen '%s': %s\n", lib_path, dlerror());
+		return -ENOEXEC;
+	}
+	pt = proc_table__new(0);
+	if (!pt)
+		return -ENOMEM;
+	self = proc_table__add(pt, (uint32_t)getpid(), 0);
+	if (!self || reload_self() <= 0)
+		return -ENOENT;
+	map_files_ok = check_map_files();
+	return 0;
+}
+
+int main(void)
+{
+	char cmd[PATH_MAX + 16];
+	int err;
+
+	err = setup();
+	if (err) {
+		test__name = "setup";
+		test__skip("cannot build or load the fixture (cc, /proc): %s", strerror(-err));
+	} else {
+		RUN_TEST(test_dlopen_self);
+		RUN_TEST(test_pie_child);
+		RUN_TEST(test_anon_none_vdso);
+		RUN_TEST(test_open_routes);
+		RUN_TEST(test_deleted_library);
+		RUN_TEST(test_eviction);
+		RUN_TEST(test_kernel);
+	}
+	if (dir[0]) {
+		RUN_TEST(test_kernel_saved);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		run(cmd);
+	}
+	if (lib)
+		dlclose(lib);
+	proc_table__free(pt);
+	return TEST_EXIT();
+}
