@@ -42,8 +42,9 @@ check() {
 	leaf=$(folded_count "$3" "^$2;(.*;)?burn_inner\$")
 	chain=$(folded_count "$3" "^$2;(.*;)?main;burn_outer;burn_inner\$")
 	note "$2: $all samples, $leaf in burn_inner, $chain with main;burn_outer;burn_inner"
-	# ~300 samples expected (1.5 s at 199 Hz); the loop is >99% burn_inner.
-	if [ "$all" -lt 100 ]; then
+	# ~300 samples expected (1.5 s at 199 Hz) on a free CPU; 30 are plenty
+	# to tell 90% from the >99% burn_inner this loop has.
+	if [ "$all" -lt 30 ]; then
 		fail "$1" "only $all samples of '$2'"
 		show "$3"
 	elif [ $((100 * leaf)) -lt $((90 * all)) ]; then

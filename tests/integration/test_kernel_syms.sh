@@ -59,7 +59,8 @@ note "sysheavy: $samples samples, $kstacks with a kernel leaf, $distinct distinc
 # ---- every kernel frame is a kallsyms name
 name=integration/kernel_syms_in_kallsyms
 awk 'NR == FNR { known[$3] = 1; next } !($1 in known) { print }' /proc/kallsyms "$T/kframes" > "$T/unknown"
-if [ "$samples" -lt 200 ]; then
+if [ "$samples" -lt 100 ]; then
+	# ~2000 on a free CPU.
 	fail "$name" "only $samples samples of the fixture at -F 999 -d 2"
 elif [ "$kstacks" -lt $((samples / 2)) ]; then
 	# perf puts ~95% of this fixture's samples in the kernel.

@@ -43,8 +43,10 @@ if record_ok "$name" "$T/cmd.data" "$T/cmd.err" $rc &&
 	folded_leaves "$T/cmd.folded" forker > "$T/cmd.leaves"
 	p=$(leaf_count "$T/cmd.leaves" parent_burn)
 	c=$(leaf_count "$T/cmd.leaves" child_burn)
-	note "forker: parent_burn $p samples, child_burn $c samples (2 s at 199 Hz: ~400 each)"
-	if [ "$p" -lt 100 ] || [ "$c" -lt 100 ]; then
+	note "forker: parent_burn $p samples, child_burn $c samples (2 s at 199 Hz: ~400 each on free CPUs)"
+	# Low bars: other work on the machine may take CPU from the fixture;
+	# a child that is not followed has none at all.
+	if [ "$p" -lt 30 ] || [ "$c" -lt 30 ]; then
 		fail "$name" "parent_burn has $p samples, child_burn (forked child) $c: expected ~400 each"
 		sort -k2,2nr "$T/cmd.leaves" | head -10 | show
 	else
@@ -72,8 +74,9 @@ if record_ok "$name" "$T/multi.data" "$T/multi.err" $rc &&
 	others=$(folded_count "$T/multi.folded" '^(pa|pb);' )
 	all=$(folded_count "$T/multi.folded" '.')
 	note "burn_inner samples: pa $a, pb $b; pc (not a target) $c; stacks of other processes: $((all - others))"
-	# Three burners share two CPUs: ~260 samples each in 2 s at 199 Hz.
-	if [ "$a" -lt 80 ] || [ "$b" -lt 80 ]; then
+	# Three burners share two CPUs: ~260 samples each in 2 s at 199 Hz,
+	# fewer when other work runs; a target that is not followed has none.
+	if [ "$a" -lt 30 ] || [ "$b" -lt 30 ]; then
 		fail "$name" "burn_inner samples: pa $a, pb $b (-p $pid_pa,$pid_pb): expected ~260 each"
 		sort -t' ' -k2,2nr "$T/multi.folded" | head -10 | show
 	elif [ "$all" -ne "$others" ]; then
@@ -102,7 +105,7 @@ if record_ok "$name" "$T/threads.data" "$T/threads.err" $rc &&
 	m=$(leaf_count "$T/threads.leaves" main_burn)
 	l=$(leaf_count "$T/threads.leaves" late_burn)
 	note "threads_later: main_burn $m samples, late_burn (threads started later) $l samples"
-	if [ "$m" -lt 150 ]; then
+	if [ "$m" -lt 50 ]; then
 		fail "$name" "main_burn has only $m samples (3 s at 199 Hz: ~600)"
 	elif [ $((2 * l)) -lt "$m" ]; then
 		fail "$name" "threads created after the start are missing: late_burn $l samples vs main_burn $m"
