@@ -49,6 +49,7 @@ struct smod {
 	struct smod *hnext;	/* chain in files or named */
 	/* Files only. */
 	struct elfsym *es;	/* NULL: not loaded (yet, or evicted) */
+	struct elfsym *dbg;	/* the separate debug file's symbols, if richer */
 	struct smod *prev, *next;	/* loaded files, most recent first */
 	uint32_t fail_reason;	/* RPT_OK: the last attempt did not fail */
 	uint32_t fail_pid;
@@ -77,6 +78,7 @@ struct strtab {
 
 struct symbolizer {
 	char *proc_root;
+	char *debug_root;
 	struct ksyms *ks;
 	uint64_t text_addr;
 	size_t max_files, nr_loaded;
@@ -144,6 +146,7 @@ static void modtab_free(struct modtab *t)
 		for (m = t->b[i]; m; m = next) {
 			next = m->hnext;
 			elfsym__free(m->es);
+			elfsym__free(m->dbg);
 			free(m->path);
 			free(m);
 		}
@@ -420,9 +423,52 @@ static void evict_files(struct symbolizer *s)
 
 		lru_unlink(s, m);
 		elfsym__free(m->es);
+		elfsym__free(m->dbg);
 		m->es = NULL;
+		m->dbg = NULL;
 		s->nr_loaded--;
 	}
+}
+
+/*
+ * The symbols of the separate debug file named by @es's build-id,
+ * DEBUG_ROOT/.build-id/xx/rest.debug, as Debian's -dbg and -dbgsym packages
+ * install them: stripped binaries keep only .dynsym, the debug file has the
+ * full .symtab.  Used only when it carries the same build-id and more
+ * symbols.  The debug root is the host's own directory, not a process's.
+ */
+static struct elfsym *open_debug_file(const struct symbolizer *s, const struct elfsym *es)
+{
+	const uint8_t *id, *dbg_id;
+	size_t len, dbg_len, i;
+	struct elfsym *dbg;
+	char path[4096];
+	int off;
+
+	id = elfsym__build_id(es, &len);
+	if (!id || len < 2 || !s->debug_root)
+		return NULL;
+	off = snprintf(path, sizeof(path), "%s/.build-id/%02x/", s->debug_root, id[0]);
+	for (i = 1; i < len && off > 0 && (size_t)off + 3 < sizeof(path); i++)
+		off += snprintf(path + off, sizeof(path) - (size_t)off, "%02x", id[i]);
+	if (off <= 0 || (size_t)off + sizeof(".debug") > sizeof(path))
+		return NULL;
+	strcpy(path + off, ".debug");
+	if (access(path, R_OK))
+		return NULL;
+	dbg = elfsym__open(path, NULL);
+	if (!dbg) {
+		pr_debug("symbolizer: '%s': unusable debug file: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	dbg_id = elfsym__build_id(dbg, &dbg_len);
+	if (!dbg_id || dbg_len != len || memcmp(dbg_id, id, len) ||
+	    elfsym__nr_syms(dbg) <= elfsym__nr_syms(es)) {
+		elfsym__free(dbg);
+		return NULL;
+	}
+	pr_debug("symbolizer: using debug file '%s'\n", path);
+	return dbg;
 }
 
 /* Make @m's symbols available: RPT_OK, or why not. */
@@ -463,6 +509,7 @@ static uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid,
 	m->fail_reason = RPT_OK;
 	m->attempts = 0;
 	fill_build_id(m);
+	m->dbg = open_debug_file(s, m->es);
 	lru_push_front(s, m);
 	s->nr_loaded++;
 	evict_files(s);
@@ -478,6 +525,7 @@ static void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping 
 		       uint64_t ip, struct sym_frame *out)
 {
 	const struct elfsym_sym *sym;
+	const struct elfsym *syms;
 	struct smod *m;
 	uint64_t vaddr;
 	const char *name;
@@ -492,13 +540,18 @@ static void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping 
 	out->reason = file_load(s, m, pid, mp);
 	if (out->reason != RPT_OK)
 		return;
-	if (!elfsym__nr_syms(m->es)) {
+	syms = m->dbg ? m->dbg : m->es;
+	if (!elfsym__nr_syms(syms)) {
 		out->reason = RPT_NO_SYMBOLS;
 		return;
 	}
-	/* pgoff is real: offset -> the PT_LOAD holding it -> vaddr -> symbol. */
+	/*
+	 * pgoff is real: offset -> the PT_LOAD holding it -> vaddr -> symbol.
+	 * The program headers are the mapped file's: a debug file's describe
+	 * the same addresses but not its own offsets.
+	 */
 	if (elfsym__offset_to_vaddr(m->es, out->offset, &vaddr) ||
-	    !(sym = elfsym__lookup(m->es, vaddr))) {
+	    !(sym = elfsym__lookup(syms, vaddr))) {
 		out->reason = RPT_OUTSIDE_SYMBOL;
 		return;
 	}
@@ -584,7 +637,8 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		return NULL;
 	s->max_files = opts->max_files ? opts->max_files : MAX_FILES_DEFAULT;
 	s->proc_root = strdup(opts->proc_root ? opts->proc_root : "/proc");
-	if (!s->proc_root) {
+	s->debug_root = strdup(opts->debug_root ? opts->debug_root : "/usr/lib/debug");
+	if (!s->proc_root || !s->debug_root) {
 		err = ENOMEM;
 		goto fail;
 	}
@@ -625,6 +679,7 @@ void symbolizer__free(struct symbolizer *s)
 	free(s->vmlinux);
 	ksyms__free(s->ks);
 	free(s->proc_root);
+	free(s->debug_root);
 	free(s);
 }
 

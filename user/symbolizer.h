@@ -19,6 +19,7 @@ struct symbolizer;
 struct symbolizer_opts {
 	const char *proc_root;		/* "/proc" when NULL (tests point it elsewhere) */
 	const char *kallsyms;		/* "/proc/kallsyms" when NULL */
+	const char *debug_root;		/* "/usr/lib/debug" when NULL: build-id debug files */
 	int no_kernel;			/* do not load kallsyms (user-only recordings) */
 	size_t max_files;		/* ELF files kept loaded; 0: 4096 */
 };

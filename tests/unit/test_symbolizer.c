@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "elfsym.h"
 #include "kallsyms.h"
 #include "procmap.h"
 #include "symbolizer.h"
@@ -433,6 +434,89 @@ out:
 	reload_self();
 }
 
+/*
+ * A stripped library keeps only .dynsym; its static functions come back
+ * from the debug file under DEBUG_ROOT/.build-id/xx/rest.debug, and only
+ * when that file carries the same build-id.
+ */
+static void test_debug_file(void)
+{
+	char copy[PATH_MAX], cmd[8 * PATH_MAX], dbg_dir[PATH_MAX], dbg[2 * PATH_MAX], hex[2 * RPT_BUILD_ID_MAX + 1];
+	struct symbolizer_opts o = { .no_kernel = 1 };
+	void *(*local_addr)(void);
+	struct symbolizer *s = NULL;
+	const uint8_t *id;
+	struct elfsym *es;
+	struct sym_frame f;
+	void *h = NULL, *local;
+	size_t len, i;
+
+	snprintf(copy, sizeof(copy), "%s/libfx_stripped.so", dir);
+	snprintf(dbg_dir, sizeof(dbg_dir), "%s/debug", dir);
+	es = elfsym__open(lib_path, NULL);
+	if (!ASSERT_OK_PTR(es, "open fixture"))
+		return;
+	id = elfsym__build_id(es, &len);
+	if (!ASSERT_TRUE(id && len == 20, "fixture build-id")) {
+		elfsym__free(es);
+		return;
+	}
+	for (i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	elfsym__free(es);
+	snprintf(dbg, sizeof(dbg), "%s/.build-id/%.2s/%s.debug", dbg_dir, hex, hex + 2);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.build-id/%.2s' && objcopy --only-keep-debug '%s' '%s' && "
+		 "cp '%s' '%s' && strip --strip-all '%s'", dbg_dir, hex, lib_path, dbg, lib_path, copy, copy);
+	if (run(cmd)) {
+		test__skip("objcopy/strip failed");
+		return;
+	}
+	h = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
+	if (!ASSERT_OK_PTR(h, "dlopen stripped copy"))
+		return;
+	local_addr = (void *(*)(void))lib_sym(h, "fx_local_addr");
+	if (!ASSERT_OK_PTR(local_addr, "fx_local_addr") || !ASSERT_TRUE(reload_self() > 0, "reload maps"))
+		goto out;
+	local = local_addr();
+
+	/* No debug file: the static function is not in .dynsym. */
+	o.debug_root = dir;
+	s = symbolizer__new(&o);
+	if (!ASSERT_OK_PTR(s, "symbolizer without debug files"))
+		goto out;
+	symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)local + 1, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_OUTSIDE_SYMBOL, "stripped, no debug file");
+	ASSERT_NULL(f.sym, "no name");
+	symbolizer__free(s);
+
+	o.debug_root = dbg_dir;
+	s = symbolizer__new(&o);
+	if (!ASSERT_OK_PTR(s, "symbolizer with debug files"))
+		goto out;
+	symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)local + 1, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_OK, "stripped + debug file");
+	ASSERT_STREQ(f.sym, "fx_local_helper", "static function from the debug file");
+	ASSERT_EQ(f.sym_off, (uint64_t)1, "offset");
+	check_user(s, (uint32_t)getpid(), self, lib_sym(h, "fx_beta"), 2, "fx_beta", copy);
+	symbolizer__free(s);
+
+	/* A debug file with another build-id at that path is not used. */
+	snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug '%s' '%s'", exe_path, dbg);
+	if (!ASSERT_OK(run(cmd), "replace the debug file"))
+		goto out;
+	s = symbolizer__new(&o);
+	if (!ASSERT_OK_PTR(s, "symbolizer with a wrong debug file"))
+		goto out;
+	symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)local + 1, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_OUTSIDE_SYMBOL, "wrong build-id ignored");
+	ASSERT_NULL(f.sym, "no name from the wrong file");
+out:
+	symbolizer__free(s);
+	if (h)
+		dlclose(h);
+	reload_self();
+}
+
 /* max_files 1: two files in turns, each evicting the other; names stay valid. */
 static void test_eviction(void)
 {
@@ -660,6 +744,7 @@ int main(void)
 		RUN_TEST(test_anon_none_vdso);
 		RUN_TEST(test_open_routes);
 		RUN_TEST(test_deleted_library);
+		RUN_TEST(test_debug_file);
 		RUN_TEST(test_eviction);
 		RUN_TEST(test_kernel);
 	}
