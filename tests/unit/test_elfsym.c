@@ -1,0 +1,1539 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * elfsym unit tests.  Fixtures are compiled from the C source below at test
+ * time; the oracles are binutils (`nm -f sysv`, `readelf -lW/-SW/-n`), run on
+ * the same files.  Hostile inputs are real fixtures truncated or patched.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "util.h"
+#include "test.h"
+
+TEST_SUITE("elfsym")
+
+/*
+ * No #include, so it also links with -m32 -nostdlib.  Alias groups check
+ * the tie-break (global > weak > local, then shortest, then byte order);
+ * the asm block makes a nested pair, a size-0 function, a NOTYPE label and
+ * two aliases of different sizes.
+ */
+static const char fx_src[] =
+"#define NI __attribute__((noinline, used))\n"
+"typedef int fx_fn(int);\n"
+"static int NI fx_static_one(int x) { return x * 3 + 1; }\n"
+"static int NI fx_static_two(int x) { int s = 0; for (int i = 0; i < x; i++) s += i ^ fx_static_one(i); return s; }\n"
+"int NI fx_global_alpha(int x) { return fx_static_two(x) + 2; }\n"
+"int NI fx_global_beta(int x) { int s = 1; for (int i = 1; i < x; i++) s = s * 7 + fx_global_alpha(i); return s; }\n"
+"__attribute__((weak)) int NI fx_weak_gamma(int x) { return x - 9 + fx_global_beta(x); }\n"
+"int NI fx_target_long_name(int x) { return x ^ 0x5a; }\n"
+"extern int fx_g(int) __attribute__((alias(\"fx_target_long_name\")));\n"
+"extern int fx_a(int) __attribute__((weak, alias(\"fx_target_long_name\")));\n"
+"static int fx_l(int) __attribute__((alias(\"fx_target_long_name\"), used));\n"
+"int NI fx_same_b(int x) { return x + 0x77; }\n"
+"extern int fx_same_a(int) __attribute__((alias(\"fx_same_b\")));\n"
+"__attribute__((weak)) int NI fx_weak_long(int x) { return x * 5; }\n"
+"static int fx_s(int) __attribute__((alias(\"fx_weak_long\"), used));\n"
+"static int NI fx_ifunc_impl(int x) { return x + 7; }\n"
+"static fx_fn *NI fx_ifunc_resolver(void) { return fx_ifunc_impl; }\n"
+"int fx_ifunc(int) __attribute__((ifunc(\"fx_ifunc_resolver\")));\n"
+"__asm__(\".text\\n.p2align 4\\n\"\n"
+"\t\".globl fx_outer\\n.type fx_outer, @function\\nfx_outer:\\n.fill 16, 1, 0x90\\n\"\n"
+"\t\".globl fx_inner\\n.type fx_inner, @function\\nfx_inner:\\n.fill 16, 1, 0x90\\n\"\n"
+"\t\".size fx_inner, . - fx_inner\\n.fill 15, 1, 0x90\\nret\\n.size fx_outer, . - fx_outer\\n\"\n"
+"\t\".globl fx_zero\\n.type fx_zero, @function\\nfx_zero:\\n.fill 8, 1, 0x90\\n\"\n"
+"\t\".globl fx_notype\\nfx_notype:\\n.fill 8, 1, 0x90\\n\"\n"
+"\t\".globl fx_after\\n.type fx_after, @function\\nfx_after:\\nret\\n.size fx_after, . - fx_after\\n\"\n"
+"\t\".p2align 4\\n.globl fx_sz\\n.type fx_sz, @function\\n.size fx_sz, 4\\n\"\n"
+"\t\".globl fx_sz_long_alias\\n.type fx_sz_long_alias, @function\\nfx_sz:\\nfx_sz_long_alias:\\n\"\n"
+"\t\".fill 15, 1, 0x90\\nret\\n.size fx_sz_long_alias, 16\\n\");\n"
+"#ifndef FX_NO_MAIN\n"
+"int main(int argc, char **argv) { (void)argv; return fx_weak_gamma(argc) + fx_g(argc) + fx_a(argc)\n"
+"\t+ fx_same_a(argc) + fx_weak_long(argc) + fx_ifunc(argc); }\n"
+"#endif\n"
+"#ifdef FX_NOTE8\n"
+"__asm__(\".section .note.fx, \\\"a\\\", @note\\n.p2align 3\\n\"\n"
+"\t\".long 8, 8, 0x1234\\n.asciz \\\"Custom7\\\"\\n.long 0\\n.quad 0x1122334455667788\\n\"\n"
+"\t\".long 4, 20, 3\\n.asciz \\\"GNU\\\"\\n\"\n"
+"\t\".byte 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20\\n.p2align 3\\n.text\\n\");\n"
+"#endif\n"
+"#ifdef FX_START\n"
+"void _start(void) { for (;;) ; }\n"
+"#endif\n";
+
+enum fx_id { FX_PIE, FX_NOPIE, FX_STATIC, FX_SO, FX_SO_STRIPPED, FX_NOBID, FX_LONGBID,
+	     FX_REL, FX_32, FX_NOTE8, FX_NR };
+
+static const struct fixture {
+	const char *file, *cmd;
+} fixtures[FX_NR] = {
+	[FX_PIE]	 = { "pie", "cc -O1 -fPIE -pie -Wl,--build-id=sha1 -o pie fx.c" },
+	[FX_NOPIE]	 = { "nopie", "cc -O1 -fno-pie -no-pie -Wl,--build-id=sha1 -o nopie fx.c" },
+	[FX_STATIC]	 = { "static", "cc -O1 -static -Wl,--build-id=sha1 -o static fx.c" },
+	[FX_SO]		 = { "libfx.so", "cc -O1 -shared -fPIC -DFX_NO_MAIN -Wl,--build-id=sha1 -o libfx.so fx.c" },
+	[FX_SO_STRIPPED] = { "libfx-stripped.so", "cc -O1 -shared -fPIC -DFX_NO_MAIN -Wl,--build-id=sha1 "
+			     "-o libfx-stripped.so fx.c && strip --strip-all libfx-stripped.so" },
+	[FX_NOBID]	 = { "nobid", "cc -O1 -Wl,--build-id=none -o nobid fx.c" },
+	/* 100 bytes: the linker accepts it, elfsym must not (cap 64). */
+	[FX_LONGBID]	 = { "longbid", "cc -O1 -Wl,--build-id=0x$(printf 'ab%.0s' $(seq 100)) -o longbid fx.c" },
+	[FX_REL]	 = { "fx.o", "cc -O1 -c -DFX_NO_MAIN -o fx.o fx.c" },
+	[FX_32]		 = { "exe32", "cc -m32 -O1 -nostdlib -static -no-pie -DFX_START -Wl,--build-id=sha1 -o exe32 fx.c" },
+	/* Its only build-id is a hand-made 8-byte aligned note (bytes 1..20). */
+	[FX_NOTE8]	 = { "note8", "cc -O1 -DFX_NOTE8 -Wl,--build-id=none -o note8 fx.c" },
+};
+
+static int fx_built[FX_NR];	/* 0: not tried, 1: built, -1: failed */
+static char tmpdir[PATH_MAX];
+static int tmp_state;		/* 0: not tried, 1: ready, -1: failed */
+static bool keep_tmp;
+
+static void path_in_tmp(char *buf, size_t sz, const char *name)
+{
+	snprintf(buf, sz, "%s/%s", tmpdir, name);
+}
+
+static bool have_tool(const char *tool)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
+	return system(cmd) == 0;
+}
+
+/* Make the temp dir and write fx.c, once; false (and SKIP) if the tools are missing. */
+static bool setup(void)
+{
+	static const char *tools[] = { "cc", "nm", "readelf", "strip" };
+	const char *base = getenv("BPFSYM_TEST_TMP");
+	static char why[PATH_MAX + 64];
+	char path[PATH_MAX + 16];
+	size_t i;
+	FILE *f;
+
+	if (tmp_state > 0)
+		return true;
+	if (tmp_state < 0) {
+		test__skip("%s", why);
+		return false;
+	}
+	tmp_state = -1;
+	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		if (!have_tool(tools[i])) {
+			snprintf(why, sizeof(why), "'%s' not found", tools[i]);
+			test__skip("%s", why);
+			return false;
+		}
+	}
+	if (!base || !*base || strchr(base, '\''))
+		base = "/tmp";
+	snprintf(tmpdir, sizeof(tmpdir), "%s/elfsym.XXXXXX", base);
+	if (!mkdtemp(tmpdir)) {
+		snprintf(why, sizeof(why), "mkdtemp in '%s': %s", base, strerror(errno));
+		test__skip("%s", why);
+		return false;
+	}
+	tmp_state = 1;
+	path_in_tmp(path, sizeof(path), "fx.c");
+	f = fopen(path, "w");
+	if (!f || fputs(fx_src, f) == EOF || fclose(f)) {
+		tmp_state = -1;
+		snprintf(why, sizeof(why), "cannot write '%s'", path);
+		test__skip("%s", why);
+		return false;
+	}
+	return true;
+}
+
+/* The path of fixture @id, built on first use; NULL (and SKIP) if it cannot be. */
+static const char *fixture(enum fx_id id, char *buf, size_t sz)
+{
+	const struct fixture *fx = &fixtures[id];
+	char cmd[1024];
+
+	if (!setup())
+		return NULL;
+	if (!fx_built[id]) {
+		fx_built[id] = -1;
+		if (snprintf(cmd, sizeof(cmd), "cd '%s' && (%s) >>build.log 2>&1",
+			     tmpdir, fx->cmd) < (int)sizeof(cmd) && system(cmd) == 0)
+			fx_built[id] = 1;
+	}
+	if (fx_built[id] < 0) {
+		keep_tmp = true;
+		test__skip("cannot build fixture '%s' (see %s/build.log)", fx->file, tmpdir);
+		return NULL;
+	}
+	path_in_tmp(buf, sz, fx->file);
+	return buf;
+}
+
+/* Run a shell command and collect its output lines. */
+struct lines {
+	char **v;
+	size_t n;
+};
+
+static void lines_free(struct lines *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static bool run_lines(struct lines *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool run_lines(struct lines *l, const char *fmt, ...)
+{
+	char cmd[2048], *line = NULL, **tmp;
+	size_t cap = 0;
+	va_list ap;
+	ssize_t len;
+	FILE *p;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	memset(l, 0, sizeof(*l));
+	p = popen(cmd, "r");
+	if (!p)
+		return false;
+	while ((len = getline(&line, &cap, p)) >= 0) {
+		if (len && line[len - 1] == '\n')
+			line[len - 1] = 0;
+		tmp = realloc(l->v, (l->n + 1) * sizeof(*tmp));
+		if (!tmp)
+			break;
+		l->v = tmp;
+		l->v[l->n++] = strdup(line);
+	}
+	free(line);
+	return pclose(p) == 0;
+}
+
+static void trim(char *s)
+{
+	size_t n = strlen(s), i = 0;
+
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = 0;
+	while (s[i] == ' ')
+		i++;
+	memmove(s, s + i, n - i + 1);
+}
+
+/* ---- oracle: symbols as binutils sees them ---- */
+
+struct osym {
+	uint64_t addr, size;
+	char *name;
+};
+
+/* Distinct start addresses; span is the extent the reference rule gives. */
+struct ogroup {
+	uint64_t addr, size, span;
+	size_t first, n;
+};
+
+struct oracle {
+	struct osym *v;
+	size_t n;
+	struct ogroup *g;
+	size_t ng;
+};
+
+static void oracle_free(struct oracle *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		free(o->v[i].name);
+	free(o->v);
+	free(o->g);
+	memset(o, 0, sizeof(*o));
+}
+
+static int osym_cmp(const void *a, const void *b)
+{
+	const struct osym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Section names and offsets from `readelf -SW`: ET_REL symbols are relative to them. */
+struct osec {
+	char name[256];
+	uint64_t addr, off, size;
+};
+
+static size_t read_sections(const char *path, struct osec *v, size_t max)
+{
+	unsigned long long addr, off, size;
+	char stype[64];
+	struct lines l;
+	size_t i, n = 0;
+
+	run_lines(&l, "readelf -SW '%s'", path);
+	for (i = 0; i < l.n && n < max; i++) {
+		const char *p = strchr(l.v[i], ']');
+
+		if (strstr(l.v[i], "  [") && p &&
+		    sscanf(p + 1, "%255s %63s %llx %llx %llx", v[n].name, stype, &addr, &off, &size) == 5) {
+			v[n].addr = addr;
+			v[n].off = off;
+			v[n].size = size;
+			n++;
+		}
+	}
+	lines_free(&l);
+	return n;
+}
+
+static const struct osec *section_find(const struct osec *v, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	}
+	return NULL;
+}
+
+/*
+ * Load `nm -f sysv --defined-only [-D]` of @path.  @funcs_only keeps FUNC
+ * and IFUNC ("<OS specific>: 10") symbols, what elfsym calls functions.
+ * Symbol versions (name@@VER) are cut: the string table has the bare name.
+ */
+static bool oracle_load(struct oracle *o, const char *path, bool dynamic, bool rel, bool funcs_only)
+{
+	static struct osec secs[128];
+	size_t i, j, nsecs = 0;
+	struct lines l;
+
+	memset(o, 0, sizeof(*o));
+	if (rel)
+		nsecs = read_sections(path, secs, 128);
+	if (!run_lines(&l, "nm -f sysv --defined-only %s '%s' 2>/dev/null", dynamic ? "-D" : "", path)) {
+		lines_free(&l);
+		return false;
+	}
+	o->v = calloc(l.n ? l.n : 1, sizeof(*o->v));
+	for (i = 0; o->v && i < l.n; i++) {
+		char *f[7], *s = l.v[i], *at;
+		uint64_t base = 0;
+		int nf = 0;
+
+		while (nf < 7 && (f[nf] = strsep(&s, "|")))
+			nf++;
+		if (nf < 7)
+			continue;
+		for (j = 0; j < 7; j++)
+			trim(f[j]);
+		if (funcs_only && strcmp(f[3], "FUNC") && !strstr(f[3], ": 10"))
+			continue;
+		if (!*f[0] || !*f[1])
+			continue;
+		if (rel) {
+			const struct osec *sec = section_find(secs, nsecs, f[6]);
+
+			if (!sec)
+				continue;
+			base = sec->off;
+		}
+		at = strchr(f[0], '@');
+		if (at)
+			*at = 0;
+		o->v[o->n].addr = strtoull(f[1], NULL, 16) + base;
+		o->v[o->n].size = *f[4] ? strtoull(f[4], NULL, 16) : 0;
+		o->v[o->n].name = strdup(f[0]);
+		o->n++;
+	}
+	lines_free(&l);
+	if (!o->v)
+		return false;
+	qsort(o->v, o->n, sizeof(*o->v), osym_cmp);
+
+	/*
+	 * Reference rule, written from the contract rather than the code:
+	 * aliases share one extent (the largest size); a size-0 function runs
+	 * to the next function's start.
+	 */
+	o->g = calloc(o->n ? o->n : 1, sizeof(*o->g));
+	if (!o->g)
+		return false;
+	for (i = 0; i < o->n; i = j) {
+		struct ogroup *g = &o->g[o->ng++];
+
+		g->addr = o->v[i].addr;
+		g->first = i;
+		for (j = i; j < o->n && o->v[j].addr == g->addr; j++) {
+			if (o->v[j].size > g->size)
+				g->size = o->v[j].size;
+		}
+		g->n = j - i;
+		g->span = g->size ? g->size : (j < o->n ? o->v[j].addr - g->addr : 1);
+	}
+	return true;
+}
+
+static const struct osym *oracle_find(const struct oracle *o, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < o->n; i++) {
+		if (!strcmp(o->v[i].name, name))
+			return &o->v[i];
+	}
+	return NULL;
+}
+
+/* The group the reference rule says covers @a: the covering one that starts last. */
+static const struct ogroup *oracle_ref(const struct oracle *o, uint64_t a)
+{
+	size_t lo = 0, hi = o->ng, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (o->g[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo--) {
+		if (a - o->g[lo].addr < o->g[lo].span)
+			return &o->g[lo];
+	}
+	return NULL;
+}
+
+static bool group_has(const struct oracle *o, const struct ogroup *g, const char *name)
+{
+	size_t i;
+
+	for (i = g->first; i < g->first + g->n; i++) {
+		if (!strcmp(o->v[i].name, name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Probe every function's start, middle and last byte; elfsym must name the
+ * function (or an alias) the reference rule names.  Returns the probe count.
+ */
+static size_t oracle_check(const struct elfsym *es, const struct oracle *o, const char *label)
+{
+	size_t i, k, nprobe = 0, nfail = 0;
+
+	for (i = 0; i < o->ng; i++) {
+		const struct ogroup *g = &o->g[i];
+		uint64_t probes[3] = { g->addr, g->addr + g->size / 2, g->addr + g->size - 1 };
+
+		for (k = 0; k < (g->size ? 3 : 1); k++) {
+			const struct ogroup *want = oracle_ref(o, probes[k]);
+			const struct elfsym_sym *got = elfsym__lookup(es, probes[k]);
+
+			nprobe++;
+			if (want && got && got->addr == want->addr && group_has(o, want, got->name))
+				continue;
+			if (nfail++ < 8)
+				test__fail_msg(__FILE__, __LINE__, "%s: 0x%llx: got %s@0x%llx, expected %s@0x%llx",
+					       label, (unsigned long long)probes[k],
+					       got ? got->name : "(none)",
+					       got ? (unsigned long long)got->addr : 0ULL,
+					       want ? o->v[want->first].name : "(none)",
+					       want ? (unsigned long long)want->addr : 0ULL);
+		}
+	}
+	ASSERT_EQ(nfail, (size_t)0, "lookups disagreeing with nm");
+	ASSERT_EQ(elfsym__nr_syms(es), o->ng, "functions kept vs distinct nm function addresses");
+	return nprobe;
+}
+
+static struct elfsym *open_ok(const char *path)
+{
+	struct elfsym *es = elfsym__open(path, NULL);
+
+	ASSERT_OK_PTR(es, path);
+	return es;
+}
+
+static void check_fixture_oracle(enum fx_id id, bool dynamic)
+{
+	struct oracle o;
+	char path[PATH_MAX];
+	struct elfsym *es;
+	size_t nprobe;
+
+	if (!fixture(id, path, sizeof(path)))
+		return;
+	if (!ASSERT_TRUE(oracle_load(&o, path, dynamic, id == FX_REL, true), "nm output"))
+		return;
+	es = open_ok(path);
+	if (es && ASSERT_TRUE(o.ng >= (id == FX_SO_STRIPPED ? 6u : 12u), "nm found the fixture's functions")) {
+		nprobe = oracle_check(es, &o, fixtures[id].file);
+		ASSERT_TRUE(nprobe >= o.ng, "probes run");
+	}
+	elfsym__free(es);
+	oracle_free(&o);
+}
+
+static void test_oracle_pie(void) { check_fixture_oracle(FX_PIE, false); }
+static void test_oracle_nopie(void) { check_fixture_oracle(FX_NOPIE, false); }
+static void test_oracle_static(void) { check_fixture_oracle(FX_STATIC, false); }
+static void test_oracle_so(void) { check_fixture_oracle(FX_SO, false); }
+static void test_oracle_so_stripped(void) { check_fixture_oracle(FX_SO_STRIPPED, true); }
+static void test_oracle_rel(void) { check_fixture_oracle(FX_REL, false); }
+static void test_oracle_elf32(void) { check_fixture_oracle(FX_32, false); }
+
+static const char *first_existing(const char *const *paths)
+{
+	for (; *paths; paths++) {
+		if (access(*paths, R_OK) == 0)
+			return *paths;
+	}
+	return NULL;
+}
+
+/* A big stripped system library: .dynsym only, thousands of functions. */
+static void check_system_lib(const char *const *candidates, size_t min_probes)
+{
+	const char *path = first_existing(candidates);
+	struct elfsym *es;
+	struct oracle o;
+	size_t nprobe;
+
+	if (!have_tool("nm")) {
+		test__skip("'nm' not found");
+		return;
+	}
+	if (!path) {
+		test__skip("no %s here", candidates[0]);
+		return;
+	}
+	if (!ASSERT_TRUE(oracle_load(&o, path, true, false, true), "nm -D output"))
+		return;
+	es = open_ok(path);
+	if (es) {
+		nprobe = oracle_check(es, &o, path);
+		if (ASSERT_TRUE(nprobe >= min_probes, "thousands of probes"))
+			printf("     %s: %zu functions, %zu probes agree with nm\n", path, o.ng, nprobe);
+	}
+	elfsym__free(es);
+	oracle_free(&o);
+}
+
+static void test_oracle_libc(void)
+{
+	static const char *const libc[] = { "/usr/lib/x86_64-linux-gnu/libc.so.6",
+					    "/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6", NULL };
+
+	check_system_lib(libc, 3000);
+}
+
+static void test_oracle_libllvm(void)
+{
+	static const char *const llvm[] = { "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
+					    "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1", NULL };
+
+	check_system_lib(llvm, 30000);
+}
+
+/* ---- exact answers on the fixture's hand-made symbols ---- */
+
+static bool lookup_is(const struct elfsym *es, uint64_t a, const char *want, const char *what)
+{
+	const struct elfsym_sym *s = elfsym__lookup(es, a);
+
+	return ASSERT_STREQ(s ? s->name : NULL, want, what);
+}
+
+/* The alias rule of elfsym.h, on every kind of fixture. */
+static void test_aliases(void)
+{
+	static const enum fx_id ids[] = { FX_PIE, FX_NOPIE, FX_STATIC, FX_SO, FX_SO_STRIPPED, FX_REL, FX_32 };
+	size_t i;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		bool dyn = ids[i] == FX_SO_STRIPPED;
+		const struct osym *t, *b, *w, *r;
+		char path[PATH_MAX];
+		struct elfsym *es;
+		struct oracle o;
+
+		if (!fixture(ids[i], path, sizeof(path)))
+			return;
+		if (!ASSERT_TRUE(oracle_load(&o, path, dyn, ids[i] == FX_REL, false), "nm output"))
+			return;
+		es = open_ok(path);
+		t = oracle_find(&o, "fx_target_long_name");
+		b = oracle_find(&o, "fx_same_b");
+		w = oracle_find(&o, "fx_weak_long");
+		r = oracle_find(&o, "fx_ifunc_resolver");
+		if (es && ASSERT_TRUE(t && b && w, path)) {
+			/* fx_a is weak and sorts first: binding beats length and bytes. */
+			lookup_is(es, t->addr, "fx_g", "global, shortest (weak fx_a and local fx_l lose)");
+			lookup_is(es, t->addr + 1, "fx_g", "same answer inside the function");
+			lookup_is(es, b->addr, "fx_same_a", "two globals of one length: byte order");
+			lookup_is(es, w->addr, "fx_weak_long", "weak beats a shorter local");
+		}
+		/* The resolver is local; the IFUNC symbol sharing its address is global. */
+		if (es && r)
+			lookup_is(es, r->addr, "fx_ifunc", "STT_GNU_IFUNC kept and preferred");
+		elfsym__free(es);
+		oracle_free(&o);
+	}
+}
+
+/* Nested functions, a size-0 function and a NOTYPE label (from the asm block). */
+static void test_nested_zero_notype(void)
+{
+	static const enum fx_id ids[] = { FX_PIE, FX_NOPIE, FX_STATIC, FX_SO, FX_REL, FX_32 };
+	size_t i;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		const struct osym *out, *in, *zero, *nt, *after, *sz;
+		const struct elfsym_sym *s;
+		char path[PATH_MAX];
+		struct elfsym *es;
+		struct oracle o;
+
+		if (!fixture(ids[i], path, sizeof(path)))
+			return;
+		if (!ASSERT_TRUE(oracle_load(&o, path, false, ids[i] == FX_REL, false), "nm output"))
+			return;
+		es = open_ok(path);
+		out = oracle_find(&o, "fx_outer");
+		in = oracle_find(&o, "fx_inner");
+		zero = oracle_find(&o, "fx_zero");
+		nt = oracle_find(&o, "fx_notype");
+		after = oracle_find(&o, "fx_after");
+		sz = oracle_find(&o, "fx_sz");
+		if (es && ASSERT_TRUE(out && in && zero && nt && after, path) &&
+		    ASSERT_EQ(in->addr - out->addr, (uint64_t)16, "fixture layout") &&
+		    ASSERT_EQ(zero->size, (uint64_t)0, "fixture: fx_zero has st_size 0")) {
+			lookup_is(es, out->addr + 15, "fx_outer", "before the nested function");
+			lookup_is(es, in->addr, "fx_inner", "nested function: innermost wins");
+			lookup_is(es, in->addr + 15, "fx_inner", "last byte of the nested function");
+			lookup_is(es, in->addr + 16, "fx_outer", "past the nested one: the outer again");
+			lookup_is(es, out->addr + out->size - 1, "fx_outer", "last byte of the outer");
+			lookup_is(es, nt->addr, "fx_zero", "a NOTYPE label is not a function");
+			lookup_is(es, after->addr, "fx_after", "the next function");
+			s = elfsym__lookup(es, zero->addr);
+			if (ASSERT_OK_PTR(s, "fx_zero"))
+				ASSERT_EQ(s->size, after->addr - zero->addr, "size 0 fixed up to the next start");
+			/* fx_sz (4 bytes) names the group, which spans the 16 of its alias. */
+			if (ASSERT_OK_PTR(sz, "fx_sz") && ASSERT_EQ(sz->size, (uint64_t)4, "fixture: fx_sz size"))
+				lookup_is(es, sz->addr + 15, "fx_sz", "aliases cover the largest size");
+		}
+		elfsym__free(es);
+		oracle_free(&o);
+	}
+}
+
+/*
+ * crti's _init has st_size 0 and is alone in .init, and the next function
+ * is far away in .text: its fixed-up end is the end of .init.
+ */
+static void test_zero_size_section_end(void)
+{
+	static const enum fx_id ids[] = { FX_PIE, FX_NOPIE, FX_STATIC, FX_SO };
+	static struct osec secs[128];
+	const struct elfsym_sym *s;
+	const struct osym *init;
+	const struct osec *sec;
+	char path[PATH_MAX];
+	struct elfsym *es;
+	struct oracle o;
+	size_t i, nsecs;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		if (!fixture(ids[i], path, sizeof(path)))
+			return;
+		if (!ASSERT_TRUE(oracle_load(&o, path, false, false, true), "nm output"))
+			return;
+		nsecs = read_sections(path, secs, 128);
+		sec = section_find(secs, nsecs, ".init");
+		init = oracle_find(&o, "_init");
+		es = open_ok(path);
+		if (es && ASSERT_TRUE(sec && init, "fixture has .init and _init") &&
+		    ASSERT_EQ(init->size, (uint64_t)0, "fixture: _init has st_size 0") &&
+		    ASSERT_EQ(init->addr, sec->addr, "fixture: _init starts .init")) {
+			s = elfsym__lookup(es, init->addr);
+			if (ASSERT_OK_PTR(s, "_init"))
+				ASSERT_EQ(s->size, sec->size, "size 0 fixed up to the end of its section");
+			lookup_is(es, sec->addr + sec->size - 1, "_init", "last byte of .init");
+			s = elfsym__lookup(es, sec->addr + sec->size);
+			ASSERT_TRUE(!s || strcmp(s->name, "_init"), "not past the end of .init");
+		}
+		elfsym__free(es);
+		oracle_free(&o);
+	}
+}
+
+/* strip --strip-all leaves .dynsym: exported names still resolve, statics do not. */
+static void test_stripped_so(void)
+{
+	char full[PATH_MAX], stripped[PATH_MAX];
+	const struct osym *st, *alpha;
+	const struct elfsym_sym *s;
+	struct elfsym *es = NULL;
+	struct oracle o;
+	struct lines l;
+
+	if (!fixture(FX_SO, full, sizeof(full)) || !fixture(FX_SO_STRIPPED, stripped, sizeof(stripped)))
+		return;
+	run_lines(&l, "readelf -SW '%s' | grep -c ' .symtab '", stripped);
+	ASSERT_TRUE(l.n == 1 && !strcmp(l.v[0], "0"), "fixture really has no .symtab");
+	lines_free(&l);
+	/* Same link command, so the same addresses. */
+	if (!ASSERT_TRUE(oracle_load(&o, full, false, false, true), "nm output"))
+		return;
+	st = oracle_find(&o, "fx_static_one");
+	alpha = oracle_find(&o, "fx_global_alpha");
+	es = open_ok(stripped);
+	if (es && ASSERT_TRUE(st && alpha, "fixture symbols")) {
+		lookup_is(es, alpha->addr, "fx_global_alpha", "exported function from .dynsym");
+		s = elfsym__lookup(es, st->addr);
+		ASSERT_TRUE(!s || strcmp(s->name, "fx_static_one"), "a static function is gone");
+	}
+	elfsym__free(es);
+	oracle_free(&o);
+}
+
+/* ---- pgoff arithmetic against readelf -lW ---- */
+
+struct oload {
+	uint64_t off, vaddr, filesz;
+	bool exec;
+};
+
+static size_t read_loads(const char *path, struct oload *v, size_t max)
+{
+	unsigned long long off, vaddr, paddr, filesz, memsz;
+	struct lines l;
+	size_t i, n = 0;
+	int end;
+
+	run_lines(&l, "readelf -lW '%s'", path);
+	for (i = 0; i < l.n && n < max; i++) {
+		if (sscanf(l.v[i], " LOAD %llx %llx %llx %llx %llx %n",
+			   &off, &vaddr, &paddr, &filesz, &memsz, &end) < 5)
+			continue;
+		v[n].off = off;
+		v[n].vaddr = vaddr;
+		v[n].filesz = filesz;
+		v[n].exec = strchr(l.v[i] + end, 'E') != NULL;
+		n++;
+	}
+	lines_free(&l);
+	return n;
+}
+
+/* The first PT_LOAD holding @x in its file (by_off) or address range. */
+static const struct oload *load_of(const struct oload *v, size_t n, uint64_t x, bool by_off)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t base = by_off ? v[i].off : v[i].vaddr;
+
+		if (x >= base && x - base < v[i].filesz)
+			return &v[i];
+	}
+	return NULL;
+}
+
+static void check_pgoff(enum fx_id id)
+{
+	struct oload loads[32];
+	uint64_t got, max_off = 0, max_va = 0;
+	char path[PATH_MAX], what[128];
+	const struct oload *want;
+	struct elfsym *es;
+	size_t n, i, k;
+	bool exec = false;
+
+	if (!fixture(id, path, sizeof(path)))
+		return;
+	n = read_loads(path, loads, 32);
+	if (!ASSERT_TRUE(n >= 1, "readelf found PT_LOADs") || !(es = open_ok(path)))
+		return;
+	for (i = 0; i < n; i++) {
+		const struct oload *L = &loads[i];
+		uint64_t offs[3] = { L->off, L->off + L->filesz / 2, L->off + L->filesz - 1 };
+
+		if (!L->filesz)
+			continue;
+		exec |= L->exec;
+		if (L->exec && id == FX_NOPIE)
+			ASSERT_NEQ(L->off, L->vaddr, "non-PIE text: p_offset != p_vaddr");
+		if (L->off + L->filesz > max_off)
+			max_off = L->off + L->filesz;
+		if (L->vaddr + L->filesz > max_va)
+			max_va = L->vaddr + L->filesz;
+		for (k = 0; k < 3; k++) {
+			want = load_of(loads, n, offs[k], true);
+			snprintf(what, sizeof(what), "%s: offset 0x%llx", fixtures[id].file,
+				 (unsigned long long)offs[k]);
+			if (ASSERT_OK(elfsym__offset_to_vaddr(es, offs[k], &got), what))
+				ASSERT_EQ(got, offs[k] - want->off + want->vaddr, what);
+			want = load_of(loads, n, L->vaddr + (offs[k] - L->off), false);
+			if (ASSERT_OK(elfsym__vaddr_to_offset(es, L->vaddr + (offs[k] - L->off), &got), what))
+				ASSERT_EQ(got, L->vaddr + (offs[k] - L->off) - want->vaddr + want->off, what);
+		}
+		/* The byte after a segment, when no other segment holds it. */
+		if (!load_of(loads, n, L->off + L->filesz, true))
+			ASSERT_EQ(elfsym__offset_to_vaddr(es, L->off + L->filesz, &got), -ENOENT,
+				  "offset just past a PT_LOAD");
+	}
+	ASSERT_TRUE(exec, "an executable PT_LOAD");
+	ASSERT_EQ(elfsym__offset_to_vaddr(es, max_off, &got), -ENOENT, "offset past every PT_LOAD");
+	ASSERT_EQ(elfsym__offset_to_vaddr(es, UINT64_MAX, &got), -ENOENT, "offset 2^64-1");
+	ASSERT_EQ(elfsym__vaddr_to_offset(es, max_va, &got), -ENOENT, "vaddr past every PT_LOAD");
+	if (id == FX_NOPIE)
+		ASSERT_EQ(elfsym__vaddr_to_offset(es, 0, &got), -ENOENT, "vaddr 0 of a non-PIE");
+	elfsym__free(es);
+}
+
+static void test_pgoff_pie(void) { check_pgoff(FX_PIE); }
+static void test_pgoff_nopie(void) { check_pgoff(FX_NOPIE); }
+static void test_pgoff_static(void) { check_pgoff(FX_STATIC); }
+static void test_pgoff_so(void) { check_pgoff(FX_SO); }
+static void test_pgoff_elf32(void) { check_pgoff(FX_32); }
+
+/* ET_REL: "vaddr" is the file offset, over the whole file. */
+static void test_pgoff_rel(void)
+{
+	char path[PATH_MAX];
+	struct elfsym *es;
+	struct stat st;
+	uint64_t got;
+
+	if (!fixture(FX_REL, path, sizeof(path)) || !ASSERT_OK(stat(path, &st), "stat") ||
+	    !(es = open_ok(path)))
+		return;
+	ASSERT_EQ(elfsym__type(es), ET_REL, "e_type");
+	if (ASSERT_OK(elfsym__offset_to_vaddr(es, 0x40, &got), "offset 0x40"))
+		ASSERT_EQ(got, (uint64_t)0x40, "identity");
+	if (ASSERT_OK(elfsym__vaddr_to_offset(es, (uint64_t)st.st_size - 1, &got), "last byte"))
+		ASSERT_EQ(got, (uint64_t)st.st_size - 1, "identity");
+	ASSERT_EQ(elfsym__offset_to_vaddr(es, (uint64_t)st.st_size, &got), -ENOENT, "past end of file");
+	elfsym__free(es);
+}
+
+/*
+ * The whole path of design.md section 2: a sample in a mapping of the text
+ * segment (mapped from a non-zero, page-aligned offset) back to its name.
+ */
+static void check_mapping(enum fx_id id)
+{
+	const uint64_t page = 4096, base = id == FX_NOPIE ? 0 : 0x7f3a12340000ULL;
+	uint64_t vma_start, pgoff, ip, off, vaddr;
+	const struct oload *text;
+	struct oload loads[32];
+	const struct osym *f;
+	char path[PATH_MAX];
+	struct elfsym *es;
+	struct oracle o;
+	size_t n;
+
+	if (!fixture(id, path, sizeof(path)))
+		return;
+	n = read_loads(path, loads, 32);
+	if (!ASSERT_TRUE(oracle_load(&o, path, false, false, true), "nm output"))
+		return;
+	f = oracle_find(&o, "fx_global_beta");
+	text = f ? load_of(loads, n, f->addr, false) : NULL;
+	es = open_ok(path);
+	if (es && ASSERT_TRUE(text != NULL, "PT_LOAD of fx_global_beta") &&
+	    ASSERT_TRUE(text->off >= page, "text mapped from a non-zero offset")) {
+		/* What the loader does: mmap(base + vaddr & ~page, .., offset & ~page). */
+		vma_start = base + (text->vaddr & ~(page - 1));
+		pgoff = text->off / page;
+		ip = base + f->addr + f->size / 2;
+		off = ip - vma_start + pgoff * page;
+		if (ASSERT_OK(elfsym__offset_to_vaddr(es, off, &vaddr), "offset_to_vaddr")) {
+			ASSERT_EQ(vaddr, f->addr + f->size / 2, "vaddr");
+			lookup_is(es, vaddr, "fx_global_beta", "sample to name");
+		}
+	}
+	elfsym__free(es);
+	oracle_free(&o);
+}
+
+static void test_mapping_pie(void) { check_mapping(FX_PIE); }
+static void test_mapping_nopie(void) { check_mapping(FX_NOPIE); }
+static void test_mapping_so(void) { check_mapping(FX_SO); }
+
+static void test_types(void)
+{
+	static const struct { enum fx_id id; int type; } cases[] = {
+		{ FX_PIE, ET_DYN }, { FX_NOPIE, ET_EXEC }, { FX_STATIC, ET_EXEC },
+		{ FX_SO, ET_DYN }, { FX_REL, ET_REL }, { FX_32, ET_EXEC },
+	};
+	char path[PATH_MAX];
+	struct elfsym *es;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!fixture(cases[i].id, path, sizeof(path)) || !(es = open_ok(path)))
+			return;
+		ASSERT_EQ(elfsym__type(es), cases[i].type, path);
+		elfsym__free(es);
+	}
+}
+
+/* ---- build-id against readelf -n ---- */
+
+static size_t readelf_build_id(const char *path, uint8_t *out, size_t max)
+{
+	struct lines l;
+	size_t i, n = 0;
+	const char *p;
+	unsigned int b;
+
+	run_lines(&l, "readelf -n '%s'", path);
+	for (i = 0; i < l.n && !n; i++) {
+		p = strstr(l.v[i], "Build ID: ");
+		if (!p)
+			continue;
+		for (p += 10; n < max && sscanf(p, "%2x", &b) == 1; p += 2)
+			out[n++] = (uint8_t)b;
+	}
+	lines_free(&l);
+	return n;
+}
+
+static void test_build_id(void)
+{
+	static const enum fx_id ids[] = { FX_PIE, FX_NOPIE, FX_STATIC, FX_SO, FX_SO_STRIPPED, FX_32 };
+	uint8_t want[256];
+	char path[PATH_MAX];
+	const uint8_t *got;
+	struct elfsym *es;
+	size_t i, n, len;
+
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		if (!fixture(ids[i], path, sizeof(path)) || !(es = open_ok(path)))
+			return;
+		n = readelf_build_id(path, want, sizeof(want));
+		got = elfsym__build_id(es, &len);
+		if (ASSERT_EQ(n, (size_t)20, "readelf: sha1 build-id") &&
+		    ASSERT_EQ(len, n, path) && ASSERT_OK_PTR(got, path))
+			ASSERT_TRUE(!memcmp(got, want, n), "build-id bytes equal readelf's");
+		elfsym__free(es);
+	}
+
+	/* 8-byte note alignment pads from the note's start, not per field. */
+	if (!fixture(FX_NOTE8, path, sizeof(path)) || !(es = open_ok(path)))
+		return;
+	n = readelf_build_id(path, want, sizeof(want));
+	got = elfsym__build_id(es, &len);
+	if (ASSERT_EQ(n, (size_t)20, "readelf: the hand-made build-id") &&
+	    ASSERT_EQ(want[0] + want[19], 1 + 20, "readelf: bytes 1..20") &&
+	    ASSERT_EQ(len, n, "8-aligned build-id") && ASSERT_OK_PTR(got, "8-aligned build-id"))
+		ASSERT_TRUE(!memcmp(got, want, n), "build-id bytes equal readelf's");
+	elfsym__free(es);
+
+	if (!fixture(FX_NOBID, path, sizeof(path)) || !(es = open_ok(path)))
+		return;
+	ASSERT_EQ(readelf_build_id(path, want, sizeof(want)), (size_t)0, "readelf: no build-id");
+	ASSERT_NULL(elfsym__build_id(es, &len), "--build-id=none");
+	ASSERT_EQ(len, (size_t)0, "--build-id=none: length");
+	elfsym__free(es);
+
+	if (!fixture(FX_LONGBID, path, sizeof(path)) || !(es = open_ok(path)))
+		return;
+	ASSERT_EQ(readelf_build_id(path, want, sizeof(want)), (size_t)100, "readelf: 100-byte build-id");
+	ASSERT_NULL(elfsym__build_id(es, &len), "a 100-byte build-id is over the 64-byte cap");
+	ASSERT_EQ(len, (size_t)0, "overlong build-id: length");
+	elfsym__free(es);
+}
+
+/* ---- lifetime and non-ELF input ---- */
+
+static bool copy_file(const char *from, const char *to)
+{
+	char cmd[2 * PATH_MAX + 32];
+
+	if (snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", from, to) >= (int)sizeof(cmd))
+		return false;
+	return system(cmd) == 0;
+}
+
+/* Nothing refers to the file or the fd after open: truncate both away. */
+static void test_lifetime(void)
+{
+	char path[PATH_MAX], copy[PATH_MAX + 16];
+	const struct osym *alpha;
+	struct elfsym *es;
+	struct oracle o;
+	int fd;
+
+	elfsym__free(NULL);
+	if (!fixture(FX_NOPIE, path, sizeof(path)))
+		return;
+	snprintf(copy, sizeof(copy), "%s.copy", path);
+	if (!ASSERT_TRUE(copy_file(path, copy), "cp") ||
+	    !ASSERT_TRUE(oracle_load(&o, path, false, false, true), "nm output"))
+		return;
+	alpha = oracle_find(&o, "fx_global_alpha");
+	fd = open(copy, O_RDWR | O_CLOEXEC);
+	if (ASSERT_TRUE(fd >= 0, "open copy") && ASSERT_OK_PTR(alpha, "fx_global_alpha")) {
+		es = elfsym__open_fd(fd, copy, NULL);
+		ASSERT_OK(ftruncate(fd, 0), "truncate");
+		close(fd);
+		unlink(copy);
+		if (ASSERT_OK_PTR(es, "open_fd"))
+			lookup_is(es, alpha->addr + 1, "fx_global_alpha", "lookup after truncate+close");
+		elfsym__free(es);
+	}
+	oracle_free(&o);
+}
+
+static void expect_fail(const char *path, int want_errno, const struct elfsym_opts *opts, const char *what)
+{
+	struct elfsym *es;
+
+	errno = 0;
+	es = elfsym__open(path, opts);
+	if (ASSERT_NULL(es, what))
+		ASSERT_EQ(errno, want_errno, what);
+	elfsym__free(es);
+}
+
+static bool write_file(const char *path, const void *buf, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fwrite(buf, 1, len, f) == len;
+
+	if (f && fclose(f))
+		ok = false;
+	return ok;
+}
+
+static void test_not_elf(void)
+{
+	char path[PATH_MAX];
+
+	if (!setup())
+		return;
+	expect_fail("/nonexistent/elfsym-test", ENOENT, NULL, "missing file");
+	expect_fail(tmpdir, ENOEXEC, NULL, "a directory");
+	expect_fail("/dev/null", ENOEXEC, NULL, "a character device");
+	path_in_tmp(path, sizeof(path), "empty");
+	if (ASSERT_TRUE(write_file(path, "", 0), "write"))
+		expect_fail(path, ENOEXEC, NULL, "empty file");
+	path_in_tmp(path, sizeof(path), "text");
+	if (ASSERT_TRUE(write_file(path, "#!/bin/sh\necho hi\n", 18), "write"))
+		expect_fail(path, ENOEXEC, NULL, "a script");
+	path_in_tmp(path, sizeof(path), "magic-only");
+	if (ASSERT_TRUE(write_file(path, ELFMAG "\2\1\1", 7), "write"))
+		expect_fail(path, ENOEXEC, NULL, "ELF magic only");
+}
+
+/* ---- hostile input: a real 64-bit fixture, truncated or patched ---- */
+
+struct img {
+	uint8_t *buf;
+	size_t len;
+	char out[PATH_MAX + 16];
+};
+
+static bool img_load(struct img *im)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	FILE *f;
+
+	memset(im, 0, sizeof(*im));
+	if (!fixture(FX_NOPIE, path, sizeof(path)) || !ASSERT_OK(stat(path, &st), "stat"))
+		return false;
+	im->len = (size_t)st.st_size;
+	im->buf = malloc(im->len);
+	f = fopen(path, "r");
+	if (!ASSERT_TRUE(im->buf && f && fread(im->buf, 1, im->len, f) == im->len, "read fixture")) {
+		if (f)
+			fclose(f);
+		free(im->buf);
+		return false;
+	}
+	fclose(f);
+	snprintf(im->out, sizeof(im->out), "%s.hostile", path);
+	return ASSERT_EQ(im->buf[EI_CLASS], ELFCLASS64, "64-bit fixture");
+}
+
+static Elf64_Ehdr *img_eh(struct img *im)
+{
+	return (Elf64_Ehdr *)im->buf;
+}
+
+static Elf64_Shdr *img_sh(struct img *im, size_t i)
+{
+	return (Elf64_Shdr *)(im->buf + img_eh(im)->e_shoff) + i;
+}
+
+static Elf64_Phdr *img_ph(struct img *im, size_t i)
+{
+	return (Elf64_Phdr *)(im->buf + img_eh(im)->e_phoff) + i;
+}
+
+static size_t img_sec(struct img *im, uint32_t type)
+{
+	size_t i;
+
+	for (i = 1; i < img_eh(im)->e_shnum; i++) {
+		if (img_sh(im, i)->sh_type == type)
+			return i;
+	}
+	return 0;
+}
+
+static Elf64_Sym *img_sym(struct img *im, const char *name)
+{
+	Elf64_Shdr *sym = img_sh(im, img_sec(im, SHT_SYMTAB)), *str = img_sh(im, sym->sh_link);
+	Elf64_Sym *s = (Elf64_Sym *)(im->buf + sym->sh_offset);
+	size_t i;
+
+	for (i = 0; i < sym->sh_size / sizeof(*s); i++) {
+		if (s[i].st_name < str->sh_size &&
+		    !strcmp((char *)im->buf + str->sh_offset + s[i].st_name, name))
+			return &s[i];
+	}
+	return NULL;
+}
+
+/* Write @len bytes of a patched copy of @im, then restore the original bytes. */
+static struct elfsym *img_open(struct img *im, const uint8_t *orig, size_t len,
+			       const struct elfsym_opts *opts)
+{
+	struct elfsym *es = NULL;
+
+	if (ASSERT_TRUE(write_file(im->out, im->buf, len), "write hostile file"))
+		es = elfsym__open(im->out, opts);
+	memcpy(im->buf, orig, im->len);
+	return es;
+}
+
+static void img_expect_fail(struct img *im, const uint8_t *orig, size_t len, int want, const char *what)
+{
+	struct elfsym *es;
+
+	errno = 0;
+	es = img_open(im, orig, len, NULL);
+	if (ASSERT_NULL(es, what))
+		ASSERT_EQ(errno, want, what);
+	elfsym__free(es);
+}
+
+static void test_truncated(void)
+{
+	struct img im;
+	uint8_t *orig;
+	size_t cuts[6], i;
+	char what[64];
+
+	if (!img_load(&im))
+		return;
+	orig = malloc(im.len);
+	if (ASSERT_OK_PTR(orig, "malloc")) {
+		memcpy(orig, im.buf, im.len);
+		cuts[0] = 8;
+		cuts[1] = 64;
+		cuts[2] = 256;
+		cuts[3] = img_eh(&im)->e_phoff + img_eh(&im)->e_phnum * sizeof(Elf64_Phdr) / 2;
+		cuts[4] = im.len * 3 / 4;
+		cuts[5] = im.len - 1;
+		for (i = 0; i < 6; i++) {
+			snprintf(what, sizeof(what), "truncated at %zu of %zu bytes", cuts[i], im.len);
+			img_expect_fail(&im, orig, cuts[i], ENOEXEC, what);
+		}
+	}
+	free(orig);
+	free(im.buf);
+}
+
+static void test_hostile_headers(void)
+{
+	Elf64_Ehdr *eh;
+	struct img im;
+	uint8_t *orig;
+
+	if (!img_load(&im))
+		return;
+	orig = malloc(im.len);
+	if (!ASSERT_OK_PTR(orig, "malloc"))
+		goto out;
+	memcpy(orig, im.buf, im.len);
+	eh = img_eh(&im);
+	eh->e_shoff = im.len + 4096;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "e_shoff past EOF");
+	eh->e_shoff = UINT64_MAX - 8;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "e_shoff near 2^64");
+	eh->e_shentsize = 65535;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "e_shentsize 65535");
+	eh->e_shnum = 0xfeff;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "e_shnum past EOF");
+	eh->e_shstrndx = eh->e_shnum + 3;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "e_shstrndx out of range");
+	eh->e_shstrndx = SHN_XINDEX;
+	img_sh(&im, 0)->sh_link = 50000;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "SHN_XINDEX to an out-of-range index");
+	eh->e_shoff = 0;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "e_shnum without e_shoff");
+	eh->e_phentsize = 65535;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "e_phentsize 65535");
+	eh->e_phoff = im.len - 8;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "e_phoff past EOF");
+out:
+	free(orig);
+	free(im.buf);
+}
+
+static void test_hostile_symtab(void)
+{
+	size_t symtab, strtab, text, base_nr;
+	Elf64_Sym *beta, *alpha;
+	uint64_t beta_addr, text_end;
+	const struct elfsym_sym *s;
+	struct elfsym *es;
+	struct img im;
+	uint8_t *orig;
+
+	if (!img_load(&im))
+		return;
+	orig = malloc(im.len);
+	symtab = img_sec(&im, SHT_SYMTAB);
+	beta = img_sym(&im, "fx_global_beta");
+	alpha = img_sym(&im, "fx_global_alpha");
+	if (!ASSERT_OK_PTR(orig, "malloc") || !ASSERT_TRUE(symtab && beta && alpha, "fixture symtab"))
+		goto out;
+	memcpy(orig, im.buf, im.len);
+	strtab = img_sh(&im, symtab)->sh_link;
+	text = beta->st_shndx;
+	beta_addr = beta->st_value;
+	text_end = img_sh(&im, text)->sh_addr + img_sh(&im, text)->sh_size;
+
+	es = img_open(&im, orig, im.len, NULL);
+	if (!ASSERT_OK_PTR(es, "unpatched copy"))
+		goto out;
+	base_nr = elfsym__nr_syms(es);
+	elfsym__free(es);
+
+	img_sh(&im, symtab)->sh_size = 1ULL << 63;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "symtab sh_size 2^63");
+	img_sh(&im, symtab)->sh_offset = im.len + 1;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "symtab past EOF");
+	img_sh(&im, symtab)->sh_entsize = 7;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "symtab sh_entsize 7");
+	img_sh(&im, symtab)->sh_link = 60000;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "symtab sh_link out of range");
+	img_sh(&im, symtab)->sh_link = (Elf64_Word)text;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "symtab linked to .text");
+	img_sh(&im, strtab)->sh_size = im.len;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "strtab past EOF");
+
+	/* Bad single symbols are dropped, the rest of the file stays usable. */
+	beta->st_name = (Elf64_Word)img_sh(&im, strtab)->sh_size + 100;
+	es = img_open(&im, orig, im.len, NULL);
+	if (ASSERT_OK_PTR(es, "name past strtab end")) {
+		ASSERT_EQ(elfsym__nr_syms(es), base_nr - 1, "only that symbol dropped");
+		ASSERT_NULL(elfsym__lookup(es, beta_addr), "dropped symbol");
+		lookup_is(es, alpha->st_value, "fx_global_alpha", "others intact");
+	}
+	elfsym__free(es);
+
+	/* The table now ends inside "fx_global_beta": no terminating NUL. */
+	img_sh(&im, strtab)->sh_size = beta->st_name + 5;
+	es = img_open(&im, orig, im.len, NULL);
+	if (ASSERT_OK_PTR(es, "strtab cut inside a name")) {
+		s = elfsym__lookup(es, beta_addr);
+		ASSERT_NULL(s, "name running off the table");
+		ASSERT_TRUE(elfsym__nr_syms(es) < base_nr, "names past the cut dropped");
+	}
+	elfsym__free(es);
+
+	/* Forged, not truncated: still refused, we do not guess which parts hold. */
+	img_sh(&im, img_sec(&im, SHT_PROGBITS))->sh_offset = im.len;
+	img_expect_fail(&im, orig, im.len, ENOEXEC, "an unrelated section past EOF");
+
+	im.buf[img_sh(&im, strtab)->sh_offset + img_sh(&im, strtab)->sh_size - 1] = 'X';
+	es = img_open(&im, orig, im.len, NULL);
+	if (ASSERT_OK_PTR(es, "strtab's last NUL overwritten"))
+		ASSERT_TRUE(elfsym__nr_syms(es) + 1 >= base_nr, "at most the last name lost");
+	elfsym__free(es);
+
+	beta->st_shndx = 0xfe00;
+	es = img_open(&im, orig, im.len, NULL);
+	if (ASSERT_OK_PTR(es, "st_shndx out of range"))
+		ASSERT_NULL(elfsym__lookup(es, beta_addr), "symbol of a missing section");
+	elfsym__free(es);
+
+	beta->st_shndx = SHN_ABS;
+	es = img_open(&im, orig, im.len, NULL);
+	if (ASSERT_OK_PTR(es, "SHN_ABS"))
+		ASSERT_NULL(elfsym__lookup(es, beta_addr), "SHN_ABS is not code");
+	elfsym__free(es);
+
+	beta->st_size = UINT64_MAX;
+	es = img_open(&im, orig, im.len, NULL);
+	if (ASSERT_OK_PTR(es, "st_size 2^64-1")) {
+		s = elfsym__lookup(es, beta_addr);
+		if (ASSERT_OK_PTR(s, "huge symbol"))
+			ASSERT_EQ(s->addr + s->size, text_end, "clamped to its section");
+		lookup_is(es, alpha->st_value, "fx_global_alpha", "later functions still win");
+	}
+	elfsym__free(es);
+out:
+	free(orig);
+	free(im.buf);
+}
+
+static void test_hostile_segments_notes(void)
+{
+	static const struct { int field; uint32_t val; const char *what; } lies[] = {
+		{ 1, 0xffffffffu, "descsz 2^32-1" },
+		{ 1, 0, "descsz 0" },
+		{ 1, 200, "descsz past the note area" },
+		{ 0, 0xfffffffdu, "namesz 2^32-3" },
+		{ 0, 5, "namesz 5: misaligned, wrong name" },
+	};
+	size_t i, note = 0, text = 0, bid_sec, n, len;
+	uint8_t bid[64];
+	uint32_t *nhdr;
+	const uint8_t *got;
+	struct elfsym *es;
+	struct img im;
+	uint8_t *orig;
+	uint64_t v;
+
+	if (!img_load(&im))
+		return;
+	orig = malloc(im.len);
+	if (!ASSERT_OK_PTR(orig, "malloc"))
+		goto out;
+	memcpy(orig, im.buf, im.len);
+	bid_sec = 0;
+	for (i = 1; i < img_eh(&im)->e_shnum; i++) {
+		Elf64_Shdr *sh = img_sh(&im, i);
+		uint32_t *h = (uint32_t *)(im.buf + sh->sh_offset);
+
+		if (sh->sh_type == SHT_NOTE && h[2] == NT_GNU_BUILD_ID)
+			bid_sec = i;
+	}
+	for (i = 0; i < img_eh(&im)->e_phnum; i++) {
+		if (img_ph(&im, i)->p_type == PT_NOTE &&
+		    img_ph(&im, i)->p_offset == img_sh(&im, bid_sec)->sh_offset)
+			note = i;
+		if (img_ph(&im, i)->p_type == PT_LOAD && (img_ph(&im, i)->p_flags & PF_X))
+			text = i;
+	}
+	if (!ASSERT_TRUE(bid_sec && note && text, "fixture has a build-id note and a text segment"))
+		goto out;
+	es = img_open(&im, orig, im.len, NULL);
+	if (!ASSERT_OK_PTR(es, "unpatched copy"))
+		goto out;
+	got = elfsym__build_id(es, &len);
+	n = len;
+	if (ASSERT_EQ(len, (size_t)20, "build-id length"))
+		memcpy(bid, got, len);
+	elfsym__free(es);
+
+	/* A segment claiming more than the file: ignored, symbols still usable. */
+	img_ph(&im, text)->p_filesz = 1ULL << 63;
+	es = img_open(&im, orig, im.len, NULL);
+	if (ASSERT_OK_PTR(es, "PT_LOAD p_filesz 2^63")) {
+		ASSERT_EQ(elfsym__offset_to_vaddr(es, img_ph(&im, text)->p_offset, &v),
+			  -ENOENT, "no translation through the bogus segment");
+		ASSERT_TRUE(elfsym__nr_syms(es) > 0, "symbols kept");
+	}
+	elfsym__free(es);
+
+	/* A giant PT_NOTE is skipped; the SHT_NOTE section still has the id. */
+	img_ph(&im, note)->p_filesz = 1ULL << 40;
+	es = img_open(&im, orig, im.len, NULL);
+	if (ASSERT_OK_PTR(es, "PT_NOTE p_filesz 2^40")) {
+		got = elfsym__build_id(es, &len);
+		if (ASSERT_EQ(len, n, "build-id from the section") && ASSERT_OK_PTR(got, "build-id"))
+			ASSERT_TRUE(!memcmp(got, bid, n), "same bytes");
+	}
+	elfsym__free(es);
+
+	/* Note headers that lie: the id is rejected, the file is not. */
+	for (i = 0; i < sizeof(lies) / sizeof(lies[0]); i++) {
+		nhdr = (uint32_t *)(im.buf + img_sh(&im, bid_sec)->sh_offset);
+		nhdr[lies[i].field] = lies[i].val;
+		es = img_open(&im, orig, im.len, NULL);
+		if (ASSERT_OK_PTR(es, lies[i].what)) {
+			got = elfsym__build_id(es, &len);
+			ASSERT_NULL(got, lies[i].what);
+			ASSERT_EQ(len, (size_t)0, lies[i].what);
+		}
+		elfsym__free(es);
+	}
+out:
+	free(orig);
+	free(im.buf);
+}
+
+/* The caps: exactly the file's symbol count passes, one less is E2BIG. */
+static void test_caps(void)
+{
+	struct elfsym_opts opts = { 0 };
+	size_t i, nsyms = 0, nstr = 0;
+	struct elfsym *es;
+	struct img im;
+
+	if (!img_load(&im))
+		return;
+	for (i = 1; i < img_eh(&im)->e_shnum; i++) {
+		Elf64_Shdr *sh = img_sh(&im, i);
+
+		if (sh->sh_type == SHT_SYMTAB || sh->sh_type == SHT_DYNSYM) {
+			nsyms += sh->sh_size / sh->sh_entsize;
+			nstr += img_sh(&im, sh->sh_link)->sh_size;
+		}
+	}
+	if (!ASSERT_TRUE(write_file(im.out, im.buf, im.len), "write copy"))
+		goto out;
+	opts.max_syms = nsyms;
+	es = elfsym__open(im.out, &opts);
+	ASSERT_OK_PTR(es, "max_syms == symbols in the file");
+	elfsym__free(es);
+	opts.max_syms = nsyms - 1;
+	expect_fail(im.out, E2BIG, &opts, "max_syms one short");
+	opts.max_syms = 0;
+	opts.max_strtab = nstr;
+	es = elfsym__open(im.out, &opts);
+	ASSERT_OK_PTR(es, "max_strtab == string table bytes");
+	elfsym__free(es);
+	opts.max_strtab = nstr - 1;
+	expect_fail(im.out, E2BIG, &opts, "max_strtab one short");
+out:
+	free(im.buf);
+}
+
+/*
+ * Random byte damage in the headers and tables (deterministic seed).  The
+ * assertion is that each open either fails with ENOEXEC/E2BIG or gives an
+ * object whose every getter works; ASan/UBSan check the rest.
+ */
+static void test_mutations(void)
+{
+	uint64_t rng = 0x9e3779b97f4a7c15ULL, v, regions[3][2];
+	size_t iter, k, nopen = 0, nrej = 0, nbad = 0, len;
+	const struct elfsym_sym *s;
+	struct elfsym *es;
+	struct img im;
+	uint8_t *orig;
+
+	if (!img_load(&im))
+		return;
+	orig = malloc(im.len);
+	if (!ASSERT_OK_PTR(orig, "malloc"))
+		goto out;
+	memcpy(orig, im.buf, im.len);
+	regions[0][0] = 0;
+	regions[0][1] = img_eh(&im)->e_phoff + img_eh(&im)->e_phnum * sizeof(Elf64_Phdr);
+	regions[1][0] = img_eh(&im)->e_shoff;
+	regions[1][1] = im.len;
+	regions[2][0] = img_sh(&im, img_sec(&im, SHT_SYMTAB))->sh_offset;
+	regions[2][1] = regions[2][0] + img_sh(&im, img_sec(&im, SHT_SYMTAB))->sh_size;
+	for (iter = 0; iter < 600; iter++) {
+		size_t nmut = 1 + iter % 8;
+
+		for (k = 0; k < nmut; k++) {
+			rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+			v = regions[rng % 3][0] + (rng >> 8) % (regions[rng % 3][1] - regions[rng % 3][0]);
+			im.buf[v] = (rng >> 40) & 1 ? 0xff : (uint8_t)(rng >> 48);
+		}
+		errno = 0;
+		es = img_open(&im, orig, im.len, NULL);
+		if (!es) {
+			nrej++;
+			if (errno != ENOEXEC && errno != E2BIG && nbad++ < 5)
+				test__fail_msg(__FILE__, __LINE__, "iteration %zu: errno %d (%s)",
+					       iter, errno, strerror(errno));
+			continue;
+		}
+		nopen++;
+		for (k = 0; k < 64; k++) {
+			s = elfsym__lookup(es, 0x401000 + k * 97);
+			if (s && (0x401000 + k * 97 - s->addr >= s->size || !s->name))
+				nbad++;
+			elfsym__offset_to_vaddr(es, 0x1000 + k * 131, &v);
+			elfsym__vaddr_to_offset(es, 0x401000 + k * 131, &v);
+		}
+		elfsym__build_id(es, &len);
+		nbad += len > 64;
+		elfsym__free(es);
+	}
+	ASSERT_EQ(nbad, (size_t)0, "bad errno or inconsistent result");
+	ASSERT_TRUE(nopen > 0 && nrej > 0, "both outcomes exercised");
+out:
+	free(orig);
+	free(im.buf);
+}
+
+int main(void)
+{
+	if (getenv("BPFSYM_DEBUG"))
+		log_set_level(LOG_DEBUG);
+	RUN_TEST(test_oracle_pie);
+	RUN_TEST(test_oracle_nopie);
+	RUN_TEST(test_oracle_static);
+	RUN_TEST(test_oracle_so);
+	RUN_TEST(test_oracle_so_stripped);
+	RUN_TEST(test_oracle_rel);
+	RUN_TEST(test_oracle_elf32);
+	RUN_TEST(test_oracle_libc);
+	RUN_TEST(test_oracle_libllvm);
+	RUN_TEST(test_aliases);
+	RUN_TEST(test_nested_zero_notype);
+	RUN_TEST(test_zero_size_section_end);
+	RUN_TEST(test_stripped_so);
+	RUN_TEST(test_pgoff_pie);
+	RUN_TEST(test_pgoff_nopie);
+	RUN_TEST(test_pgoff_static);
+	RUN_TEST(test_pgoff_so);
+	RUN_TEST(test_pgoff_elf32);
+	RUN_TEST(test_pgoff_rel);
+	RUN_TEST(test_mapping_pie);
+	RUN_TEST(test_mapping_nopie);
+	RUN_TEST(test_mapping_so);
+	RUN_TEST(test_types);
+	RUN_TEST(test_build_id);
+	RUN_TEST(test_lifetime);
+	RUN_TEST(test_not_elf);
+	RUN_TEST(test_truncated);
+	RUN_TEST(test_hostile_headers);
+	RUN_TEST(test_hostile_symtab);
+	RUN_TEST(test_hostile_segments_notes);
+	RUN_TEST(test_caps);
+	RUN_TEST(test_mutations);
+
+	if (tmp_state > 0) {
+		if (test__nr_fail || keep_tmp) {
+			printf("     fixtures kept in %s\n", tmpdir);
+		} else {
+			char cmd[PATH_MAX + 32];
+
+			snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", tmpdir);
+			if (system(cmd))
+				printf("     could not remove %s\n", tmpdir);
+		}
+	}
+	return TEST_EXIT();
+}

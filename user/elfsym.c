@@ -1,0 +1,790 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * elfsym: function symbols, PT_LOAD arithmetic and build-id of one ELF file.
+ *
+ * Everything is copied out at open time, so the Elf handle is released (and
+ * the fd no longer needed) before elfsym__open_fd() returns: a file that is
+ * truncated or replaced later cannot hurt a lookup.  Every offset and size
+ * is checked against the size fstat() gave before libelf is asked to read it.
+ *
+ * Choices the contract in elfsym.h leaves to this file:
+ *
+ * - A function is an STT_FUNC or STT_GNU_IFUNC symbol with a non-empty name,
+ *   defined in a SHF_ALLOC|SHF_EXECINSTR section and starting inside it.
+ *   STT_NOTYPE is not kept: in code sections those are assembler labels
+ *   (jump targets, markers such as _etext) that point into or past a
+ *   function more often than at its start; perf makes the same choice.
+ * - Aliases (several names at one address) are folded into one entry, named
+ *   by the rule in elfsym.h; it covers the largest of their sizes.
+ * - A symbol with st_size 0 ends where the next symbol starts; no symbol
+ *   extends past the end of its section.
+ * - Nested symbols: an address resolves to the covering symbol that starts
+ *   last, i.e. the innermost one (an inner entry point, not the function
+ *   around it), and to the outer one again past the inner one's end.  This
+ *   is precomputed as a flat list of spans, so a lookup stays one binary
+ *   search whatever the nesting.
+ * - ET_REL (.o) files: st_value is relative to its section, so a symbol's
+ *   address is its section's sh_offset + st_value, and offset_to_vaddr is
+ *   the identity over the file.  Code copied from a .o into anonymous memory
+ *   is then symbolized by its file offset, like any mapping.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "util.h"
+
+#define DEFAULT_MAX_SYMS	(4UL << 20)
+#define DEFAULT_MAX_STRTAB	(256UL << 20)
+/* Real build-ids are 8 to 20 bytes; anything longer is not one we can key by. */
+#define BUILD_ID_MAX		64
+/* Note areas hold a few hundred bytes: do not read a hostile giant one. */
+#define NOTES_MAX		(1UL << 20)
+#define NO_SYM			SIZE_MAX
+
+struct seg {
+	uint64_t off, vaddr, filesz;
+};
+
+/* [start, next span's start) resolves to syms[sym], or to nothing (NO_SYM). */
+struct span {
+	uint64_t start;
+	size_t sym;
+};
+
+struct elfsym {
+	struct elfsym_sym *syms;
+	size_t nr_syms;
+	struct span *spans;
+	size_t nr_spans;
+	struct seg *segs;
+	size_t nr_segs;
+	char *names;		/* one arena holding every name */
+	uint8_t build_id[BUILD_ID_MAX];
+	size_t build_id_len;
+	int type;
+};
+
+/* What the symbol filter needs to know of a section, in address space. */
+struct sec {
+	uint64_t start, end;
+	uint32_t type, link;
+	bool exec;
+};
+
+/* A function symbol while reading; its name still points into libelf data. */
+struct cand {
+	uint64_t addr, size, sec_end;
+	const char *name;
+	size_t len;
+	int rank;		/* alias preference: lower wins */
+};
+
+/* State of one elfsym__open_fd(); freed before it returns. */
+struct reader {
+	const char *name;
+	Elf *elf;
+	uint64_t fsize;
+	GElf_Ehdr eh;
+	size_t shnum, phnum;
+	struct sec *secs;
+	struct cand *cands;
+	size_t nr_cands;
+	size_t max_syms, max_strtab;
+	size_t syms_seen, strtab_seen;
+};
+
+/* [off, off + size) lies within [0, limit), without overflowing. */
+static bool in_range(uint64_t off, uint64_t size, uint64_t limit)
+{
+	return off <= limit && size <= limit - off;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+static int malformed(const struct reader *r, const char *what)
+{
+	pr_debug("elfsym: '%s': %s\n", r->name, what);
+	return -ENOEXEC;
+}
+
+static int libelf_failed(const struct reader *r, const char *call)
+{
+	pr_debug("elfsym: '%s': %s: %s\n", r->name, call, elf_errmsg(-1));
+	return -ENOEXEC;
+}
+
+/*
+ * Validate the ELF header's view of the section and program header tables.
+ * libelf quietly pretends a truncated section table is absent and does not
+ * look at e_shentsize at all, so both are checked here.
+ */
+static int elfsym__check_headers(struct reader *r)
+{
+	size_t shstrndx, entsz, phnum;
+
+	if (!gelf_getehdr(r->elf, &r->eh))
+		return libelf_failed(r, "gelf_getehdr");
+	if (elf_getshdrnum(r->elf, &r->shnum))
+		return libelf_failed(r, "elf_getshdrnum");
+	if (r->eh.e_shoff == 0) {
+		if (r->eh.e_shnum)
+			return malformed(r, "e_shnum set without a section header table");
+		r->shnum = 0;
+	} else if (r->shnum == 0) {
+		/* libelf's way of saying the table is past end of file. */
+		return malformed(r, "section header table unreadable");
+	}
+	if (r->shnum) {
+		entsz = gelf_fsize(r->elf, ELF_T_SHDR, 1, EV_CURRENT);
+		if (!entsz || r->eh.e_shentsize != entsz)
+			return malformed(r, "bad e_shentsize");
+		if (r->shnum > r->fsize / entsz ||
+		    !in_range(r->eh.e_shoff, r->shnum * entsz, r->fsize))
+			return malformed(r, "section header table past end of file");
+		if (elf_getshdrstrndx(r->elf, &shstrndx))
+			return libelf_failed(r, "elf_getshdrstrndx");
+		if (shstrndx >= r->shnum)
+			return malformed(r, "e_shstrndx out of range");
+	}
+
+	/* elf_getphdrnum() clamps to what fits in the file: check the claim. */
+	r->phnum = r->eh.e_phnum;
+	if (r->phnum == PN_XNUM) {
+		GElf_Shdr sh0;
+
+		if (!r->shnum || !gelf_getshdr(elf_getscn(r->elf, 0), &sh0))
+			return malformed(r, "PN_XNUM without section 0");
+		r->phnum = sh0.sh_info;
+	}
+	if (r->phnum) {
+		entsz = gelf_fsize(r->elf, ELF_T_PHDR, 1, EV_CURRENT);
+		if (!entsz || r->eh.e_phentsize != entsz)
+			return malformed(r, "bad e_phentsize");
+		if (r->phnum > r->fsize / entsz || r->phnum > INT_MAX ||
+		    !in_range(r->eh.e_phoff, r->phnum * entsz, r->fsize))
+			return malformed(r, "program header table past end of file");
+	}
+	if (elf_getphdrnum(r->elf, &phnum))
+		return libelf_failed(r, "elf_getphdrnum");
+	if (phnum != r->phnum)
+		return malformed(r, "program header count disagrees with libelf");
+	return 0;
+}
+
+/* Keep the file-backed PT_LOAD ranges: all offset <-> vaddr arithmetic uses them. */
+static int elfsym__read_segments(struct reader *r, struct elfsym *es)
+{
+	GElf_Phdr ph;
+	size_t i;
+
+	if (r->eh.e_type == ET_REL) {
+		/* No segments: "vaddr" is the file offset (see the top comment). */
+		es->segs = calloc(1, sizeof(*es->segs));
+		if (!es->segs)
+			return -ENOMEM;
+		es->segs[0].filesz = r->fsize;
+		es->nr_segs = r->fsize ? 1 : 0;
+		return 0;
+	}
+	if (!r->phnum)
+		return 0;
+	es->segs = calloc(r->phnum, sizeof(*es->segs));
+	if (!es->segs)
+		return -ENOMEM;
+	for (i = 0; i < r->phnum; i++) {
+		if (!gelf_getphdr(r->elf, (int)i, &ph))
+			return libelf_failed(r, "gelf_getphdr");
+		if (ph.p_type != PT_LOAD || !ph.p_filesz)
+			continue;
+		/*
+		 * Separate debug files keep the stripped original's program
+		 * headers, which point past their own end: not fatal, their
+		 * symbols are still good, but no offset translates there.
+		 */
+		if (!in_range(ph.p_offset, ph.p_filesz, r->fsize) ||
+		    ph.p_vaddr > UINT64_MAX - ph.p_filesz) {
+			pr_debug("elfsym: '%s': PT_LOAD %zu (offset 0x%llx, size 0x%llx) ignored: outside the file\n",
+				 r->name, i, (unsigned long long)ph.p_offset,
+				 (unsigned long long)ph.p_filesz);
+			continue;
+		}
+		es->segs[es->nr_segs].off = ph.p_offset;
+		es->segs[es->nr_segs].vaddr = ph.p_vaddr;
+		es->segs[es->nr_segs].filesz = ph.p_filesz;
+		es->nr_segs++;
+	}
+	return 0;
+}
+
+/* Record every section's range and kind; reject those past end of file. */
+static int elfsym__read_sections(struct reader *r)
+{
+	bool rel = r->eh.e_type == ET_REL;
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	size_t i;
+
+	if (!r->shnum)
+		return 0;
+	r->secs = calloc(r->shnum, sizeof(*r->secs));
+	if (!r->secs)
+		return -ENOMEM;
+	for (i = 1; i < r->shnum; i++) {
+		struct sec *s = &r->secs[i];
+
+		scn = elf_getscn(r->elf, i);
+		if (!scn || !gelf_getshdr(scn, &sh))
+			return libelf_failed(r, "gelf_getshdr");
+		if (sh.sh_type != SHT_NOBITS && !in_range(sh.sh_offset, sh.sh_size, r->fsize))
+			return malformed(r, "section past end of file");
+		s->type = sh.sh_type;
+		s->link = sh.sh_link;
+		s->exec = (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) ==
+			  (SHF_ALLOC | SHF_EXECINSTR);
+		if (rel) {
+			/* A .o section not in the file has no offset to name it by. */
+			if (sh.sh_type == SHT_NOBITS)
+				s->exec = false;
+			s->start = sh.sh_offset;
+		} else {
+			/* Debug files' NOBITS .text keeps sh_addr/sh_size: use them. */
+			s->start = sh.sh_addr;
+		}
+		s->end = add_sat(s->start, sh.sh_size);
+	}
+	return 0;
+}
+
+static int bind_rank(int bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		return 0;
+	case STB_WEAK:
+		return 1;
+	case STB_LOCAL:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+/* The section index of @sym, through SHT_SYMTAB_SHNDX when it overflowed. */
+static size_t sym_shndx(const GElf_Sym *sym, Elf32_Word xndx, bool have_x)
+{
+	if (sym->st_shndx == SHN_XINDEX)
+		return have_x ? xndx : SHN_UNDEF;
+	/* SHN_ABS, SHN_COMMON and the other reserved indices: not code. */
+	if (sym->st_shndx >= SHN_LORESERVE)
+		return SHN_UNDEF;
+	return sym->st_shndx;
+}
+
+/* Append the functions of symbol table section @idx to r->cands. */
+static int elfsym__read_symtab(struct reader *r, size_t idx)
+{
+	Elf_Data *syms, *strs, *xdata = NULL;
+	size_t i, n, entsz, strsz;
+	const char *strbuf;
+	GElf_Shdr sh, strsh;
+	Elf_Scn *scn, *strscn;
+	struct cand *tmp;
+
+	scn = elf_getscn(r->elf, idx);
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return libelf_failed(r, "gelf_getshdr");
+	entsz = gelf_fsize(r->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (!entsz || sh.sh_entsize != entsz || sh.sh_size % entsz)
+		return malformed(r, "bad symbol table entry size");
+	n = sh.sh_size / entsz;
+	if (n > r->max_syms - r->syms_seen) {
+		pr_debug("elfsym: '%s': more than %zu symbols\n", r->name, r->max_syms);
+		return -E2BIG;
+	}
+	r->syms_seen += n;
+	if (sh.sh_link == 0 || sh.sh_link >= r->shnum ||
+	    r->secs[sh.sh_link].type != SHT_STRTAB)
+		return malformed(r, "symbol table not linked to a string table");
+	strscn = elf_getscn(r->elf, sh.sh_link);
+	if (!strscn || !gelf_getshdr(strscn, &strsh))
+		return libelf_failed(r, "gelf_getshdr");
+	if (strsh.sh_size > r->max_strtab - r->strtab_seen) {
+		pr_debug("elfsym: '%s': more than %zu bytes of string tables\n",
+			 r->name, r->max_strtab);
+		return -E2BIG;
+	}
+	r->strtab_seen += strsh.sh_size;
+	if (!n)
+		return 0;
+
+	syms = elf_getdata(scn, NULL);
+	strs = elf_getdata(strscn, NULL);
+	if (!syms || !strs)
+		return libelf_failed(r, "elf_getdata");
+	strbuf = strs->d_buf;
+	strsz = strbuf ? strs->d_size : 0;
+	for (i = 1; i < r->shnum; i++) {
+		if (r->secs[i].type == SHT_SYMTAB_SHNDX && r->secs[i].link == idx) {
+			xdata = elf_getdata(elf_getscn(r->elf, i), NULL);
+			if (!xdata)
+				return libelf_failed(r, "elf_getdata");
+			break;
+		}
+	}
+
+	tmp = realloc(r->cands, (r->nr_cands + n) * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	r->cands = tmp;
+
+	for (i = 0; i < n; i++) {
+		Elf32_Word xndx = 0;
+		const struct sec *s;
+		struct cand *c;
+		GElf_Sym sym;
+		size_t shndx, max_len;
+		int type;
+
+		if (!gelf_getsymshndx(syms, xdata, (int)i, &sym, &xndx))
+			return libelf_failed(r, "gelf_getsymshndx");
+		type = GELF_ST_TYPE(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		shndx = sym_shndx(&sym, xndx, xdata != NULL);
+		if (shndx == SHN_UNDEF || shndx >= r->shnum || !r->secs[shndx].exec)
+			continue;
+		s = &r->secs[shndx];
+		/* A name must start and end (NUL) inside the string table. */
+		if (sym.st_name == 0 || sym.st_name >= strsz)
+			continue;
+		max_len = strsz - sym.st_name;
+		c = &r->cands[r->nr_cands];
+		c->name = strbuf + sym.st_name;
+		c->len = strnlen(c->name, max_len);
+		if (c->len == 0 || c->len == max_len)
+			continue;
+
+		if (r->eh.e_type == ET_REL) {
+			if (sym.st_value >= s->end - s->start)
+				continue;
+			c->addr = s->start + sym.st_value;
+		} else {
+			c->addr = sym.st_value;
+		}
+		if (c->addr < s->start || c->addr >= s->end)
+			continue;
+		c->size = sym.st_size < s->end - c->addr ? sym.st_size : s->end - c->addr;
+		c->sec_end = s->end;
+		c->rank = bind_rank(GELF_ST_BIND(sym.st_info));
+		r->nr_cands++;
+	}
+	return 0;
+}
+
+static int elfsym__read_symbols(struct reader *r)
+{
+	size_t i;
+	int err;
+
+	for (i = 1; i < r->shnum; i++) {
+		if (r->secs[i].type != SHT_SYMTAB && r->secs[i].type != SHT_DYNSYM)
+			continue;
+		err = elfsym__read_symtab(r, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Address, then the alias preference of elfsym.h; total, so qsort is deterministic. */
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Sort, fold aliases, copy names into the arena and fix up sizes. */
+static int elfsym__build_syms(struct reader *r, struct elfsym *es)
+{
+	size_t i, j, nr_groups = 0, name_bytes = 0, pos = 0;
+	struct cand *c = r->cands;
+
+	if (!r->nr_cands)
+		return 0;
+	qsort(c, r->nr_cands, sizeof(*c), cand_cmp);
+	for (i = 0; i < r->nr_cands; i = j) {
+		for (j = i + 1; j < r->nr_cands && c[j].addr == c[i].addr; j++)
+			;
+		nr_groups++;
+		name_bytes += c[i].len + 1;
+		/* Shared tail strings can make copies outgrow their tables. */
+		if (name_bytes > r->max_strtab) {
+			pr_debug("elfsym: '%s': more than %zu bytes of names\n",
+				 r->name, r->max_strtab);
+			return -E2BIG;
+		}
+	}
+
+	es->syms = calloc(nr_groups, sizeof(*es->syms));
+	es->names = malloc(name_bytes);
+	if (!es->syms || !es->names)
+		return -ENOMEM;
+
+	for (i = 0; i < r->nr_cands; i = j) {
+		struct elfsym_sym *s = &es->syms[es->nr_syms++];
+		uint64_t size = c[i].size, end;
+
+		for (j = i + 1; j < r->nr_cands && c[j].addr == c[i].addr; j++) {
+			if (c[j].size > size)
+				size = c[j].size;
+		}
+		if (!size) {
+			end = j < r->nr_cands && c[j].addr < c[i].sec_end ?
+			      c[j].addr : c[i].sec_end;
+			size = end - c[i].addr;
+		}
+		memcpy(es->names + pos, c[i].name, c[i].len + 1);
+		s->name = es->names + pos;
+		pos += c[i].len + 1;
+		s->addr = c[i].addr;
+		s->size = size;
+	}
+	return 0;
+}
+
+static void push_span(struct elfsym *es, uint64_t start, size_t sym)
+{
+	es->spans[es->nr_spans].start = start;
+	es->spans[es->nr_spans].sym = sym;
+	es->nr_spans++;
+}
+
+/*
+ * Flatten the (possibly nested) symbols into disjoint spans, each owned by
+ * the covering symbol that starts last.  Sweep by start address with a stack
+ * of open symbols: the innermost open one is the most recently pushed one
+ * that has not ended.  Each span either closes a symbol or reaches the next
+ * start, and each gap adds one hole: at most 2n + 1 spans.
+ */
+static int elfsym__build_spans(struct elfsym *es)
+{
+	size_t n = es->nr_syms, top = 0, i, *stack;
+	uint64_t pos;
+
+	if (!n)
+		return 0;
+	es->spans = calloc(2 * n + 1, sizeof(*es->spans));
+	stack = calloc(n, sizeof(*stack));
+	if (!es->spans || !stack) {
+		free(stack);
+		return -ENOMEM;
+	}
+	pos = es->syms[0].addr;
+	for (i = 0; i <= n; i++) {
+		uint64_t next = i < n ? es->syms[i].addr : UINT64_MAX;
+
+		while (top && pos < next) {
+			const struct elfsym_sym *s = &es->syms[stack[top - 1]];
+			uint64_t end = s->addr + s->size;
+
+			if (end > pos) {
+				push_span(es, pos, stack[top - 1]);
+				if (end > next) {
+					pos = next;
+					break;
+				}
+				pos = end;
+			}
+			top--;
+		}
+		if (pos < next)
+			push_span(es, pos, NO_SYM);
+		if (i < n) {
+			stack[top++] = i;
+			pos = next;
+		}
+	}
+	free(stack);
+	return 0;
+}
+
+static uint32_t rd32(const uint8_t *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t align)
+{
+	return (v + align - 1) & ~(align - 1);
+}
+
+/*
+ * Look for NT_GNU_BUILD_ID in the note area [off, off + size).  Every
+ * field is checked against the area; a malformed note ends the area, a
+ * build-id longer than BUILD_ID_MAX is ignored.  True when found.
+ */
+static bool elfsym__scan_notes(struct reader *r, struct elfsym *es,
+			       uint64_t off, uint64_t size, uint64_t align)
+{
+	bool swap = r->eh.e_ident[EI_DATA] !=
+		    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
+	const uint8_t *p;
+	Elf_Data *data;
+	uint64_t pos = 0;
+
+	if (!size || size > NOTES_MAX || !in_range(off, size, r->fsize))
+		return false;
+	data = elf_getdata_rawchunk(r->elf, (int64_t)off, size, ELF_T_BYTE);
+	if (!data || !data->d_buf || data->d_size != size) {
+		libelf_failed(r, "elf_getdata_rawchunk");
+		return false;
+	}
+	p = data->d_buf;
+	/* Only 8-byte aligned notes pad to 8 (gABI); the rest pad to 4. */
+	align = align == 8 ? 8 : 4;
+	while (size - pos >= 12) {
+		uint32_t namesz = rd32(p + pos, swap), descsz = rd32(p + pos + 4, swap);
+		uint32_t type = rd32(p + pos + 8, swap);
+		uint64_t name_off = pos + 12, desc_off;
+
+		desc_off = align_up(name_off + namesz, align);
+		if (desc_off > size || descsz > size - desc_off) {
+			pr_debug("elfsym: '%s': note at 0x%llx overruns its area\n",
+				 r->name, (unsigned long long)(off + pos));
+			return false;
+		}
+		pos = align_up(desc_off + descsz, align);
+		if (pos > size)
+			pos = size;
+		if (type != NT_GNU_BUILD_ID || namesz != 4 || memcmp(p + name_off, "GNU", 4))
+			continue;
+		if (!descsz || descsz > BUILD_ID_MAX) {
+			pr_debug("elfsym: '%s': build-id of %u bytes ignored\n", r->name, descsz);
+			continue;
+		}
+		memcpy(es->build_id, p + desc_off, descsz);
+		es->build_id_len = descsz;
+		return true;
+	}
+	return false;
+}
+
+/* PT_NOTE first (what the loader maps), then SHT_NOTE sections. */
+static int elfsym__read_build_id(struct reader *r, struct elfsym *es)
+{
+	GElf_Phdr ph;
+	GElf_Shdr sh;
+	size_t i;
+
+	for (i = 0; i < r->phnum; i++) {
+		if (!gelf_getphdr(r->elf, (int)i, &ph))
+			return libelf_failed(r, "gelf_getphdr");
+		if (ph.p_type == PT_NOTE &&
+		    elfsym__scan_notes(r, es, ph.p_offset, ph.p_filesz, ph.p_align))
+			return 0;
+	}
+	for (i = 1; i < r->shnum; i++) {
+		if (r->secs[i].type != SHT_NOTE)
+			continue;
+		if (!gelf_getshdr(elf_getscn(r->elf, i), &sh))
+			return libelf_failed(r, "gelf_getshdr");
+		if (elfsym__scan_notes(r, es, sh.sh_offset, sh.sh_size, sh.sh_addralign))
+			return 0;
+	}
+	return 0;
+}
+
+static int elfsym__read(struct reader *r, struct elfsym *es)
+{
+	int err;
+
+	if (elf_kind(r->elf) != ELF_K_ELF)
+		return malformed(r, "not an ELF file");
+	err = elfsym__check_headers(r);
+	if (err)
+		return err;
+	es->type = r->eh.e_type;
+	err = elfsym__read_segments(r, es);
+	if (!err)
+		err = elfsym__read_sections(r);
+	if (!err)
+		err = elfsym__read_symbols(r);
+	if (!err)
+		err = elfsym__build_syms(r, es);
+	if (!err)
+		err = elfsym__build_spans(es);
+	if (!err)
+		err = elfsym__read_build_id(r, es);
+	return err;
+}
+
+struct elfsym *elfsym__open_fd(int fd, const char *name, const struct elfsym_opts *opts)
+{
+	struct reader r = { .name = name ? name : "(fd)" };
+	struct elfsym *es;
+	struct stat st;
+	int err;
+
+	if (fstat(fd, &st))
+		return NULL;
+	if (!S_ISREG(st.st_mode)) {
+		pr_debug("elfsym: '%s': not a regular file\n", r.name);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	r.fsize = (uint64_t)st.st_size;
+	r.max_syms = opts && opts->max_syms ? opts->max_syms : DEFAULT_MAX_SYMS;
+	r.max_strtab = opts && opts->max_strtab ? opts->max_strtab : DEFAULT_MAX_STRTAB;
+	/* libelf indexes symbols with an int. */
+	if (r.max_syms > INT_MAX)
+		r.max_syms = INT_MAX;
+
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		pr_debug("elfsym: '%s': libelf: %s\n", r.name, elf_errmsg(-1));
+		errno = ENOEXEC;
+		return NULL;
+	}
+	es = calloc(1, sizeof(*es));
+	if (!es)
+		return NULL;
+	/* ELF_C_READ: libelf preads what it needs; never mmap a file we do not trust. */
+	r.elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!r.elf)
+		err = libelf_failed(&r, "elf_begin");
+	else
+		err = elfsym__read(&r, es);
+
+	free(r.cands);
+	free(r.secs);
+	elf_end(r.elf);
+	if (err) {
+		elfsym__free(es);
+		errno = -err;
+		return NULL;
+	}
+	pr_debug("elfsym: '%s': %zu functions, %zu PT_LOAD, build-id of %zu bytes\n",
+		 r.name, es->nr_syms, es->nr_segs, es->build_id_len);
+	return es;
+}
+
+struct elfsym *elfsym__open(const char *path, const struct elfsym_opts *opts)
+{
+	struct elfsym *es;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		pr_debug("elfsym: '%s': open: %s\n", path, strerror(err));
+		errno = err;
+		return NULL;
+	}
+	es = elfsym__open_fd(fd, path, opts);
+	err = errno;
+	close(fd);
+	errno = err;
+	return es;
+}
+
+void elfsym__free(struct elfsym *es)
+{
+	if (!es)
+		return;
+	free(es->syms);
+	free(es->spans);
+	free(es->segs);
+	free(es->names);
+	free(es);
+}
+
+int elfsym__offset_to_vaddr(const struct elfsym *es, uint64_t file_off, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < es->nr_segs; i++) {
+		const struct seg *s = &es->segs[i];
+
+		if (file_off >= s->off && file_off - s->off < s->filesz) {
+			*vaddr = file_off - s->off + s->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int elfsym__vaddr_to_offset(const struct elfsym *es, uint64_t vaddr, uint64_t *file_off)
+{
+	size_t i;
+
+	for (i = 0; i < es->nr_segs; i++) {
+		const struct seg *s = &es->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+			*file_off = vaddr - s->vaddr + s->off;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const struct elfsym_sym *elfsym__lookup(const struct elfsym *es, uint64_t vaddr)
+{
+	size_t lo = 0, hi = es->nr_spans, mid;
+	const struct elfsym_sym *s;
+	const struct span *sp;
+
+	/* The last span starting at or before vaddr. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (es->spans[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	sp = &es->spans[lo - 1];
+	if (sp->sym == NO_SYM)
+		return NULL;
+	s = &es->syms[sp->sym];
+	/* Spans run to the next one; the symbol's own end still bounds it. */
+	return vaddr - s->addr < s->size ? s : NULL;
+}
+
+size_t elfsym__nr_syms(const struct elfsym *es)
+{
+	return es->nr_syms;
+}
+
+int elfsym__type(const struct elfsym *es)
+{
+	return es->type;
+}
+
+const uint8_t *elfsym__build_id(const struct elfsym *es, size_t *len)
+{
+	*len = es->build_id_len;
+	return es->build_id_len ? es->build_id : NULL;
+}
