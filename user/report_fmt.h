@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * report_fmt: internal to the report writer, reader and views.  The byte
+ * layout of bpfsym.data (docs/FORMAT.md is the reference; keep the two in
+ * step), varint/zigzag and little-endian helpers, and two small containers
+ * both sides need: a growable byte buffer and an open-addressing id table.
+ * Everything here is static inline so each user gets its own copy and no
+ * symbol leaks out of the report module.
+ */
+#ifndef BPFSYM_REPORT_FMT_H
+#define BPFSYM_REPORT_FMT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+/* File header: magic, u32 version, u32 incompatible-feature flags. */
+#define RPT_FILE_MAGIC		"\x89" "BPFSYM\n"
+#define RPT_MAGIC_LEN		8
+#define RPT_VERSION		1
+#define RPT_FILE_HDR_LEN	16
+
+/* Block header: u32 magic, u32 compressed len, u32 uncompressed len, u32 check. */
+#define RPT_BLOCK_MAGIC		0x4b434c42u	/* "BLCK" in file byte order */
+#define RPT_BLOCK_HDR_LEN	16
+/* Neither length of a block may exceed this (the reader's memory bound). */
+#define RPT_BLOCK_MAX		(64u << 20)
+/* The writer starts a new block once this much is pending. */
+#define RPT_BLOCK_TARGET	(1u << 20)
+/* Whole files larger than this are refused by the reader. */
+#define RPT_FILE_MAX		((uint64_t)4 << 30)
+/*
+ * Decompressed bytes per file byte the reader accepts in total (with one
+ * RPT_BLOCK_MAX as a floor).  Real recordings compress 3-20x; this stops a
+ * small crafted file from expanding into gigabytes of records.
+ */
+#define RPT_RATIO_MAX		1024u
+
+/*
+ * zstd level 3 (the library default): the recorder compresses about a
+ * second of samples per block on the same thread that drains the ring
+ * buffer, so speed matters more than the last 10-20% of size that levels
+ * 10+ buy at 5-50x the CPU.
+ */
+#define RPT_ZSTD_LEVEL		3
+
+/* Record types.  Types >= RPT_REC_OPTIONAL may be skipped by readers that do not know them. */
+enum rpt_rec_type {
+	RPT_REC_HEADER = 1,
+	RPT_REC_STRING = 2,
+	RPT_REC_MODULE = 3,
+	RPT_REC_FRAME = 4,
+	RPT_REC_STACK = 5,
+	RPT_REC_SAMPLE = 6,
+	RPT_REC_END = 7,
+	RPT_REC_OPTIONAL = 64,
+};
+
+/* Ids are u32 and RPT_NONE is reserved, so a table holds fewer than this. */
+#define RPT_ID_LIMIT		(UINT32_MAX - 1)
+
+/* ---- little endian ---- */
+
+static inline void rpt_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint32_t rpt_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* FNV-1a 32 of the first 12 bytes of a block header: catches a flipped length. */
+static inline uint32_t rpt_block_check(const uint8_t *hdr)
+{
+	uint32_t h = 2166136261u;
+	int i;
+
+	for (i = 0; i < 12; i++) {
+		h ^= hdr[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static inline void rpt_block_hdr_fill(uint8_t *hdr, uint32_t clen, uint32_t ulen)
+{
+	rpt_put_le32(hdr, RPT_BLOCK_MAGIC);
+	rpt_put_le32(hdr + 4, clen);
+	rpt_put_le32(hdr + 8, ulen);
+	rpt_put_le32(hdr + 12, rpt_block_check(hdr));
+}
+
+/* ---- varints (unsigned LEB128, at most 10 bytes) and zigzag ---- */
+
+#define RPT_UV_MAX 10
+
+static inline size_t rpt_uv_encode(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline uint64_t rpt_zz_encode(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t rpt_zz_decode(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/* A bounded read cursor over decoded block data. */
+struct rpt_cur {
+	const uint8_t *p, *end;
+};
+
+/*
+ * Decode one varint.  Refuses, with -EINVAL, one that runs past the end,
+ * is longer than 10 bytes, overflows 64 bits or is not in its shortest
+ * form (the writer only produces shortest forms).
+ */
+static inline int rpt_cur__uv(struct rpt_cur *c, uint64_t *v)
+{
+	uint64_t r = 0;
+	unsigned int shift = 0;
+	size_t i;
+
+	for (i = 0; i < RPT_UV_MAX; i++, shift += 7) {
+		uint8_t b;
+
+		if (c->p + i >= c->end)
+			return -EINVAL;
+		b = c->p[i];
+		if (i == RPT_UV_MAX - 1 && b > 1)
+			return -EINVAL;
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			if (i > 0 && b == 0)
+				return -EINVAL;
+			c->p += i + 1;
+			*v = r;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static inline int rpt_cur__u32(struct rpt_cur *c, uint32_t *v)
+{
+	uint64_t x;
+
+	if (rpt_cur__uv(c, &x) || x > UINT32_MAX)
+		return -EINVAL;
+	*v = (uint32_t)x;
+	return 0;
+}
+
+/* ---- growable byte buffer ---- */
+
+struct rpt_buf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+/*
+ * Grow the array *@arr of *@cap elements of @elem bytes to hold @need;
+ * capacity doubles so appends are amortized O(1).  0 or -ENOMEM.
+ */
+static inline int rpt_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return -ENOMEM;
+		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+static inline int rpt_buf__reserve(struct rpt_buf *b, size_t more)
+{
+	if (more > SIZE_MAX - b->len)
+		return -ENOMEM;
+	return rpt_grow((void **)&b->data, &b->cap, b->len + more, 1);
+}
+
+static inline int rpt_buf__put(struct rpt_buf *b, const void *p, size_t n)
+{
+	int err = rpt_buf__reserve(b, n);
+
+	if (err)
+		return err;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+static inline int rpt_buf__uv(struct rpt_buf *b, uint64_t v)
+{
+	int err = rpt_buf__reserve(b, RPT_UV_MAX);
+
+	if (err)
+		return err;
+	b->len += rpt_uv_encode(b->data + b->len, v);
+	return 0;
+}
+
+static inline void rpt_buf__free(struct rpt_buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+/* ---- hashing ---- */
+
+static inline uint64_t rpt_hash_fin(uint64_t h)
+{
+	/* splitmix64's finalizer: every input bit reaches every output bit. */
+	h ^= h >> 30;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebULL;
+	h ^= h >> 31;
+	return h;
+}
+
+static inline uint64_t rpt_hash_u64(uint64_t h, uint64_t v)
+{
+	return rpt_hash_fin(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
+}
+
+static inline uint64_t rpt_hash_bytes(uint64_t h, const void *data, size_t n)
+{
+	const uint8_t *p = data;
+	uint64_t w;
+
+	for (; n >= 8; n -= 8, p += 8) {
+		memcpy(&w, p, 8);
+		h = rpt_hash_u64(h, w);
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	/* The tail length keeps "a\0" and "a" apart. */
+	return rpt_hash_u64(h, w ^ ((uint64_t)n << 56));
+}
+
+/*
+ * ---- id table ----
+ * Open addressing with linear probing over 64-bit slots holding the key's
+ * 32-bit hash and id + 1 (0: empty).  Keys live with the caller, which
+ * compares them through a callback; the table only maps hash -> id.
+ * Load stays at most 1/2, so probes are short and a miss ends quickly.
+ */
+struct rpt_htab {
+	uint64_t *slots;
+	size_t mask;		/* capacity - 1; capacity is a power of two */
+	size_t nr;
+};
+
+typedef bool (*rpt_htab_eq_fn)(const void *ctx, uint32_t id, const void *key);
+
+/* Make room for @more insertions; slots found before are invalid after.  0 or -ENOMEM. */
+static inline int rpt_htab__reserve(struct rpt_htab *t, size_t more)
+{
+	size_t cap = t->slots ? t->mask + 1 : 0, ncap, i;
+	uint64_t *ns;
+
+	if (more > SIZE_MAX / 4 - t->nr)
+		return -ENOMEM;
+	if ((t->nr + more) * 2 <= cap)
+		return 0;
+	ncap = cap ? cap : 64;
+	while ((t->nr + more) * 2 > ncap)
+		ncap *= 2;
+	ns = calloc(ncap, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	for (i = 0; i < cap; i++) {
+		uint64_t s = t->slots[i];
+		size_t j;
+
+		if (!s)
+			continue;
+		for (j = (s >> 32) & (ncap - 1); ns[j]; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = s;
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->mask = ncap - 1;
+	return 0;
+}
+
+/*
+ * The id of @key (hash @h), or RPT_NONE with *@slot set where it would go
+ * (on a hit *@slot is the key's slot, which is no use to the caller).
+ * The table must have been reserved (an empty table has no slots).
+ */
+static inline uint32_t rpt_htab__find(const struct rpt_htab *t, uint32_t h, rpt_htab_eq_fn eq,
+				      const void *ctx, const void *key, size_t *slot)
+{
+	size_t i;
+
+	for (i = h & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
+		uint64_t s = t->slots[i];
+
+		if ((uint32_t)(s >> 32) == h && eq(ctx, (uint32_t)s - 1, key)) {
+			*slot = i;
+			return (uint32_t)s - 1;
+		}
+	}
+	*slot = i;
+	return RPT_NONE;
+}
+
+/* Store @id at @slot, as returned by a miss of rpt_htab__find(). */
+static inline void rpt_htab__insert_at(struct rpt_htab *t, size_t slot, uint32_t h, uint32_t id)
+{
+	t->slots[slot] = (uint64_t)h << 32 | ((uint64_t)id + 1);
+	t->nr++;
+}
+
+static inline void rpt_htab__free(struct rpt_htab *t)
+{
+	free(t->slots);
+	t->slots = NULL;
+	t->mask = t->nr = 0;
+}
+
+/* Internal to the report module: the path report__open() read, or NULL from memory. */
+const char *report__source(const struct report *r);
+
+#endif /* BPFSYM_REPORT_FMT_H */

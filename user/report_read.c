@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * report_read: loads a bpfsym.data file into memory and checks all of it
+ * on the way in: every length before it is used, every varint, every id
+ * reference, every decompressed size against a cap.  The views then trust
+ * what they get.  docs/FORMAT.md has the layout and the truncation rules.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "report.h"
+#include "report_fmt.h"
+#include "util.h"
+
+#define CHUNK_SIZE (64u << 10)
+
+/* String storage that never moves, so the pointers handed out stay valid. */
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct rstack {
+	size_t off;		/* in stack_data */
+	uint32_t nr;
+};
+
+struct report {
+	struct rpt_header hdr;
+	char *source;
+	struct chunk *chunks;
+	const char **strs;
+	size_t nr_strs, cap_strs;
+	struct rpt_module *mods;
+	size_t nr_mods, cap_mods;
+	struct rpt_frame *frames;
+	size_t nr_frames, cap_frames;
+	uint32_t *stack_data;
+	size_t nr_stack_data, cap_stack_data;
+	struct rstack *stacks;
+	size_t nr_stacks, cap_stacks;
+	struct rpt_sample *samples;
+	size_t nr_samples, cap_samples;
+};
+
+struct parser {
+	struct report *r;
+	const char *path;	/* NULL: from memory */
+	char *err;
+	size_t errlen;
+	uint64_t block_off;	/* file offset of the block being parsed */
+	unsigned int block;	/* its index, for messages */
+	const uint8_t *data;	/* its decompressed records */
+	size_t rec_off;		/* offset of the current record in data */
+	bool have_header, have_end;
+	uint64_t prev_time;
+};
+
+static const char *const rec_names[] = {
+	[RPT_REC_HEADER] = "HEADER", [RPT_REC_STRING] = "STRING", [RPT_REC_MODULE] = "MODULE",
+	[RPT_REC_FRAME] = "FRAME", [RPT_REC_STACK] = "STACK", [RPT_REC_SAMPLE] = "SAMPLE",
+	[RPT_REC_END] = "END",
+};
+
+static const char *human(char *buf, size_t len, uint64_t v)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	uint64_t div = 1024;
+	int u = 0;
+
+	if (v < 1024) {
+		snprintf(buf, len, "%" PRIu64 " bytes", v);
+		return buf;
+	}
+	while (u < 5 && v / div >= 1024) {
+		div *= 1024;
+		u++;
+	}
+	if (v % div == 0)
+		snprintf(buf, len, "%" PRIu64 " %s", v / div, units[u]);
+	else
+		snprintf(buf, len, "%.1f %s", (double)v / (double)div, units[u]);
+	return buf;
+}
+
+static void set_err(const struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_err(const struct parser *ps, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	if (!ps->err || !ps->errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (ps->path)
+		snprintf(ps->err, ps->errlen, "report: '%s': %s", ps->path, msg);
+	else
+		snprintf(ps->err, ps->errlen, "report: <memory>: %s", msg);
+}
+
+/* Corrupt input at file offset @off.  Returns -EINVAL. */
+#define bad_at(ps, off, fmt, ...) \
+	(set_err((ps), "offset %" PRIu64 ": " fmt, (uint64_t)(off), ##__VA_ARGS__), -EINVAL)
+
+/* Corrupt record: the offset is its block's, the record's place in the block's data follows. */
+#define bad_rec(ps, type, fmt, ...)							\
+	(set_err((ps), "offset %" PRIu64 ": block %u, data byte %zu: %s record: " fmt,	\
+		 (ps)->block_off, (ps)->block, (ps)->rec_off, rec_name(type), ##__VA_ARGS__), -EINVAL)
+
+static const char *rec_name(uint64_t type)
+{
+	if (type < sizeof(rec_names) / sizeof(rec_names[0]) && rec_names[type])
+		return rec_names[type];
+	return "unknown";
+}
+
+static const char *report__strdup(struct report *r, const uint8_t *p, size_t n)
+{
+	struct chunk *ch = r->chunks;
+	char *s;
+
+	if (!ch || ch->cap - ch->used < n + 1) {
+		/* A big string gets a chunk of its own behind the current one. */
+		size_t cap = n + 1 > CHUNK_SIZE / 4 ? n + 1 : CHUNK_SIZE;
+
+		ch = malloc(sizeof(*ch) + cap);
+		if (!ch)
+			return NULL;
+		ch->used = 0;
+		ch->cap = cap;
+		if (cap != CHUNK_SIZE && r->chunks) {
+			ch->next = r->chunks->next;
+			r->chunks->next = ch;
+		} else {
+			ch->next = r->chunks;
+			r->chunks = ch;
+		}
+	}
+	s = ch->data + ch->used;
+	memcpy(s, p, n);
+	s[n] = '\0';
+	ch->used += n + 1;
+	return s;
+}
+
+static int read_fixed_str(struct rpt_cur *c, char *dst, size_t size)
+{
+	uint64_t n;
+
+	if (rpt_cur__uv(c, &n) || n > (uint64_t)(c->end - c->p) || n >= size || memchr(c->p, 0, n))
+		return -EINVAL;
+	memcpy(dst, c->p, n);
+	dst[n] = '\0';
+	c->p += n;
+	return 0;
+}
+
+static int parse_header(struct parser *ps, struct rpt_cur *c)
+{
+	struct rpt_header *h = &ps->r->hdr;
+	int err;
+
+	if (ps->have_header)
+		return bad_rec(ps, RPT_REC_HEADER, "a second one");
+	err = read_fixed_str(c, h->hostname, sizeof(h->hostname));
+	err = err ?: read_fixed_str(c, h->release, sizeof(h->release));
+	err = err ?: read_fixed_str(c, h->boot_id, sizeof(h->boot_id));
+	err = err ?: read_fixed_str(c, h->event, sizeof(h->event));
+	err = err ?: read_fixed_str(c, h->target, sizeof(h->target));
+	err = err ?: rpt_cur__uv(c, &h->text_addr);
+	err = err ?: rpt_cur__u32(c, &h->freq);
+	err = err ?: rpt_cur__u32(c, &h->flags);
+	err = err ?: rpt_cur__u32(c, &h->nr_cpus);
+	err = err ?: rpt_cur__uv(c, &h->start_wall_ns);
+	err = err ?: rpt_cur__uv(c, &h->start_mono_ns);
+	if (err)
+		return bad_rec(ps, RPT_REC_HEADER, "malformed field");
+	ps->have_header = true;
+	return 0;
+}
+
+static int parse_string(struct parser *ps, struct rpt_cur *c)
+{
+	struct report *r = ps->r;
+	size_t n = (size_t)(c->end - c->p);
+	const char *s;
+
+	if (memchr(c->p, 0, n))
+		return bad_rec(ps, RPT_REC_STRING, "NUL byte inside");
+	if (r->nr_strs >= RPT_ID_LIMIT)
+		return bad_rec(ps, RPT_REC_STRING, "too many strings");
+	if (rpt_grow((void **)&r->strs, &r->cap_strs, r->nr_strs + 1, sizeof(*r->strs)))
+		return -ENOMEM;
+	s = report__strdup(r, c->p, n);
+	if (!s)
+		return -ENOMEM;
+	r->strs[r->nr_strs++] = s;
+	return 0;
+}
+
+static int parse_module(struct parser *ps, struct rpt_cur *c)
+{
+	struct report *r = ps->r;
+	struct rpt_module m = {};
+	uint32_t path;
+	uint64_t bid;
+	int err;
+
+	err = rpt_cur__u32(c, &m.kind);
+	err = err ?: rpt_cur__u32(c, &path);
+	err = err ?: rpt_cur__uv(c, &bid);
+	if (err)
+		return bad_rec(ps, RPT_REC_MODULE, "malformed field");
+	if (bid > RPT_BUILD_ID_MAX || bid > (uint64_t)(c->end - c->p))
+		return bad_rec(ps, RPT_REC_MODULE, "build-id of %" PRIu64 " bytes", bid);
+	m.build_id_len = (uint32_t)bid;
+	memcpy(m.build_id, c->p, m.build_id_len);
+	c->p += m.build_id_len;
+	err = rpt_cur__uv(c, &m.dev);
+	err = err ?: rpt_cur__uv(c, &m.ino);
+	if (err)
+		return bad_rec(ps, RPT_REC_MODULE, "malformed field");
+	if (path >= r->nr_strs)
+		return bad_rec(ps, RPT_REC_MODULE, "path string %u out of range (%zu strings)",
+			       path, r->nr_strs);
+	if (r->nr_mods >= RPT_ID_LIMIT)
+		return bad_rec(ps, RPT_REC_MODULE, "too many modules");
+	m.path = r->strs[path];
+	if (rpt_grow((void **)&r->mods, &r->cap_mods, r->nr_mods + 1, sizeof(*r->mods)))
+		return -ENOMEM;
+	r->mods[r->nr_mods++] = m;
+	return 0;
+}
+
+static int parse_frame(struct parser *ps, struct rpt_cur *c)
+{
+	struct report *r = ps->r;
+	struct rpt_frame f = {};
+	uint64_t module, addr_delta, sym;
+	int err;
+
+	err = rpt_cur__u32(c, &f.kind);
+	err = err ?: rpt_cur__uv(c, &module);
+	err = err ?: rpt_cur__uv(c, &f.offset);
+	err = err ?: rpt_cur__uv(c, &addr_delta);
+	err = err ?: rpt_cur__uv(c, &sym);
+	err = err ?: rpt_cur__uv(c, &f.sym_off);
+	err = err ?: rpt_cur__u32(c, &f.reason);
+	if (err)
+		return bad_rec(ps, RPT_REC_FRAME, "malformed field");
+	if (f.kind > RPT_FRAME_USER)
+		return bad_rec(ps, RPT_REC_FRAME, "unknown kind %u", f.kind);
+	if (module > r->nr_mods)
+		return bad_rec(ps, RPT_REC_FRAME, "module %" PRIu64 " out of range (%zu modules)",
+			       module - 1, r->nr_mods);
+	if (sym > r->nr_strs)
+		return bad_rec(ps, RPT_REC_FRAME, "symbol string %" PRIu64 " out of range (%zu strings)",
+			       sym - 1, r->nr_strs);
+	if (r->nr_frames >= RPT_ID_LIMIT)
+		return bad_rec(ps, RPT_REC_FRAME, "too many frames");
+	f.module = module ? (uint32_t)(module - 1) : RPT_NONE;
+	f.addr = f.offset + (uint64_t)rpt_zz_decode(addr_delta);
+	f.sym = sym ? r->strs[sym - 1] : NULL;
+	if (rpt_grow((void **)&r->frames, &r->cap_frames, r->nr_frames + 1, sizeof(*r->frames)))
+		return -ENOMEM;
+	r->frames[r->nr_frames++] = f;
+	return 0;
+}
+
+static int parse_stack(struct parser *ps, struct rpt_cur *c)
+{
+	struct report *r = ps->r;
+	uint64_t nr, id;
+	uint32_t i;
+
+	if (rpt_cur__uv(c, &nr))
+		return bad_rec(ps, RPT_REC_STACK, "malformed field");
+	/* Each id takes a byte at least: a bigger count is a lie, refused before allocating. */
+	if (nr > (uint64_t)(c->end - c->p))
+		return bad_rec(ps, RPT_REC_STACK, "%" PRIu64 " frames in %zu bytes",
+			       nr, (size_t)(c->end - c->p));
+	if (r->nr_stacks >= RPT_ID_LIMIT)
+		return bad_rec(ps, RPT_REC_STACK, "too many stacks");
+	if (rpt_grow((void **)&r->stacks, &r->cap_stacks, r->nr_stacks + 1, sizeof(*r->stacks)) ||
+	    rpt_grow((void **)&r->stack_data, &r->cap_stack_data, r->nr_stack_data + nr,
+		     sizeof(*r->stack_data)))
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		if (rpt_cur__uv(c, &id))
+			return bad_rec(ps, RPT_REC_STACK, "malformed frame id %u", i);
+		if (id >= r->nr_frames)
+			return bad_rec(ps, RPT_REC_STACK, "frame %" PRIu64 " out of range (%zu frames)",
+				       id, r->nr_frames);
+		r->stack_data[r->nr_stack_data + i] = (uint32_t)id;
+	}
+	r->stacks[r->nr_stacks++] = (struct rstack){ r->nr_stack_data, (uint32_t)nr };
+	r->nr_stack_data += nr;
+	return 0;
+}
+
+static int parse_sample(struct parser *ps, struct rpt_cur *c)
+{
+	struct report *r = ps->r;
+	struct rpt_sample s = {};
+	uint64_t dt, dtid;
+	uint32_t comm;
+	int64_t d;
+	int err;
+
+	err = rpt_cur__uv(c, &dt);
+	err = err ?: rpt_cur__u32(c, &s.pid);
+	err = err ?: rpt_cur__uv(c, &dtid);
+	err = err ?: rpt_cur__u32(c, &s.cpu);
+	err = err ?: rpt_cur__uv(c, &s.cgroup);
+	err = err ?: rpt_cur__u32(c, &comm);
+	err = err ?: rpt_cur__u32(c, &s.stack);
+	if (err)
+		return bad_rec(ps, RPT_REC_SAMPLE, "malformed field");
+	d = rpt_zz_decode(dtid);
+	if (d < -(int64_t)s.pid || d > (int64_t)UINT32_MAX - (int64_t)s.pid)
+		return bad_rec(ps, RPT_REC_SAMPLE, "tid out of range");
+	if (comm >= r->nr_strs)
+		return bad_rec(ps, RPT_REC_SAMPLE, "comm string %u out of range (%zu strings)",
+			       comm, r->nr_strs);
+	if (s.stack >= r->nr_stacks)
+		return bad_rec(ps, RPT_REC_SAMPLE, "stack %u out of range (%zu stacks)",
+			       s.stack, r->nr_stacks);
+	s.tid = (uint32_t)((int64_t)s.pid + d);
+	s.time = ps->prev_time + (uint64_t)rpt_zz_decode(dt);
+	s.comm = r->strs[comm];
+	if (rpt_grow((void **)&r->samples, &r->cap_samples, r->nr_samples + 1, sizeof(*r->samples)))
+		return -ENOMEM;
+	r->samples[r->nr_samples++] = s;
+	ps->prev_time = s.time;
+	return 0;
+}
+
+static int parse_end(struct parser *ps, struct rpt_cur *c)
+{
+	struct rpt_header *h = &ps->r->hdr;
+	int err;
+
+	err = rpt_cur__uv(c, &h->end_wall_ns);
+	err = err ?: rpt_cur__uv(c, &h->samples);
+	err = err ?: rpt_cur__uv(c, &h->lost_samples);
+	err = err ?: rpt_cur__uv(c, &h->lost_events);
+	err = err ?: rpt_cur__uv(c, &h->nr_procs);
+	if (err)
+		return bad_rec(ps, RPT_REC_END, "malformed field");
+	/* The writer counts its own SAMPLE records: a mismatch means records went missing. */
+	if (h->samples != ps->r->nr_samples)
+		return bad_rec(ps, RPT_REC_END, "counts %" PRIu64 " samples, the file holds %zu",
+			       h->samples, ps->r->nr_samples);
+	ps->have_end = true;
+	return 0;
+}
+
+/* Parse the @len decompressed bytes of the current block. */
+static int parse_records(struct parser *ps, size_t len)
+{
+	const uint8_t *base = ps->data;
+	struct rpt_cur c = { base, base + len };
+	int err;
+
+	ps->prev_time = 0;
+	while (c.p < c.end) {
+		struct rpt_cur rc;
+		uint64_t type, rlen;
+
+		ps->rec_off = (size_t)(c.p - base);
+		if (rpt_cur__uv(&c, &type) || rpt_cur__uv(&c, &rlen))
+			return bad_rec(ps, 0, "malformed type or length");
+		if (rlen > (uint64_t)(c.end - c.p))
+			return bad_rec(ps, type, "%" PRIu64 " bytes long, %zu left in the block",
+				       rlen, (size_t)(c.end - c.p));
+		rc = (struct rpt_cur){ c.p, c.p + rlen };
+		c.p += rlen;
+		if (ps->have_end)
+			return bad_rec(ps, type, "after the END record");
+		if (!ps->have_header && type != RPT_REC_HEADER)
+			return bad_rec(ps, type, "the first record must be HEADER");
+		/* Fields a later minor revision appends after the known ones are skipped. */
+		switch (type) {
+		case RPT_REC_HEADER:
+			err = parse_header(ps, &rc);
+			break;
+		case RPT_REC_STRING:
+			err = parse_string(ps, &rc);
+			break;
+		case RPT_REC_MODULE:
+			err = parse_module(ps, &rc);
+			break;
+		case RPT_REC_FRAME:
+			err = parse_frame(ps, &rc);
+			break;
+		case RPT_REC_STACK:
+			err = parse_stack(ps, &rc);
+			break;
+		case RPT_REC_SAMPLE:
+			err = parse_sample(ps, &rc);
+			break;
+		case RPT_REC_END:
+			err = parse_end(ps, &rc);
+			break;
+		default:
+			if (type < RPT_REC_OPTIONAL)
+				return bad_rec(ps, type, "type %" PRIu64 " is not optional (>= %d)",
+					       type, RPT_REC_OPTIONAL);
+			err = 0;
+			break;
+		}
+		if (err == -ENOMEM)
+			set_err(ps, "out of memory");
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/*
+ * Decompress and parse the block at ps->block_off, whose header has been
+ * checked.  *@dbuf is the reused output buffer of *@dcap bytes.
+ */
+static int parse_block(struct parser *ps, ZSTD_DCtx *dctx, const uint8_t *frame, uint32_t clen,
+		       uint32_t ulen, uint8_t **dbuf, size_t *dcap)
+{
+	uint64_t foff = ps->block_off + RPT_BLOCK_HDR_LEN;
+	unsigned long long fcs;
+	size_t n;
+
+	fcs = ZSTD_getFrameContentSize(frame, clen);
+	if (fcs == ZSTD_CONTENTSIZE_ERROR)
+		return bad_at(ps, foff, "not a zstd frame");
+	if (fcs == ZSTD_CONTENTSIZE_UNKNOWN)
+		return bad_at(ps, foff, "zstd frame does not declare its size");
+	if (fcs != ulen)
+		return bad_at(ps, foff, "zstd frame claims %llu bytes, the block header %u", fcs, ulen);
+	/* A regular frame (a skippable one claims 0 bytes): byte 4 is its descriptor. */
+	if (!(frame[4] & 0x04))
+		return bad_at(ps, foff, "zstd frame has no checksum");
+	n = ZSTD_findFrameCompressedSize(frame, clen);
+	if (ZSTD_isError(n) || n != clen)
+		return bad_at(ps, foff, "zstd frame does not fill the %u-byte block", clen);
+	if (rpt_grow((void **)dbuf, dcap, ulen, 1)) {
+		set_err(ps, "out of memory");
+		return -ENOMEM;
+	}
+	/* Bounded: the frame said ulen, checked against the cap, and the buffer is that big. */
+	n = ZSTD_decompressDCtx(dctx, *dbuf, ulen, frame, clen);
+	if (ZSTD_isError(n))
+		return bad_at(ps, foff, "zstd: %s", ZSTD_getErrorName(n));
+	if (n != ulen)
+		return bad_at(ps, foff, "zstd frame gave %zu bytes, expected %u", n, ulen);
+	ps->data = *dbuf;
+	return parse_records(ps, ulen);
+}
+
+static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
+{
+	uint64_t total = 0, total_max, off;
+	ZSTD_DCtx *dctx = NULL;
+	uint8_t *dbuf = NULL;
+	size_t dcap = 0;
+	char h1[32], h2[32];
+	int err = 0;
+
+	if (len == 0)
+		return bad_at(ps, 0, "empty file");
+	if (len < RPT_FILE_HDR_LEN || memcmp(buf, RPT_FILE_MAGIC, RPT_MAGIC_LEN))
+		return bad_at(ps, 0, "not a bpfsym report (bad magic)");
+	if (rpt_get_le32(buf + 8) != RPT_VERSION)
+		return bad_at(ps, 8, "unsupported version %u (this bpfsym reads version %d)",
+			      rpt_get_le32(buf + 8), RPT_VERSION);
+	if (rpt_get_le32(buf + 12))
+		return bad_at(ps, 12, "unknown feature flags 0x%x", rpt_get_le32(buf + 12));
+	total_max = (uint64_t)len * RPT_RATIO_MAX;
+	if (total_max < RPT_BLOCK_MAX)
+		total_max = RPT_BLOCK_MAX;
+	dctx = ZSTD_createDCtx();
+	if (!dctx) {
+		set_err(ps, "out of memory");
+		return -ENOMEM;
+	}
+	for (off = RPT_FILE_HDR_LEN; off < len; ps->block++) {
+		const uint8_t *p = buf + off;
+		size_t left = len - (size_t)off;
+		uint32_t clen, ulen;
+
+		ps->block_off = off;
+		if (ps->have_end) {
+			err = bad_at(ps, off, "%zu bytes after the END record", left);
+			break;
+		}
+		/*
+		 * A block cut short is what a killed writer leaves: stop there.
+		 * So is a zero-filled tail (a crash after the size grew).  A
+		 * whole header that is wrong is damage, not truncation.
+		 */
+		if (left < RPT_BLOCK_HDR_LEN)
+			break;
+		if (rpt_get_le32(p) != RPT_BLOCK_MAGIC || rpt_get_le32(p + 12) != rpt_block_check(p)) {
+			if (all_zero(p, left))
+				break;
+			err = bad_at(ps, off, "bad block header (%s)",
+				     rpt_get_le32(p) != RPT_BLOCK_MAGIC ? "magic" : "check");
+			break;
+		}
+		clen = rpt_get_le32(p + 4);
+		ulen = rpt_get_le32(p + 8);
+		if (clen > RPT_BLOCK_MAX || ulen > RPT_BLOCK_MAX) {
+			bool c = clen > RPT_BLOCK_MAX;
+
+			err = bad_at(ps, off, "block claims %s %s (cap %s)",
+				     human(h1, sizeof(h1), c ? clen : ulen),
+				     c ? "compressed" : "uncompressed", human(h2, sizeof(h2), RPT_BLOCK_MAX));
+			break;
+		}
+		if (!clen || !ulen) {
+			err = bad_at(ps, off, "empty block");
+			break;
+		}
+		if (clen > left - RPT_BLOCK_HDR_LEN)
+			break;
+		total += ulen;
+		if (total > total_max) {
+			err = bad_at(ps, off, "more than %s of records from a %zu-byte file",
+				     human(h1, sizeof(h1), total_max), len);
+			break;
+		}
+		err = parse_block(ps, dctx, p + RPT_BLOCK_HDR_LEN, clen, ulen, &dbuf, &dcap);
+		if (err)
+			break;
+		off += RPT_BLOCK_HDR_LEN + clen;
+	}
+	if (!err && !ps->have_header)
+		err = bad_at(ps, RPT_FILE_HDR_LEN, "no complete block: the file ends before its header");
+	ZSTD_freeDCtx(dctx);
+	free(dbuf);
+	return err;
+}
+
+void report__free(struct report *r)
+{
+	struct chunk *ch, *next;
+
+	if (!r)
+		return;
+	for (ch = r->chunks; ch; ch = next) {
+		next = ch->next;
+		free(ch);
+	}
+	free(r->source);
+	free(r->strs);
+	free(r->mods);
+	free(r->frames);
+	free(r->stack_data);
+	free(r->stacks);
+	free(r->samples);
+	free(r);
+}
+
+static struct report *report__parse(const void *data, size_t len, const char *path,
+				    char *err, size_t errlen)
+{
+	struct parser ps = { .path = path, .err = err, .errlen = errlen };
+	int e;
+
+	if (err && errlen)
+		err[0] = '\0';
+	ps.r = calloc(1, sizeof(*ps.r));
+	if (!ps.r) {
+		set_err(&ps, "out of memory");
+		errno = ENOMEM;
+		return NULL;
+	}
+	e = parse_file(&ps, data, len);
+	if (!e && path && !(ps.r->source = strdup(path))) {
+		set_err(&ps, "out of memory");
+		e = -ENOMEM;
+	}
+	if (e) {
+		report__free(ps.r);
+		errno = -e;
+		return NULL;
+	}
+	ps.r->hdr.complete = ps.have_end;
+	if (!ps.have_end) {
+		/* What a killed recorder left: the counters never reached the file. */
+		ps.r->hdr.end_wall_ns = 0;
+		ps.r->hdr.samples = ps.r->nr_samples;
+	}
+	return ps.r;
+}
+
+struct report *report__open_mem(const void *data, size_t len, char *err, size_t errlen)
+{
+	if (!data && len) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return report__parse(data ? data : "", len, NULL, err, errlen);
+}
+
+/* The whole file, sized by fstat so a regular file is read in one allocation. */
+static int read_whole(const char *path, uint8_t **buf, size_t *len)
+{
+	struct stat st;
+	size_t got = 0;
+	uint8_t *p;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		/* A pipe or device: no size up front. */
+		close(fd);
+		return read_file_capped(path, (size_t)RPT_FILE_MAX, (char **)buf, len);
+	}
+	if ((uint64_t)st.st_size > RPT_FILE_MAX) {
+		close(fd);
+		return -EFBIG;
+	}
+	p = malloc((size_t)st.st_size + 1);
+	if (!p) {
+		close(fd);
+		return -ENOMEM;
+	}
+	/* A recording still being written may grow meanwhile: read what stat saw. */
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, p + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			close(fd);
+			free(p);
+			return err;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	*buf = p;
+	*len = got;
+	return 0;
+}
+
+struct report *report__open(const char *path, char *err, size_t errlen)
+{
+	struct parser ps = { .path = path, .err = err, .errlen = errlen };
+	struct report *r;
+	uint8_t *buf;
+	size_t len;
+	int e;
+
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	e = read_whole(path, &buf, &len);
+	if (e) {
+		char h[32];
+
+		if (e == -EFBIG || e == -E2BIG)
+			set_err(&ps, "larger than the %s a report may be",
+				human(h, sizeof(h), RPT_FILE_MAX));
+		else
+			set_err(&ps, "%s", strerror(-e));
+		errno = -e;
+		return NULL;
+	}
+	r = report__parse(buf, len, path, err, errlen);
+	e = errno;
+	free(buf);
+	errno = e;
+	return r;
+}
+
+const struct rpt_header *report__header(const struct report *r)
+{
+	return &r->hdr;
+}
+
+size_t report__nr_samples(const struct report *r)
+{
+	return r->nr_samples;
+}
+
+const struct rpt_sample *report__sample(const struct report *r, size_t i)
+{
+	return i < r->nr_samples ? &r->samples[i] : NULL;
+}
+
+size_t report__nr_modules(const struct report *r)
+{
+	return r->nr_mods;
+}
+
+const struct rpt_module *report__module(const struct report *r, uint32_t id)
+{
+	return id < r->nr_mods ? &r->mods[id] : NULL;
+}
+
+size_t report__nr_frames(const struct report *r)
+{
+	return r->nr_frames;
+}
+
+const struct rpt_frame *report__frame(const struct report *r, uint32_t id)
+{
+	return id < r->nr_frames ? &r->frames[id] : NULL;
+}
+
+const uint32_t *report__stack(const struct report *r, uint32_t id, uint32_t *nr)
+{
+	static const uint32_t empty[1];
+
+	if (id >= r->nr_stacks)
+		return NULL;
+	*nr = r->stacks[id].nr;
+	/* An empty stack is valid: give it a pointer that is not the NULL of "out of range". */
+	return r->stack_data ? r->stack_data + r->stacks[id].off : empty;
+}
+
+const char *report__source(const struct report *r)
+{
+	return r->source;
+}
+
+const char *rpt_reason__str(uint32_t reason)
+{
+	static const char *const names[RPT_REASON_MAX] = {
+		[RPT_OK] = "ok",
+		[RPT_NO_MAPPING] = "no mapping",
+		[RPT_ANON] = "anonymous memory",
+		[RPT_FILE_UNREADABLE] = "file unreadable",
+		[RPT_NO_SYMBOLS] = "no symbols",
+		[RPT_BUILD_ID_MISMATCH] = "build-id mismatch",
+		[RPT_OUTSIDE_SYMBOL] = "outside any symbol",
+		[RPT_KALLSYMS_RESTRICTED] = "kallsyms restricted",
+	};
+
+	return reason < RPT_REASON_MAX && names[reason] ? names[reason] : "unknown reason";
+}

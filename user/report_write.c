@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * report_write: appends records to a pending buffer, deduplicating
+ * strings, modules, frames and stacks, and turns the buffer into one
+ * zstd-compressed block per flush.  docs/FORMAT.md has the layout.
+ *
+ * Ids are implicit (the n-th record of a kind has id n), so the writer's
+ * tables and the records in the file must never disagree: every intern
+ * reserves its table room first, appends the record, and only then
+ * commits the id, so a failure leaves both unchanged.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "report.h"
+#include "report_fmt.h"
+#include "util.h"
+
+/*
+ * The most pending bytes a block may hold, leaving room for zstd's
+ * worst-case expansion (ZSTD_compressBound: +1/256) under RPT_BLOCK_MAX.
+ */
+#define PENDING_MAX (RPT_BLOCK_MAX - RPT_BLOCK_MAX / 128)
+
+struct wstr {
+	size_t off, len;	/* in str_data */
+};
+
+struct wmod {
+	uint32_t kind, path, build_id_len;
+	uint64_t dev, ino;
+	uint8_t build_id[RPT_BUILD_ID_MAX];
+};
+
+struct wframe {
+	uint32_t kind, module;
+	uint64_t key;		/* offset, or addr when module is RPT_NONE */
+};
+
+struct wstack {
+	size_t off;		/* in stack_data */
+	uint32_t nr;
+};
+
+struct skey {
+	const char *s;
+	size_t len;
+};
+
+struct stack_key {
+	const uint32_t *ids;
+	uint32_t nr;
+};
+
+struct report_writer {
+	int fd;
+	int err;		/* sticky: a block failed to reach the file */
+	uint64_t bytes;
+	uint64_t nr_samples;
+	uint64_t prev_time;	/* SAMPLE time base; 0 at each block start */
+	ZSTD_CCtx *cctx;
+	struct rpt_buf pending;	/* records of the next block */
+	struct rpt_buf rec;	/* payload of the record being built */
+	struct rpt_buf zbuf;	/* block header + compressed frame */
+
+	struct rpt_buf str_data;
+	struct wstr *strs;
+	size_t nr_strs, cap_strs;
+	struct rpt_htab str_tab;
+
+	struct wmod *mods;
+	size_t nr_mods, cap_mods;
+	struct rpt_htab mod_tab;
+
+	struct wframe *frames;
+	size_t nr_frames, cap_frames;
+	struct rpt_htab frame_tab;
+
+	uint32_t *stack_data;
+	size_t nr_stack_data, cap_stack_data;
+	struct wstack *stacks;
+	size_t nr_stacks, cap_stacks;
+	struct rpt_htab stack_tab;
+};
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t r = write(fd, p, n);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -EIO;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* fsync, where the file supports it (pipes and character devices do not). */
+static int sync_fd(int fd)
+{
+	if (fsync(fd) && errno != EINVAL && errno != EROFS)
+		return -errno;
+	return 0;
+}
+
+/* Append w->rec as one record of @type to the pending block.  0 or -errno, nothing appended. */
+static int writer__emit(struct report_writer *w, uint32_t type)
+{
+	uint8_t hdr[2 * RPT_UV_MAX];
+	size_t n;
+	int err;
+
+	n = rpt_uv_encode(hdr, type);
+	n += rpt_uv_encode(hdr + n, w->rec.len);
+	if (w->rec.len > PENDING_MAX - n || w->pending.len > PENDING_MAX - n - w->rec.len)
+		return -E2BIG;
+	err = rpt_buf__reserve(&w->pending, n + w->rec.len);
+	if (err)
+		return err;
+	memcpy(w->pending.data + w->pending.len, hdr, n);
+	memcpy(w->pending.data + w->pending.len + n, w->rec.data, w->rec.len);
+	w->pending.len += n + w->rec.len;
+	return 0;
+}
+
+/* Start every public operation: refuse after a write error, cut a block when enough is pending. */
+static int writer__begin(struct report_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (w->pending.len >= RPT_BLOCK_TARGET)
+		return report_writer__flush(w);
+	return 0;
+}
+
+static bool str_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct report_writer *w = ctx;
+	const struct skey *k = key;
+	const struct wstr *s = &w->strs[id];
+
+	return s->len == k->len && !memcmp(w->str_data.data + s->off, k->s, k->len);
+}
+
+static int writer__string(struct report_writer *w, const char *s, uint32_t *id)
+{
+	struct skey k = { s, strlen(s) };
+	uint32_t h = (uint32_t)rpt_hash_bytes(RPT_REC_STRING, s, k.len);
+	size_t slot;
+	int err;
+
+	err = rpt_htab__reserve(&w->str_tab, 1);
+	if (err)
+		return err;
+	*id = rpt_htab__find(&w->str_tab, h, str_eq, w, &k, &slot);
+	if (*id != RPT_NONE)
+		return 0;
+	if (w->nr_strs >= RPT_ID_LIMIT)
+		return -E2BIG;
+	err = rpt_grow((void **)&w->strs, &w->cap_strs, w->nr_strs + 1, sizeof(*w->strs));
+	if (!err)
+		err = rpt_buf__reserve(&w->str_data, k.len);
+	if (err)
+		return err;
+	w->rec.len = 0;
+	err = rpt_buf__put(&w->rec, s, k.len);
+	if (!err)
+		err = writer__emit(w, RPT_REC_STRING);
+	if (err)
+		return err;
+	w->strs[w->nr_strs] = (struct wstr){ w->str_data.len, k.len };
+	rpt_buf__put(&w->str_data, s, k.len);	/* reserved above: cannot fail */
+	*id = (uint32_t)w->nr_strs++;
+	rpt_htab__insert_at(&w->str_tab, slot, h, *id);
+	return 0;
+}
+
+/* Encode a string field of the HEADER record: at most @size - 1 bytes of @s. */
+static int rec_fixed_str(struct rpt_buf *b, const char *s, size_t size)
+{
+	size_t n = strnlen(s, size - 1);
+	int err = rpt_buf__uv(b, n);
+
+	return err ? err : rpt_buf__put(b, s, n);
+}
+
+static int writer__header(struct report_writer *w, const struct rpt_header *h)
+{
+	struct rpt_buf *b = &w->rec;
+	int err;
+
+	b->len = 0;
+	err = rec_fixed_str(b, h->hostname, sizeof(h->hostname));
+	err = err ?: rec_fixed_str(b, h->release, sizeof(h->release));
+	err = err ?: rec_fixed_str(b, h->boot_id, sizeof(h->boot_id));
+	err = err ?: rec_fixed_str(b, h->event, sizeof(h->event));
+	err = err ?: rec_fixed_str(b, h->target, sizeof(h->target));
+	err = err ?: rpt_buf__uv(b, h->text_addr);
+	err = err ?: rpt_buf__uv(b, h->freq);
+	err = err ?: rpt_buf__uv(b, h->flags);
+	err = err ?: rpt_buf__uv(b, h->nr_cpus);
+	err = err ?: rpt_buf__uv(b, h->start_wall_ns);
+	err = err ?: rpt_buf__uv(b, h->start_mono_ns);
+	return err ?: writer__emit(w, RPT_REC_HEADER);
+}
+
+static void writer__free(struct report_writer *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	ZSTD_freeCCtx(w->cctx);
+	rpt_buf__free(&w->pending);
+	rpt_buf__free(&w->rec);
+	rpt_buf__free(&w->zbuf);
+	rpt_buf__free(&w->str_data);
+	free(w->strs);
+	rpt_htab__free(&w->str_tab);
+	free(w->mods);
+	rpt_htab__free(&w->mod_tab);
+	free(w->frames);
+	rpt_htab__free(&w->frame_tab);
+	free(w->stack_data);
+	free(w->stacks);
+	rpt_htab__free(&w->stack_tab);
+	free(w);
+}
+
+struct report_writer *report_writer__open(const char *path, const struct rpt_header *h)
+{
+	uint8_t fhdr[RPT_FILE_HDR_LEN];
+	struct report_writer *w;
+	int err;
+
+	if (!path || !h) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->fd = -1;
+	w->cctx = ZSTD_createCCtx();
+	if (!w->cctx) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* The checksum lets the reader tell a damaged block from a good one. */
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, RPT_ZSTD_LEVEL)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1))) {
+		err = -EINVAL;
+		goto fail;
+	}
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (w->fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	memcpy(fhdr, RPT_FILE_MAGIC, RPT_MAGIC_LEN);
+	rpt_put_le32(fhdr + 8, RPT_VERSION);
+	rpt_put_le32(fhdr + 12, 0);
+	err = write_all(w->fd, fhdr, sizeof(fhdr));
+	if (err)
+		goto fail;
+	w->bytes = sizeof(fhdr);
+	/* The header goes out now: a recording killed at once still says what it was. */
+	err = writer__header(w, h);
+	if (!err)
+		err = report_writer__flush(w);
+	if (err)
+		goto fail;
+	return w;
+fail:
+	writer__free(w);
+	errno = -err;
+	return NULL;
+}
+
+static bool mod_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct report_writer *w = ctx;
+	const struct wmod *a = &w->mods[id], *b = key;
+
+	return a->kind == b->kind && a->path == b->path && a->dev == b->dev && a->ino == b->ino &&
+	       a->build_id_len == b->build_id_len &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len);
+}
+
+int report_writer__module(struct report_writer *w, const struct rpt_module *m, uint32_t *id)
+{
+	struct wmod k = {};
+	uint64_t hh;
+	uint32_t h;
+	size_t slot;
+	int err;
+
+	err = writer__begin(w);
+	if (err)
+		return err;
+	if (!m || !id || m->build_id_len > RPT_BUILD_ID_MAX)
+		return -EINVAL;
+	err = writer__string(w, m->path ? m->path : "", &k.path);
+	if (err)
+		return err;
+	k.kind = m->kind;
+	k.dev = m->dev;
+	k.ino = m->ino;
+	k.build_id_len = m->build_id_len;
+	memcpy(k.build_id, m->build_id, m->build_id_len);
+	hh = rpt_hash_u64(RPT_REC_MODULE, k.kind);
+	hh = rpt_hash_u64(hh, k.path);
+	hh = rpt_hash_u64(hh, k.dev);
+	hh = rpt_hash_u64(hh, k.ino);
+	h = (uint32_t)rpt_hash_bytes(hh, k.build_id, k.build_id_len);
+
+	err = rpt_htab__reserve(&w->mod_tab, 1);
+	if (err)
+		return err;
+	*id = rpt_htab__find(&w->mod_tab, h, mod_eq, w, &k, &slot);
+	if (*id != RPT_NONE)
+		return 0;
+	if (w->nr_mods >= RPT_ID_LIMIT)
+		return -E2BIG;
+	err = rpt_grow((void **)&w->mods, &w->cap_mods, w->nr_mods + 1, sizeof(*w->mods));
+	if (err)
+		return err;
+	w->rec.len = 0;
+	err = rpt_buf__uv(&w->rec, k.kind);
+	err = err ?: rpt_buf__uv(&w->rec, k.path);
+	err = err ?: rpt_buf__uv(&w->rec, k.build_id_len);
+	err = err ?: rpt_buf__put(&w->rec, k.build_id, k.build_id_len);
+	err = err ?: rpt_buf__uv(&w->rec, k.dev);
+	err = err ?: rpt_buf__uv(&w->rec, k.ino);
+	err = err ?: writer__emit(w, RPT_REC_MODULE);
+	if (err)
+		return err;
+	w->mods[w->nr_mods] = k;
+	*id = (uint32_t)w->nr_mods++;
+	rpt_htab__insert_at(&w->mod_tab, slot, h, *id);
+	return 0;
+}
+
+static bool frame_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct report_writer *w = ctx;
+	const struct wframe *a = &w->frames[id], *b = key;
+
+	return a->kind == b->kind && a->module == b->module && a->key == b->key;
+}
+
+int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uint32_t *id)
+{
+	struct wframe k;
+	uint32_t h, sym = 0;
+	size_t slot;
+	int err;
+
+	err = writer__begin(w);
+	if (err)
+		return err;
+	if (!f || !id || f->kind > RPT_FRAME_USER ||
+	    (f->module != RPT_NONE && f->module >= w->nr_mods))
+		return -EINVAL;
+	k.kind = f->kind;
+	k.module = f->module;
+	k.key = f->module == RPT_NONE ? f->addr : f->offset;
+	h = (uint32_t)rpt_hash_u64(rpt_hash_u64(rpt_hash_u64(RPT_REC_FRAME, k.kind), k.module), k.key);
+
+	err = rpt_htab__reserve(&w->frame_tab, 1);
+	if (err)
+		return err;
+	*id = rpt_htab__find(&w->frame_tab, h, frame_eq, w, &k, &slot);
+	if (*id != RPT_NONE)
+		return 0;
+	if (w->nr_frames >= RPT_ID_LIMIT)
+		return -E2BIG;
+	err = rpt_grow((void **)&w->frames, &w->cap_frames, w->nr_frames + 1, sizeof(*w->frames));
+	if (err)
+		return err;
+	/* Interned only for new frames: most samples hit known ones. */
+	if (f->sym) {
+		err = writer__string(w, f->sym, &sym);
+		if (err)
+			return err;
+		sym++;
+	}
+	w->rec.len = 0;
+	err = rpt_buf__uv(&w->rec, k.kind);
+	err = err ?: rpt_buf__uv(&w->rec, k.module == RPT_NONE ? 0 : (uint64_t)k.module + 1);
+	err = err ?: rpt_buf__uv(&w->rec, f->offset);
+	/* Kernel frames have addr == offset: the difference costs one byte. */
+	err = err ?: rpt_buf__uv(&w->rec, rpt_zz_encode((int64_t)(f->addr - f->offset)));
+	err = err ?: rpt_buf__uv(&w->rec, sym);
+	err = err ?: rpt_buf__uv(&w->rec, f->sym_off);
+	err = err ?: rpt_buf__uv(&w->rec, f->reason);
+	err = err ?: writer__emit(w, RPT_REC_FRAME);
+	if (err)
+		return err;
+	w->frames[w->nr_frames] = k;
+	*id = (uint32_t)w->nr_frames++;
+	rpt_htab__insert_at(&w->frame_tab, slot, h, *id);
+	return 0;
+}
+
+static bool stack_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct report_writer *w = ctx;
+	const struct wstack *a = &w->stacks[id];
+	const struct stack_key *b = key;
+
+	return a->nr == b->nr &&
+	       (!b->nr || !memcmp(w->stack_data + a->off, b->ids, b->nr * sizeof(*b->ids)));
+}
+
+int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32_t nr, uint32_t *id)
+{
+	struct stack_key k = { frames, nr };
+	uint64_t hh = RPT_REC_STACK;
+	size_t slot;
+	uint32_t i, h;
+	int err;
+
+	err = writer__begin(w);
+	if (err)
+		return err;
+	if (!id || (nr && !frames))
+		return -EINVAL;
+	for (i = 0; i < nr; i++) {
+		if (frames[i] >= w->nr_frames)
+			return -EINVAL;
+		hh = rpt_hash_u64(hh, frames[i]);
+	}
+	h = (uint32_t)rpt_hash_u64(hh, nr);
+
+	err = rpt_htab__reserve(&w->stack_tab, 1);
+	if (err)
+		return err;
+	*id = rpt_htab__find(&w->stack_tab, h, stack_eq, w, &k, &slot);
+	if (*id != RPT_NONE)
+		return 0;
+	if (w->nr_stacks >= RPT_ID_LIMIT)
+		return -E2BIG;
+	if (nr > SIZE_MAX - w->nr_stack_data)
+		return -E2BIG;
+	err = rpt_grow((void **)&w->stacks, &w->cap_stacks, w->nr_stacks + 1, sizeof(*w->stacks));
+	err = err ?: rpt_grow((void **)&w->stack_data, &w->cap_stack_data,
+			      w->nr_stack_data + nr, sizeof(*w->stack_data));
+	if (err)
+		return err;
+	w->rec.len = 0;
+	err = rpt_buf__uv(&w->rec, nr);
+	for (i = 0; i < nr && !err; i++)
+		err = rpt_buf__uv(&w->rec, frames[i]);
+	err = err ?: writer__emit(w, RPT_REC_STACK);
+	if (err)
+		return err;
+	if (nr)
+		memcpy(w->stack_data + w->nr_stack_data, frames, nr * sizeof(*frames));
+	w->stacks[w->nr_stacks] = (struct wstack){ w->nr_stack_data, nr };
+	w->nr_stack_data += nr;
+	*id = (uint32_t)w->nr_stacks++;
+	rpt_htab__insert_at(&w->stack_tab, slot, h, *id);
+	return 0;
+}
+
+int report_writer__sample(struct report_writer *w, const struct rpt_sample *s)
+{
+	uint32_t comm;
+	int err;
+
+	err = writer__begin(w);
+	if (err)
+		return err;
+	if (!s || s->stack >= w->nr_stacks)
+		return -EINVAL;
+	err = writer__string(w, s->comm ? s->comm : "", &comm);
+	if (err)
+		return err;
+	w->rec.len = 0;
+	/*
+	 * Ring-buffer order is only nearly time order, hence a signed delta;
+	 * tid - pid is 0 for single-threaded processes.
+	 */
+	err = rpt_buf__uv(&w->rec, rpt_zz_encode((int64_t)(s->time - w->prev_time)));
+	err = err ?: rpt_buf__uv(&w->rec, s->pid);
+	err = err ?: rpt_buf__uv(&w->rec, rpt_zz_encode((int64_t)s->tid - (int64_t)s->pid));
+	err = err ?: rpt_buf__uv(&w->rec, s->cpu);
+	err = err ?: rpt_buf__uv(&w->rec, s->cgroup);
+	err = err ?: rpt_buf__uv(&w->rec, comm);
+	err = err ?: rpt_buf__uv(&w->rec, s->stack);
+	err = err ?: writer__emit(w, RPT_REC_SAMPLE);
+	if (err)
+		return err;
+	w->prev_time = s->time;
+	w->nr_samples++;
+	return 0;
+}
+
+int report_writer__flush(struct report_writer *w)
+{
+	size_t bound, csize;
+	int err;
+
+	if (!w)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (!w->pending.len)
+		return 0;
+	bound = ZSTD_compressBound(w->pending.len);
+	w->zbuf.len = 0;
+	err = rpt_buf__reserve(&w->zbuf, RPT_BLOCK_HDR_LEN + bound);
+	if (err)
+		return err;
+	csize = ZSTD_compress2(w->cctx, w->zbuf.data + RPT_BLOCK_HDR_LEN, bound,
+			       w->pending.data, w->pending.len);
+	/* Nothing reached the file: the pending records stay for the next try. */
+	if (ZSTD_isError(csize))
+		return ZSTD_getErrorCode(csize) == ZSTD_error_memory_allocation ? -ENOMEM : -EIO;
+	if (csize > RPT_BLOCK_MAX)
+		return -E2BIG;
+	rpt_block_hdr_fill(w->zbuf.data, (uint32_t)csize, (uint32_t)w->pending.len);
+	err = write_all(w->fd, w->zbuf.data, RPT_BLOCK_HDR_LEN + csize);
+	if (err) {
+		/* Part of the block may be in the file: only truncation can follow. */
+		w->err = err;
+		return err;
+	}
+	w->bytes += RPT_BLOCK_HDR_LEN + csize;
+	w->pending.len = 0;
+	w->prev_time = 0;
+	return 0;
+}
+
+uint64_t report_writer__bytes(const struct report_writer *w)
+{
+	return w ? w->bytes : 0;
+}
+
+int report_writer__close(struct report_writer *w, const struct rpt_header *final)
+{
+	static const struct rpt_header zero;
+	uint64_t end_off = 0;
+	int err;
+
+	if (!w)
+		return -EINVAL;
+	if (!final)
+		final = &zero;
+	/*
+	 * A commit protocol: the samples are on disk before the END record is
+	 * written, so an END record that survives vouches for everything
+	 * before it.
+	 */
+	err = report_writer__flush(w);
+	err = err ?: sync_fd(w->fd);
+	if (!err) {
+		end_off = w->bytes;
+		w->rec.len = 0;
+		err = rpt_buf__uv(&w->rec, final->end_wall_ns);
+		/* The writer's own count, which the reader checks against the SAMPLE records. */
+		err = err ?: rpt_buf__uv(&w->rec, w->nr_samples);
+		err = err ?: rpt_buf__uv(&w->rec, final->lost_samples);
+		err = err ?: rpt_buf__uv(&w->rec, final->lost_events);
+		err = err ?: rpt_buf__uv(&w->rec, final->nr_procs);
+		err = err ?: writer__emit(w, RPT_REC_END);
+		err = err ?: report_writer__flush(w);
+		err = err ?: sync_fd(w->fd);
+		/* Best effort: no END record, whole or partial, after a failure. */
+		if (err && ftruncate(w->fd, (off_t)end_off) && errno != EINVAL)
+			pr_debug("report: cannot drop the failed END block: %s\n", strerror(errno));
+	}
+	if (close(w->fd) && !err && errno != EINTR)
+		err = -errno;
+	w->fd = -1;
+	writer__free(w);
+	return err;
+}
+
+void report_writer__abort(struct report_writer *w)
+{
+	if (w)
+		writer__free(w);
+}
