@@ -62,7 +62,7 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARC
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/san/test_%: tests/unit/test_%.c tests/unit/test.h $(SAN_LIB_OBJS)
+$(BUILD)/san/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(SAN_LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) $(LDLIBS)
 
 $(BUILD) $(BUILD)/rel $(BUILD)/san:

@@ -105,10 +105,15 @@ if record_ok "$name" "$T/threads.data" "$T/threads.err" $rc &&
 	m=$(leaf_count "$T/threads.leaves" main_burn)
 	l=$(leaf_count "$T/threads.leaves" late_burn)
 	note "threads_later: main_burn $m samples, late_burn (threads started later) $l samples"
+	# The one late thread alive at attach time lives at most 0.25 s: 50
+	# samples at 199 Hz.  More than twice that can only come from threads
+	# created after the start (~12 of them; even sharing a CPU under
+	# contention they get ~200).  Comparing with main_burn would depend on
+	# the scheduler: new threads start with a vruntime debit.
 	if [ "$m" -lt 50 ]; then
 		fail "$name" "main_burn has only $m samples (3 s at 199 Hz: ~600)"
-	elif [ $((2 * l)) -lt "$m" ]; then
-		fail "$name" "threads created after the start are missing: late_burn $l samples vs main_burn $m"
+	elif [ "$l" -le 100 ]; then
+		fail "$name" "threads created after the start are missing: late_burn $l samples (at most 50 from threads that existed at the start)"
 		sort -k2,2nr "$T/threads.leaves" | head -10 | show
 	else
 		pass "$name"
