@@ -9,7 +9,6 @@
  * sampler first, drain what is left, read the loss counters -> END record.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/perf_event.h>
 #include <math.h>
@@ -20,7 +19,6 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +32,7 @@
 #include "sampler.skel.h"
 #include "symbolizer.h"
 #include "util.h"
+#include "workload.h"
 
 #define FLUSH_INTERVAL_NS	1000000000ull	/* a SIGKILL loses at most this much */
 #define STATUS_INTERVAL_NS	500000000ull
@@ -50,9 +49,7 @@ struct recorder {
 	struct symbolizer *sym;
 	struct report_writer *w;
 	struct rpt_header hdr;
-	pid_t child;			/* RECORD_COMMAND: the command, 0 once reaped */
-	int go_fd, err_fd;		/* RECORD_COMMAND: start signal, exec error */
-	int child_status;
+	struct workload cmd;		/* RECORD_COMMAND */
 	size_t pids_alive;		/* RECORD_PIDS: targets not yet seen exiting */
 	uint8_t *pid_gone;
 	uint64_t samples;		/* samples written to the report */
@@ -147,84 +144,6 @@ static int check_pids(const struct record_opts *o)
 		}
 	}
 	return 0;
-}
-
-/* Whether @cmd names something execvp() can run: fail early, before loading BPF. */
-static int check_command(const char *cmd)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	if (strchr(cmd, '/'))
-		return access(cmd, X_OK) ? -errno : 0;
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t n = strcspn(path, ":");
-
-		if (n && n + strlen(cmd) + 2 < sizeof(buf)) {
-			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, path, cmd);
-			if (access(buf, X_OK) == 0)
-				return 0;
-		}
-		path += n + (path[n] == ':');
-	}
-	return -ENOENT;
-}
-
-/*
- * Fork the command stopped on a pipe: it execs only once the sampler is
- * attached and its pid is a target, so its first instructions are seen.
- */
-static int spawn_command(struct recorder *r)
-{
-	int go[2], errp[2];
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		char c;
-		int e;
-
-		close(go[1]);
-		close(errp[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(r->o->argv[0], r->o->argv);
-		e = errno;
-		if (write(errp[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(errp[1]);
-	r->child = pid;
-	r->go_fd = go[1];
-	r->err_fd = errp[0];
-	return 0;
-}
-
-/* Let the command exec; returns 0, or -errno of a failed exec. */
-static int start_command(struct recorder *r)
-{
-	ssize_t n;
-	int e;
-
-	if (write(r->go_fd, "g", 1) != 1)
-		return -errno;
-	close(r->go_fd);
-	r->go_fd = -1;
-	/* The error pipe closes on a successful exec (O_CLOEXEC). */
-	do {
-		n = read(r->err_fd, &e, sizeof(e));
-	} while (n < 0 && errno == EINTR);
-	close(r->err_fd);
-	r->err_fd = -1;
-	return n == sizeof(e) ? -e : 0;
 }
 
 static void describe_target(const struct record_opts *o, char *buf, size_t len)
@@ -358,7 +277,8 @@ static int handle_sample(struct recorder *r, const struct bpfsym_sample *s, size
 		if (err)
 			return err;
 	}
-	p = nu ? proc_of(r, s->pid, s->pstart) : NULL;
+	/* Every sampled process is counted, kernel threads too. */
+	p = proc_of(r, s->pid, s->pstart);
 	for (i = 0; i < nu; i++) {
 		uint64_t ip = s->ips[nk + i];
 
@@ -604,16 +524,9 @@ static void print_status(struct recorder *r, uint64_t elapsed_ns, int final)
 static int targets_gone(struct recorder *r)
 {
 	size_t i;
-	int status;
 
-	if (r->o->target == RECORD_COMMAND && r->child > 0) {
-		if (waitpid(r->child, &status, WNOHANG) == r->child) {
-			r->child = 0;
-			r->child_status = status;
-			return 1;
-		}
-		return 0;
-	}
+	if (r->o->target == RECORD_COMMAND)
+		return workload__exited(&r->cmd);
 	if (r->o->target == RECORD_PIDS) {
 		/* The EXIT record can be lost when the ring buffer is full: ask the kernel. */
 		for (i = 0; i < r->o->nr_pids; i++) {
@@ -685,40 +598,12 @@ static void recorder__cleanup(struct recorder *r)
 	free(r->links);
 	free(r->pfds);
 	free(r->pid_gone);
-	if (r->go_fd >= 0)
-		close(r->go_fd);
-	if (r->err_fd >= 0)
-		close(r->err_fd);
-}
-
-/*
- * A command still running when the recording ends (duration, signal,
- * failure) is ended the way perf ends its workload: SIGTERM, then SIGKILL
- * if it has not exited within two seconds.
- */
-static void end_child(struct recorder *r)
-{
-	int i;
-
-	if (r->child <= 0)
-		return;
-	kill(r->child, SIGTERM);
-	for (i = 0; i < 200; i++) {
-		if (waitpid(r->child, NULL, WNOHANG) == r->child) {
-			r->child = 0;
-			return;
-		}
-		usleep(10000);
-	}
-	kill(r->child, SIGKILL);
-	waitpid(r->child, NULL, 0);
-	r->child = 0;
 }
 
 int record__run(const struct record_opts *o)
 {
 	struct symbolizer_opts sopts = { .no_kernel = o->user_only };
-	struct recorder r = { .o = o, .go_fd = -1, .err_fd = -1 };
+	struct recorder r = { .o = o, .cmd = { .go_fd = -1, .err_fd = -1 } };
 	uint64_t stats[BPFSYM_STAT_MAX], t0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *event = "cpu-clock";
@@ -728,7 +613,7 @@ int record__run(const struct record_opts *o)
 	if (check_privileges() || check_freq(o->freq) || check_pids(o))
 		return 2;
 	if (o->target == RECORD_COMMAND) {
-		err = check_command(o->argv[0]);
+		err = workload__check(o->argv[0]);
 		if (err) {
 			fprintf(stderr, "bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));
 			return 2;
@@ -772,12 +657,12 @@ int record__run(const struct record_opts *o)
 				goto out;
 	}
 	if (o->target == RECORD_COMMAND) {
-		err = spawn_command(&r);
+		err = workload__prepare(&r.cmd, o->argv);
 		if (err) {
 			fprintf(stderr, "bpfsym: starting '%s' failed: %s\n", o->argv[0], strerror(-err));
 			goto out;
 		}
-		if (add_target(&r, (uint32_t)r.child))
+		if (add_target(&r, (uint32_t)r.cmd.pid))
 			goto out;
 	}
 
@@ -803,7 +688,7 @@ int record__run(const struct record_opts *o)
 	}
 	t0 = now_ns(CLOCK_MONOTONIC);
 	if (o->target == RECORD_COMMAND) {
-		err = start_command(&r);
+		err = workload__start(&r.cmd);
 		if (err) {
 			fprintf(stderr, "bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));
 			report_writer__abort(r.w);
@@ -847,7 +732,8 @@ int record__run(const struct record_opts *o)
 out:
 	if (r.w)
 		report_writer__abort(r.w);
-	end_child(&r);
+	/* A command still running (duration, signal, failure) is ended, as perf does. */
+	workload__stop(&r.cmd);
 	recorder__cleanup(&r);
 	return ret;
 }
