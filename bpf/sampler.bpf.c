@@ -19,6 +19,8 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+#define PF_KTHREAD 0x00200000	/* include/linux/sched.h: not in BTF */
+
 /* Settings, fixed by the loader before load. */
 const volatile __u32 target_mode = BPFSYM_TARGET_ALL;
 const volatile bool follow_children = false;
@@ -84,6 +86,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	if (!is_target(tgid))
+		return 0;
+	/* --user-only: a kernel thread has no user side to keep. */
+	if (!want_kernel && (BPF_CORE_READ(task, flags) & PF_KTHREAD))
 		return 0;
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)

@@ -358,7 +358,12 @@ static int handle_event(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static int open_cpu_event(int cpu, uint32_t freq, int hw)
+/*
+ * --kernel-only samples only kernel time, as perf's ":k" does, so user-mode
+ * ticks cost no BPF run at all.  --user-only still samples kernel time of
+ * user processes: the user stack then shows who made the system call.
+ */
+static int open_cpu_event(int cpu, uint32_t freq, int hw, bool kernel_only)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a),
@@ -366,6 +371,7 @@ static int open_cpu_event(int cpu, uint32_t freq, int hw)
 		.config = hw ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK,
 		.freq = 1,
 		.sample_freq = freq,
+		.exclude_user = kernel_only,
 	};
 	int fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
@@ -382,10 +388,10 @@ static int attach_sampler(struct recorder *r, const char **event)
 
 	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
 		r->pfds[cpu] = -1;
-		fd = open_cpu_event(cpu, r->o->freq, hw);
+		fd = open_cpu_event(cpu, r->o->freq, hw, r->o->kernel_only);
 		if (fd < 0 && hw && fd != -ENODEV) {
 			hw = 0;
-			fd = open_cpu_event(cpu, r->o->freq, hw);
+			fd = open_cpu_event(cpu, r->o->freq, hw, r->o->kernel_only);
 		}
 		if (fd == -ENODEV)
 			continue;

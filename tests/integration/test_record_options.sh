@@ -1,0 +1,168 @@
+#!/bin/sh
+# Record options beyond the basics: --user-only / --kernel-only, the
+# privilege check, -p ending when its targets exit, the live status line on
+# a terminal (and -q), -v.
+. "$(dirname "$0")/lib.sh"
+lib_init integration/side_user_only integration/side_kernel_only \
+	integration/priv_nobody integration/priv_missing_caps \
+	integration/pid_target_exits integration/status_line_tty \
+	integration/quiet_no_status integration/verbose_libbpf
+
+for f in sysheavy burn; do
+	if ! build_fixture $f $f; then
+		show "$T/$f.build.log"
+		fail integration/side_user_only "cannot build the fixture $f.c"
+		lib_done
+	fi
+done
+
+# ---- --user-only: no kernel frame anywhere, and the time in system calls
+# is still charged to the user side: the libc wrappers (read, write,
+# syscall) or the loop itself.  libc is built without frame pointers, so
+# the walk from a wrapper skips to main, as perf's does.
+run_to 60 "$BPFSYM" record --user-only -F 299 -q -o "$T/user.data" -- "$T/sysheavy" 1.5 2> "$T/user.err"
+rc=$?
+name=integration/side_user_only
+if record_ok "$name" "$T/user.data" "$T/user.err" $rc && folded "$name" "$T/user.data" "$T/user.folded"; then
+	k=$(folded_count "$T/user.folded" '_\[k\]')
+	loop=$(folded_count "$T/user.folded" ';main;(.*;)?(read|write|syscall|syscall_loop)$')
+	all=$(folded_count "$T/user.folded" '.')
+	note "--user-only: $all samples, $k with kernel frames, $loop in the syscall wrappers or loop under main"
+	if [ "$k" -ne 0 ]; then
+		fail "$name" "$k samples have kernel frames under --user-only"
+		grep '_\[k\]' "$T/user.folded" | head -5 | show
+	elif [ "$all" -lt 50 ] || [ $((2 * loop)) -lt "$all" ]; then
+		fail "$name" "expected most of $all samples in read/write/syscall/syscall_loop under main, got $loop"
+		sort -t' ' -k2,2nr "$T/user.folded" | head -5 | show
+	else
+		pass "$name"
+	fi
+fi
+
+# ---- --kernel-only: every frame is a kernel frame.
+run_to 60 "$BPFSYM" record --kernel-only -F 299 -q -o "$T/kern.data" -- "$T/sysheavy" 1.5 2> "$T/kern.err"
+rc=$?
+name=integration/side_kernel_only
+if record_ok "$name" "$T/kern.data" "$T/kern.err" $rc && folded "$name" "$T/kern.data" "$T/kern.folded"; then
+	# Strip the comm, then any frame that is not "..._[k]" is a user frame.
+	user=$(awk '{ s = substr($0, 1, length($0) - length($NF) - 1); sub(/^[^;]*;/, "", s);
+		n = split(s, f, ";"); for (i = 1; i <= n; i++) if (f[i] !~ /_\[k\]$/) { c += $NF; break } }
+		END { print c + 0 }' "$T/kern.folded")
+	all=$(folded_count "$T/kern.folded" '.')
+	note "--kernel-only: $all samples, $user with a non-kernel frame"
+	if [ "$user" -ne 0 ]; then
+		fail "$name" "$user samples have user frames under --kernel-only"
+		head -5 "$T/kern.folded" | show
+	elif [ "$all" -lt 50 ]; then
+		fail "$name" "only $all kernel samples of a syscall-heavy command"
+	else
+		pass "$name"
+	fi
+fi
+
+# ---- privileges: status 2 and one line naming what is missing.
+# priv_check NAME EXPECTED_REGEX CMD...
+priv_check() {
+	name=$1 want=$2
+	shift 2
+	run_to 30 "$@" > "$T/priv.out" 2> "$T/priv.err"
+	rc=$?
+	note "$name: status $rc, stderr: $(head -3 "$T/priv.err")"
+	if [ $rc -ne 2 ]; then
+		fail "$name" "exited with status $rc, expected 2"
+		show "$T/priv.err"
+	elif [ "$(nlines "$T/priv.err")" -ne 1 ]; then
+		fail "$name" "printed $(nlines "$T/priv.err") lines on stderr, expected one"
+		show "$T/priv.err"
+	elif ! grep -Eq "$want" "$T/priv.err"; then
+		fail "$name" "the message does not match /$want/"
+	else
+		pass "$name"
+	fi
+}
+if command -v setpriv > /dev/null; then
+	# ASan's leak checker needs ptrace, which nobody lacks: not what is tested here.
+	ASAN_OPTIONS=detect_leaks=0 priv_check integration/priv_nobody \
+		'CAP_BPF.*CAP_PERFMON.*CAP_SYS_PTRACE.*CAP_DAC_READ_SEARCH' \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$BPFSYM" record -d 1 -q -o /tmp/never.data
+	priv_check integration/priv_missing_caps '^bpfsym: missing capabilities: CAP_BPF CAP_PERFMON \(' \
+		setpriv --bounding-set=-bpf,-perfmon "$BPFSYM" record -d 1 -q -o "$T/never.data"
+else
+	skip integration/priv_nobody "setpriv (util-linux) not installed"
+	skip integration/priv_missing_caps "setpriv (util-linux) not installed"
+fi
+
+# ---- -p ends the recording when its target exits.
+bg_start "$T/burn" 1.5
+b=$BG_PID
+wait_until 5 alive "$b"
+t0=$(now_ms)
+run_to 60 "$BPFSYM" record -p "$b" -F 199 -q -o "$T/exit.data" 2> "$T/exit.err"
+rc=$?
+t1=$(now_ms)
+reap "$b"
+name=integration/pid_target_exits
+if record_ok "$name" "$T/exit.data" "$T/exit.err" $rc && folded "$name" "$T/exit.data" "$T/exit.folded"; then
+	n=$(folded_count "$T/exit.folded" 'burn_inner')
+	note "-p of a 1.5 s process: bpfsym ran $((t1 - t0)) ms, $n burn_inner samples"
+	# The process lives 1.5 s; bpfsym notices its exit within a poll or two.
+	if [ $((t1 - t0)) -gt 10000 ]; then
+		fail "$name" "bpfsym kept recording $((t1 - t0)) ms after a 1.5 s target"
+	elif [ "$n" -lt 20 ]; then
+		fail "$name" "only $n samples of the target"
+	else
+		pass "$name"
+	fi
+fi
+
+# ---- the live status line: only on a terminal, and not with -q.
+if command -v script > /dev/null; then
+	run_to 60 script -qec "'$BPFSYM' record -F 99 -d 1.5 -o '$T/tty.data'" /dev/null > "$T/tty.out" 2>&1
+	rc=$?
+	name=integration/status_line_tty
+	# A status update is "\rbpfsym: ... samples"; the summary line follows.
+	upd=$(tr '\r' '\n' < "$T/tty.out" | grep -c '^bpfsym: *[0-9.]*s .*samples')
+	note "on a tty: status $rc, $upd status updates"
+	if [ $rc -ne 0 ]; then
+		fail "$name" "exited with status $rc"
+		show "$T/tty.out"
+	elif [ "$upd" -lt 1 ] || ! grep -q "$(printf '\r')" "$T/tty.out"; then
+		fail "$name" "no live status line on a terminal"
+		show "$T/tty.out"
+	else
+		pass "$name"
+	fi
+	run_to 60 script -qec "'$BPFSYM' record -q -F 99 -d 1.5 -o '$T/tty.data'" /dev/null > "$T/ttyq.out" 2>&1
+	rc=$?
+	name=integration/quiet_no_status
+	if [ $rc -ne 0 ]; then
+		fail "$name" "exited with status $rc"
+	elif grep -q "$(printf '\r')bpfsym" "$T/ttyq.out"; then
+		fail "$name" "-q still printed a status line"
+		show "$T/ttyq.out"
+	elif ! grep -q 'samples' "$T/ttyq.out"; then
+		fail "$name" "-q lost the summary line"
+		show "$T/ttyq.out"
+	else
+		pass "$name"
+	fi
+else
+	skip integration/status_line_tty "script (bsdutils) not installed"
+	skip integration/quiet_no_status "script (bsdutils) not installed"
+fi
+
+# ---- -v: libbpf's own messages reach stderr.
+run_to 60 "$BPFSYM" record -v -d 0.5 -q -o "$T/v.data" 2> "$T/v.err"
+rc=$?
+name=integration/verbose_libbpf
+if [ $rc -ne 0 ]; then
+	fail "$name" "exited with status $rc"
+	show "$T/v.err"
+elif ! grep -q '^libbpf: ' "$T/v.err"; then
+	fail "$name" "no libbpf message on stderr with -v"
+	show "$T/v.err"
+else
+	pass "$name"
+fi
+
+lib_done
