@@ -3,7 +3,7 @@
 # is missing.  Used by `make run`, `make test` and .ci/run.
 set -eu
 pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libzstd-dev
-      binutils linux-perf procps util-linux libc6-dbg"
+      binutils linux-perf procps util-linux libc6-dbg libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
