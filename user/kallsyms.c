@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "kallsyms.h"
 #include "util.h"
 
@@ -85,15 +86,6 @@ static bool is_blank(char c)
 	return blank[(unsigned char)c];
 }
 
-static uint32_t hash_str(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;	/* FNV-1a */
-
-	while (len--)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
 static int modtab_grow(struct modtab *mt, const char *arena)
 {
 	size_t ncap = mt->cap ? mt->cap * 2 : 16, i;
@@ -103,7 +95,7 @@ static int modtab_grow(struct modtab *mt, const char *arena)
 		return -ENOMEM;
 	for (i = 0; i < mt->nr; i++) {
 		const char *name = arena + mt->off[i];
-		size_t j = hash_str(name, strlen(name)) & (ncap - 1);
+		size_t j = (uint32_t)hash_bytes(0, name, strlen(name)) & (ncap - 1);
 
 		while (slots[j])
 			j = (j + 1) & (ncap - 1);
@@ -123,7 +115,7 @@ static int parser_module(struct parser *ps, const char *name, size_t len, uint32
 
 	if ((mt->nr + 1) * 2 > mt->cap && modtab_grow(mt, ps->arena))
 		return -ENOMEM;
-	j = hash_str(name, len) & (mt->cap - 1);
+	j = (uint32_t)hash_bytes(0, name, len) & (mt->cap - 1);
 	while (mt->slots[j]) {
 		const char *s = ps->arena + mt->off[mt->slots[j] - 1];
 

@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
+#include "hash.h"
 #include "procmap.h"
 #include "util.h"
 
@@ -45,9 +46,9 @@ struct proc_table {
 	struct proc *head, *tail;
 };
 
-static size_t pid_bucket(const struct proc_table *pt, uint32_t pid)
+static size_t pid_bucket(uint32_t pid, size_t nr_buckets)
 {
-	return (size_t)((pid * 2654435761u) & (pt->nr_buckets - 1));
+	return (size_t)hash_u64(0, pid) & (nr_buckets - 1);
 }
 
 struct proc_table *proc_table__new(size_t max_procs)
@@ -102,7 +103,7 @@ static void lru_push_front(struct proc_table *pt, struct proc *p)
 /* Unlink @p from its chain and the recency list, and free it. */
 static void table_drop(struct proc_table *pt, struct proc *p)
 {
-	struct proc **pp = &pt->buckets[pid_bucket(pt, p->pid)];
+	struct proc **pp = &pt->buckets[pid_bucket(p->pid, pt->nr_buckets)];
 
 	while (*pp != p)
 		pp = &(*pp)->hnext;
@@ -130,7 +131,7 @@ struct proc *proc_table__find(struct proc_table *pt, uint32_t pid, uint64_t psta
 {
 	struct proc *p;
 
-	for (p = pt->buckets[pid_bucket(pt, pid)]; p; p = p->hnext) {
+	for (p = pt->buckets[pid_bucket(pid, pt->nr_buckets)]; p; p = p->hnext) {
 		if (p->pid == pid && p->pstart == pstart) {
 			if (pt->head != p) {
 				lru_unlink(pt, p);
@@ -152,7 +153,7 @@ static void table_grow(struct proc_table *pt)
 		return;
 	for (i = 0; i < pt->nr_buckets; i++) {
 		for (p = pt->buckets[i]; p; p = next) {
-			size_t j = (size_t)((p->pid * 2654435761u) & (n - 1));
+			size_t j = pid_bucket(p->pid, n);
 
 			next = p->hnext;
 			p->hnext = b[j];
@@ -179,7 +180,7 @@ struct proc *proc_table__add(struct proc_table *pt, uint32_t pid, uint64_t pstar
 		table_grow(pt);
 	p->pid = pid;
 	p->pstart = pstart;
-	b = pid_bucket(pt, pid);
+	b = pid_bucket(pid, pt->nr_buckets);
 	p->hnext = pt->buckets[b];
 	pt->buckets[b] = p;
 	lru_push_front(pt, p);
@@ -192,7 +193,7 @@ void proc_table__remove(struct proc_table *pt, uint32_t pid)
 {
 	struct proc *p, *next;
 
-	for (p = pt->buckets[pid_bucket(pt, pid)]; p; p = next) {
+	for (p = pt->buckets[pid_bucket(pid, pt->nr_buckets)]; p; p = next) {
 		next = p->hnext;
 		if (p->pid == pid)
 			table_drop(pt, p);

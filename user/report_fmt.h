@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
+
 #include "report.h"
 
 /* File header: magic, u32 version, u32 incompatible-feature flags. */
@@ -239,39 +241,6 @@ static inline void rpt_buf__free(struct rpt_buf *b)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
-}
-
-/* ---- hashing ---- */
-
-static inline uint64_t rpt_hash_fin(uint64_t h)
-{
-	/* splitmix64's finalizer: every input bit reaches every output bit. */
-	h ^= h >> 30;
-	h *= 0xbf58476d1ce4e5b9ULL;
-	h ^= h >> 27;
-	h *= 0x94d049bb133111ebULL;
-	h ^= h >> 31;
-	return h;
-}
-
-static inline uint64_t rpt_hash_u64(uint64_t h, uint64_t v)
-{
-	return rpt_hash_fin(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
-}
-
-static inline uint64_t rpt_hash_bytes(uint64_t h, const void *data, size_t n)
-{
-	const uint8_t *p = data;
-	uint64_t w;
-
-	for (; n >= 8; n -= 8, p += 8) {
-		memcpy(&w, p, 8);
-		h = rpt_hash_u64(h, w);
-	}
-	w = 0;
-	memcpy(&w, p, n);
-	/* The tail length keeps "a\0" and "a" apart. */
-	return rpt_hash_u64(h, w ^ ((uint64_t)n << 56));
 }
 
 /*

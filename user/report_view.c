@@ -46,7 +46,7 @@ static bool strset_eq(const void *ctx, uint32_t id, const void *key)
 static int strset__intern(struct strset *s, const char *p, size_t len, uint32_t *id)
 {
 	struct skey k = { p, len };
-	uint32_t h = (uint32_t)rpt_hash_bytes(0, p, len);
+	uint32_t h = (uint32_t)hash_bytes(0, p, len);
 	size_t slot;
 	int err;
 
@@ -496,7 +496,7 @@ static bool row_eq(const void *ctx, uint32_t id, const void *key)
 static int table__row(struct table *t, uint32_t comm, uint32_t fkey, uint32_t *id)
 {
 	struct row k = { .comm = comm, .fkey = fkey };
-	uint32_t h = (uint32_t)rpt_hash_u64(rpt_hash_u64(1, comm), fkey);
+	uint32_t h = (uint32_t)hash_u64(hash_u64(1, comm), fkey);
 	size_t slot;
 	int err;
 

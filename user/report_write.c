@@ -158,7 +158,7 @@ static bool str_eq(const void *ctx, uint32_t id, const void *key)
 static int writer__string(struct report_writer *w, const char *s, uint32_t *id)
 {
 	struct skey k = { s, strlen(s) };
-	uint32_t h = (uint32_t)rpt_hash_bytes(RPT_REC_STRING, s, k.len);
+	uint32_t h = (uint32_t)hash_bytes(RPT_REC_STRING, s, k.len);
 	size_t slot;
 	int err;
 
@@ -322,11 +322,11 @@ int report_writer__module(struct report_writer *w, const struct rpt_module *m, u
 	k.ino = m->ino;
 	k.build_id_len = m->build_id_len;
 	memcpy(k.build_id, m->build_id, m->build_id_len);
-	hh = rpt_hash_u64(RPT_REC_MODULE, k.kind);
-	hh = rpt_hash_u64(hh, k.path);
-	hh = rpt_hash_u64(hh, k.dev);
-	hh = rpt_hash_u64(hh, k.ino);
-	h = (uint32_t)rpt_hash_bytes(hh, k.build_id, k.build_id_len);
+	hh = hash_u64(RPT_REC_MODULE, k.kind);
+	hh = hash_u64(hh, k.path);
+	hh = hash_u64(hh, k.dev);
+	hh = hash_u64(hh, k.ino);
+	h = (uint32_t)hash_bytes(hh, k.build_id, k.build_id_len);
 
 	err = rpt_htab__reserve(&w->mod_tab, 1);
 	if (err)
@@ -379,7 +379,7 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 	k.kind = f->kind;
 	k.module = f->module;
 	k.key = f->module == RPT_NONE ? f->addr : f->offset;
-	h = (uint32_t)rpt_hash_u64(rpt_hash_u64(rpt_hash_u64(RPT_REC_FRAME, k.kind), k.module), k.key);
+	h = (uint32_t)hash_u64(hash_u64(hash_u64(RPT_REC_FRAME, k.kind), k.module), k.key);
 
 	err = rpt_htab__reserve(&w->frame_tab, 1);
 	if (err)
@@ -443,9 +443,9 @@ int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32
 	for (i = 0; i < nr; i++) {
 		if (frames[i] >= w->nr_frames)
 			return -EINVAL;
-		hh = rpt_hash_u64(hh, frames[i]);
+		hh = hash_u64(hh, frames[i]);
 	}
-	h = (uint32_t)rpt_hash_u64(hh, nr);
+	h = (uint32_t)hash_u64(hh, nr);
 
 	err = rpt_htab__reserve(&w->stack_tab, 1);
 	if (err)

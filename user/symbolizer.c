@@ -28,6 +28,7 @@
 
 #include "elfsym.h"
 #include "kallsyms.h"
+#include "hash.h"
 #include "symbolizer.h"
 #include "util.h"
 
@@ -90,25 +91,6 @@ struct symbolizer {
 	struct strtab names;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;		/* murmur3's finalizer */
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
-
-	while (len--)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
 /* Link @m, whose hash is set, into @t.  A failed grow only lengthens chains. */
 static void modtab_insert(struct modtab *t, struct smod *m)
 {
@@ -166,7 +148,7 @@ static int strtab_grow(struct strtab *st)
 
 		if (!s)
 			continue;
-		for (j = hash_bytes(s, strlen(s)) & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
+		for (j = hash_bytes(0, s, strlen(s)) & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
 			;
 		slots[j] = s;
 	}
@@ -185,7 +167,7 @@ static const char *strtab_intern(struct strtab *st, const char *s)
 
 	if ((st->nr + 1) * 2 > st->cap && strtab_grow(st))
 		return NULL;
-	for (j = hash_bytes(s, len) & (st->cap - 1); (hit = st->slots[j]); j = (j + 1) & (st->cap - 1))
+	for (j = hash_bytes(0, s, len) & (st->cap - 1); (hit = st->slots[j]); j = (j + 1) & (st->cap - 1))
 		if (!strcmp(hit, s))
 			return hit;
 	if (len + 1 > st->left) {
@@ -223,7 +205,7 @@ static void strtab_free(struct strtab *st)
 static struct smod *named_module(struct symbolizer *s, uint32_t kind, const char *name, bool bracket)
 {
 	size_t len = strlen(name), plen = len + (bracket ? 2 : 0);
-	uint64_t h = mix64(hash_bytes(name, len) ^ kind);
+	uint64_t h = hash_u64(hash_bytes(0, name, len), kind);
 	struct smod *m;
 
 	if (s->named.nb) {
@@ -253,7 +235,7 @@ static struct smod *named_module(struct symbolizer *s, uint32_t kind, const char
 /* The module of the file mapped by @mp, by (dev, ino).  NULL on ENOMEM. */
 static struct smod *file_module(struct symbolizer *s, const struct mapping *mp)
 {
-	uint64_t h = mix64(mp->dev * 0x9e3779b97f4a7c15ull ^ mp->ino);
+	uint64_t h = hash_u64(hash_u64(0, mp->dev), mp->ino);
 	const char *path = mp->path ? mp->path : "";
 	struct smod *m;
 
