@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 
 #include "hash.h"
+#include "lru.h"
 #include "procmap.h"
 #include "util.h"
 
@@ -36,14 +37,14 @@ struct proc {
 	char *paths;		/* one allocation for every path in maps */
 	int has_maps;
 	struct proc *hnext;	/* hash chain */
-	struct proc *prev, *next;	/* recency list, most recent first */
+	struct lru_node lru;	/* in proc_table.lru */
 };
 
 struct proc_table {
 	struct proc **buckets;
 	size_t nr_buckets;	/* power of two */
 	size_t nr, max, seen;
-	struct proc *head, *tail;
+	struct lru lru;		/* most recently used first */
 };
 
 static size_t pid_bucket(uint32_t pid, size_t nr_buckets)
@@ -76,30 +77,6 @@ static void proc_free(struct proc *p)
 	free(p);
 }
 
-static void lru_unlink(struct proc_table *pt, struct proc *p)
-{
-	if (p->prev)
-		p->prev->next = p->next;
-	else
-		pt->head = p->next;
-	if (p->next)
-		p->next->prev = p->prev;
-	else
-		pt->tail = p->prev;
-	p->prev = p->next = NULL;
-}
-
-static void lru_push_front(struct proc_table *pt, struct proc *p)
-{
-	p->prev = NULL;
-	p->next = pt->head;
-	if (pt->head)
-		pt->head->prev = p;
-	else
-		pt->tail = p;
-	pt->head = p;
-}
-
 /* Unlink @p from its chain and the recency list, and free it. */
 static void table_drop(struct proc_table *pt, struct proc *p)
 {
@@ -108,20 +85,20 @@ static void table_drop(struct proc_table *pt, struct proc *p)
 	while (*pp != p)
 		pp = &(*pp)->hnext;
 	*pp = p->hnext;
-	lru_unlink(pt, p);
+	lru__unlink(&pt->lru, &p->lru);
 	pt->nr--;
 	proc_free(p);
 }
 
 void proc_table__free(struct proc_table *pt)
 {
-	struct proc *p, *next;
+	struct lru_node *n, *next;
 
 	if (!pt)
 		return;
-	for (p = pt->head; p; p = next) {
-		next = p->next;
-		proc_free(p);
+	for (n = pt->lru.head; n; n = next) {
+		next = n->next;
+		proc_free(lru_entry(n, struct proc, lru));
 	}
 	free(pt->buckets);
 	free(pt);
@@ -133,10 +110,7 @@ struct proc *proc_table__find(struct proc_table *pt, uint32_t pid, uint64_t psta
 
 	for (p = pt->buckets[pid_bucket(pid, pt->nr_buckets)]; p; p = p->hnext) {
 		if (p->pid == pid && p->pstart == pstart) {
-			if (pt->head != p) {
-				lru_unlink(pt, p);
-				lru_push_front(pt, p);
-			}
+			lru__touch(&pt->lru, &p->lru);
 			return p;
 		}
 	}
@@ -174,8 +148,8 @@ struct proc *proc_table__add(struct proc_table *pt, uint32_t pid, uint64_t pstar
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	if (pt->nr >= pt->max && pt->tail)
-		table_drop(pt, pt->tail);
+	if (pt->nr >= pt->max && pt->lru.tail)
+		table_drop(pt, lru_entry(pt->lru.tail, struct proc, lru));
 	if (pt->nr >= pt->nr_buckets)
 		table_grow(pt);
 	p->pid = pid;
@@ -183,7 +157,7 @@ struct proc *proc_table__add(struct proc_table *pt, uint32_t pid, uint64_t pstar
 	b = pid_bucket(pid, pt->nr_buckets);
 	p->hnext = pt->buckets[b];
 	pt->buckets[b] = p;
-	lru_push_front(pt, p);
+	lru__push_front(&pt->lru, &p->lru);
 	pt->nr++;
 	pt->seen++;
 	return p;

@@ -29,6 +29,7 @@
 #include "elfsym.h"
 #include "kallsyms.h"
 #include "hash.h"
+#include "lru.h"
 #include "symbolizer.h"
 #include "util.h"
 
@@ -51,7 +52,7 @@ struct smod {
 	/* Files only. */
 	struct elfsym *es;	/* NULL: not loaded (yet, or evicted) */
 	struct elfsym *dbg;	/* the separate debug file's symbols, if richer */
-	struct smod *prev, *next;	/* loaded files, most recent first */
+	struct lru_node lru;	/* in symbolizer.loaded while es is set */
 	uint32_t fail_reason;	/* RPT_OK: the last attempt did not fail */
 	uint32_t fail_pid;
 	unsigned int attempts;	/* failed attempts since the last success */
@@ -85,7 +86,7 @@ struct symbolizer {
 	size_t max_files, nr_loaded;
 	struct modtab files;	/* by (dev, ino) */
 	struct modtab named;	/* kernel modules and [vdso]-like, by (kind, path) */
-	struct smod *lru_head, *lru_tail;
+	struct lru loaded;	/* files with symbols in memory, most recent first */
 	struct smod anon;
 	struct smod *vmlinux;
 	struct strtab names;
@@ -263,30 +264,6 @@ static struct smod *file_module(struct symbolizer *s, const struct mapping *mp)
 	return m;
 }
 
-static void lru_unlink(struct symbolizer *s, struct smod *m)
-{
-	if (m->prev)
-		m->prev->next = m->next;
-	else
-		s->lru_head = m->next;
-	if (m->next)
-		m->next->prev = m->prev;
-	else
-		s->lru_tail = m->prev;
-	m->prev = m->next = NULL;
-}
-
-static void lru_push_front(struct symbolizer *s, struct smod *m)
-{
-	m->prev = NULL;
-	m->next = s->lru_head;
-	if (s->lru_head)
-		s->lru_head->prev = m;
-	else
-		s->lru_tail = m;
-	s->lru_head = m;
-}
-
 /* Open @path under @dirfd: inside it as the root when @in_root (containers). */
 static int open_at(int dirfd, const char *path, int flags, bool in_root)
 {
@@ -400,10 +377,10 @@ static void fill_build_id(struct smod *m)
 
 static void evict_files(struct symbolizer *s)
 {
-	while (s->nr_loaded > s->max_files && s->lru_tail) {
-		struct smod *m = s->lru_tail;
+	while (s->nr_loaded > s->max_files && s->loaded.tail) {
+		struct smod *m = lru_entry(s->loaded.tail, struct smod, lru);
 
-		lru_unlink(s, m);
+		lru__unlink(&s->loaded, &m->lru);
 		elfsym__free(m->es);
 		elfsym__free(m->dbg);
 		m->es = NULL;
@@ -461,10 +438,7 @@ static uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid,
 	int fd, err;
 
 	if (m->es) {
-		if (s->lru_head != m) {
-			lru_unlink(s, m);
-			lru_push_front(s, m);
-		}
+		lru__touch(&s->loaded, &m->lru);
 		return RPT_OK;
 	}
 	if (m->fail_reason != RPT_OK &&
@@ -492,7 +466,7 @@ static uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid,
 	m->attempts = 0;
 	fill_build_id(m);
 	m->dbg = open_debug_file(s, m->es);
-	lru_push_front(s, m);
+	lru__push_front(&s->loaded, &m->lru);
 	s->nr_loaded++;
 	evict_files(s);
 	return RPT_OK;
