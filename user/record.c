@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -581,16 +582,25 @@ static int run_loop(struct recorder *r)
 
 static void print_summary(struct recorder *r, const uint64_t *stats, double secs)
 {
-	char bytes[32], lost[160] = "0 lost";
+	char bytes[32], lost[160] = "0 lost", cmd[64] = "";
+	size_t nr = proc_table__nr_seen(r->procs);
+	int st = r->cmd.status;
 
 	human_bytes(report_writer__bytes(r->w), bytes, sizeof(bytes));
 	if (stats[BPFSYM_STAT_LOST_SAMPLES] || stats[BPFSYM_STAT_LOST_TASK_EVENTS])
 		snprintf(lost, sizeof(lost), "%llu lost (ring buffer full), %llu process events lost (ring buffer full)",
 			 (unsigned long long)stats[BPFSYM_STAT_LOST_SAMPLES],
 			 (unsigned long long)stats[BPFSYM_STAT_LOST_TASK_EVENTS]);
-	fprintf(stderr, "bpfsym: %llu samples, %s, %zu processes, %s written to '%s' in %.1f s\n",
-		(unsigned long long)r->samples, lost, proc_table__nr_seen(r->procs), bytes,
-		r->o->output, secs);
+	/* The recording succeeded either way; say how the command ended if it failed. */
+	if (r->o->target == RECORD_COMMAND && r->cmd.pid == 0) {
+		if (WIFEXITED(st) && WEXITSTATUS(st))
+			snprintf(cmd, sizeof(cmd), "; the command exited with status %d", WEXITSTATUS(st));
+		else if (WIFSIGNALED(st))
+			snprintf(cmd, sizeof(cmd), "; the command was killed by signal %d", WTERMSIG(st));
+	}
+	fprintf(stderr, "bpfsym: %llu samples, %s, %zu process%s, %s written to '%s' in %.1f s%s\n",
+		(unsigned long long)r->samples, lost, nr, nr == 1 ? "" : "es", bytes,
+		r->o->output, secs, cmd);
 }
 
 static void recorder__cleanup(struct recorder *r)
