@@ -71,7 +71,7 @@ $(BUILD) $(BUILD)/rel $(BUILD)/san:
 unit: $(UNIT_BINS)
 
 # Everything the test runner needs, built by the sub-make.
-check: bpfsym $(BUILD)/san/bpfsym $(UNIT_BINS)
+check: bpfsym $(BUILD)/san/bpfsym $(UNIT_BINS) fuzz-build
 	tests/run.sh
 
 deps:
@@ -89,3 +89,60 @@ vmlinux:
 
 clean:
 	rm -rf $(BUILD) bpfsym
+
+# ---- Fuzzing ----
+# One libFuzzer target per parser of untrusted input (tests/fuzz/fuzz_*.c),
+# linked with the modules it exercises, all built by clang with ASan/UBSan
+# and coverage.  `make fuzz` runs each for FUZZ_SECONDS and keeps what it
+# finds in build/fuzz/corpus/; `make check` builds them (fuzz-build) and
+# tests/integration/test_fuzz_replay.sh replays that corpus.  The seeds are
+# made at build time by tests/fuzz/make-corpus.sh, never committed.
+FUZZ_CC		?= clang-14
+FUZZ_SECONDS	?= 60
+FUZZ_DIR	:= $(BUILD)/fuzz
+FUZZ_CFLAGS	:= $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser $(PKG_CFLAGS) \
+		   -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_BINS	:= $(addprefix $(FUZZ_DIR)/fuzz_,elfsym report kallsyms procmaps)
+FUZZ_LINK	 = $(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) $(LDLIBS)
+
+.PHONY: fuzz fuzz-build fuzz-targets
+
+$(FUZZ_DIR)/obj/%.o: user/%.c $(HDRS) | $(FUZZ_DIR)/obj
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(FUZZ_DIR)/obj/elfsym.o $(FUZZ_DIR)/obj/util.o
+	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_DIR)/obj/report_read.o \
+		$(FUZZ_DIR)/obj/report_view.o $(FUZZ_DIR)/obj/util.o
+	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(FUZZ_DIR)/obj/kallsyms.o $(FUZZ_DIR)/obj/util.o
+	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_procmaps: tests/fuzz/fuzz_procmaps.c $(FUZZ_DIR)/obj/procmap.o $(FUZZ_DIR)/obj/util.o
+	$(FUZZ_LINK)
+$(FUZZ_BINS): $(HDRS)
+
+# The report seeds come from the real writer, itself sanitized.
+$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c user/report_write.c user/report_read.c \
+		user/util.c $(HDRS) | $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LDLIBS)
+
+$(FUZZ_DIR)/seeds/.stamp: tests/fuzz/make-corpus.sh $(FUZZ_DIR)/gen_report_seeds
+	CC=$(CC) sh tests/fuzz/make-corpus.sh $(FUZZ_DIR)/seeds $(FUZZ_DIR)/gen_report_seeds
+	touch $@
+
+$(FUZZ_DIR) $(FUZZ_DIR)/obj:
+	mkdir -p $@
+
+fuzz-targets: $(FUZZ_BINS) $(FUZZ_DIR)/seeds/.stamp
+	@:
+
+# What the replay in `make check` needs; without clang/libFuzzer, nothing (it SKIPs).
+fuzz-build:
+	@if why=$$(sh tests/fuzz/check-toolchain.sh $(FUZZ_CC)); then \
+		$(MAKE) --no-print-directory fuzz-targets; \
+	else \
+		echo "fuzz-build: skipped: $$why"; \
+	fi
+
+fuzz: fuzz-targets
+	sh tests/fuzz/replay.sh -t $(FUZZ_SECONDS) -l fuzz

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * libFuzzer target for the report reader (and the views, which trust what
+ * the reader accepted).
+ *
+ * Every input is read as a whole bpfsym.data file.  That alone would leave
+ * the record parser nearly unreached: each block is a zstd frame with a
+ * content checksum, so almost any mutation inside it is rejected before a
+ * record is looked at.  So an input whose first byte is not the file
+ * magic's is also read in "records mode": the rest is a list of chunks
+ * (a little-endian u16 length, then that many bytes; the last chunk takes
+ * whatever is left), and each chunk becomes one block, compressed here
+ * with the checksum and declared size the reader insists on.  The
+ * mutations then land on the records themselves.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "report.h"
+#include "report_fmt.h"
+#include "report_view.h"
+
+/* A broken contract is a bug: abort so libFuzzer keeps the input. */
+#define CHECK(cond) do {							\
+	if (!(cond)) {								\
+		fprintf(stderr, "fuzz_report: %s:%d: check failed: %s\n",	\
+			__FILE__, __LINE__, #cond);				\
+		abort();							\
+	}									\
+} while (0)
+
+/* Made once: both are costly to create and hold no state between inputs. */
+static ZSTD_CCtx *cctx;
+static FILE *devnull;
+
+static void setup(void)
+{
+	if (cctx)
+		return;
+	cctx = ZSTD_createCCtx();
+	devnull = fopen("/dev/null", "w");
+	/* Level 1: the reader accepts any level, and the fuzzer wants speed. */
+	if (!cctx || !devnull ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1))) {
+		fprintf(stderr, "fuzz_report: cannot set up zstd or /dev/null\n");
+		exit(1);
+	}
+}
+
+static bool has_nul(const char *s, size_t size)
+{
+	return memchr(s, '\0', size) != NULL;
+}
+
+/*
+ * Walk everything the reader handed out and hold it to report.h.  The
+ * strlen() calls make ASan read each string to its end: a missing NUL or a
+ * pointer into freed memory shows up there.
+ */
+static void walk(const struct report *r)
+{
+	const struct rpt_header *h = report__header(r);
+	size_t nm = report__nr_modules(r), nf = report__nr_frames(r), ns = report__nr_samples(r);
+	const uint32_t *ids;
+	char name[64];
+	uint32_t i, j, n;
+
+	CHECK(has_nul(h->hostname, sizeof(h->hostname)) && has_nul(h->release, sizeof(h->release)) &&
+	      has_nul(h->boot_id, sizeof(h->boot_id)) && has_nul(h->event, sizeof(h->event)) &&
+	      has_nul(h->target, sizeof(h->target)));
+	/* END's count is checked against the file; without END it is what was read. */
+	CHECK(h->samples == ns);
+	for (i = 0; i < nm; i++) {
+		const struct rpt_module *m = report__module(r, i);
+
+		CHECK(m && m->path && m->build_id_len <= RPT_BUILD_ID_MAX);
+		CHECK(strlen(m->path) < SIZE_MAX);
+	}
+	CHECK(!report__module(r, (uint32_t)nm));
+	for (i = 0; i < nf; i++) {
+		const struct rpt_frame *f = report__frame(r, i);
+
+		CHECK(f && f->kind <= RPT_FRAME_USER);
+		CHECK(f->module == RPT_NONE || f->module < nm);
+		CHECK(!f->sym || strlen(f->sym) < SIZE_MAX);
+		CHECK(rpt_reason__str(f->reason));
+		CHECK(view__frame_name(r, f, name, sizeof(name)) == name);
+		CHECK(strlen(name) < sizeof(name));
+		/* The smallest buffers: the truncation paths. */
+		view__frame_name(r, f, name, 1);
+		CHECK(name[0] == '\0');
+		view__frame_name(r, f, name, 4);
+	}
+	CHECK(!report__frame(r, (uint32_t)nf));
+	/* There is no stack count: ids run from 0 until the first out of range. */
+	for (i = 0; (ids = report__stack(r, i, &n)); i++)
+		for (j = 0; j < n; j++)
+			CHECK(ids[j] < nf);
+	for (i = 0; i < ns; i++) {
+		const struct rpt_sample *s = report__sample(r, i);
+
+		CHECK(s && s->comm && strlen(s->comm) < SIZE_MAX);
+		CHECK(report__stack(r, s->stack, &n));
+	}
+	CHECK(!report__sample(r, ns));
+}
+
+/* The views over everything, then filtered by the first sample's process. */
+static void views(const struct report *r)
+{
+	const struct rpt_sample *s = report__sample(r, 0);
+	struct view_opts all = {}, some = { .nr_pids = 1, .nr_comms = 1, .limit = 2 };
+	const char *comm;
+
+	report_view__table(devnull, r, &all);
+	report_view__folded(devnull, r, &all);
+	if (!s)
+		return;
+	comm = s->comm;
+	some.pids = &s->pid;
+	some.comms = &comm;
+	report_view__table(devnull, r, &some);
+	report_view__folded(devnull, r, &some);
+}
+
+static void check(const uint8_t *data, size_t len)
+{
+	char err[256] = "";
+	struct report *r;
+
+	r = report__open_mem(data, len, err, sizeof(err));
+	if (!r) {
+		/* Corrupt input: EINVAL and a message naming the offset (report.h). */
+		CHECK(errno == EINVAL || errno == ENOMEM);
+		CHECK(strlen(err) < sizeof(err) && (errno == ENOMEM || strstr(err, "offset ")));
+		return;
+	}
+	walk(r);
+	views(r);
+	report__free(r);
+}
+
+/* Records mode (see the top of the file): the file the chunks make, or NULL. */
+static uint8_t *wrap(const uint8_t *data, size_t len, size_t *out_len)
+{
+	size_t pos = 1, cap = RPT_FILE_HDR_LEN, off = RPT_FILE_HDR_LEN, n, z;
+	uint8_t *out;
+
+	/*
+	 * Each chunk but the last uses 2 length bytes, so there are at most
+	 * len / 2 + 1, each a block header and a frame of at most its bytes,
+	 * 1/256 more and 64 (ZSTD_compressBound() of a small input).
+	 */
+	cap += (len / 2 + 1) * RPT_BLOCK_HDR_LEN + ZSTD_compressBound(len) + (len / 2 + 1) * 64;
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+	memcpy(out, RPT_FILE_MAGIC, RPT_MAGIC_LEN);
+	rpt_put_le32(out + 8, RPT_VERSION);
+	rpt_put_le32(out + 12, 0);
+	while (pos < len) {
+		n = len - pos >= 2 ? (size_t)data[pos] | (size_t)data[pos + 1] << 8 : 0;
+		pos += len - pos >= 2 ? 2 : 1;
+		if (n > len - pos)
+			n = len - pos;
+		z = ZSTD_compress2(cctx, out + off + RPT_BLOCK_HDR_LEN, cap - off - RPT_BLOCK_HDR_LEN,
+				   data + pos, n);
+		CHECK(!ZSTD_isError(z));
+		rpt_block_hdr_fill(out + off, (uint32_t)z, (uint32_t)n);
+		off += RPT_BLOCK_HDR_LEN + z;
+		pos += n;
+	}
+	*out_len = off;
+	return out;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	uint8_t *file;
+	size_t flen;
+
+	setup();
+	check(data, len);
+	if (len && data[0] != (uint8_t)RPT_FILE_MAGIC[0]) {
+		file = wrap(data, len, &flen);
+		if (!file)
+			return 0;
+		check(file, flen);
+		free(file);
+	}
+	return 0;
+}
