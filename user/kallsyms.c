@@ -374,7 +374,11 @@ static int parser_lines(struct parser *ps, const char *p, const char *end)
 		/* A name and a module name never take more than their line. */
 		if (parser_reserve(ps, (size_t)(nl - p) + 2))
 			return -ENOMEM;
-		err = parser_line(ps, p, nl);
+		/*
+		 * The kernel never writes a NUL in a line; one would cut a name
+		 * short (even to ""), so such a line is malformed.
+		 */
+		err = memchr(p, '\0', (size_t)(nl - p)) ? -EINVAL : parser_line(ps, p, nl);
 		if (err == -EINVAL)
 			ps->nr_bad++;
 		else if (err)

@@ -342,7 +342,9 @@ static int walk_maps(const char *buf, size_t len, struct mapping *maps, char *pa
 			nl = end;
 		if (++lines > MAPS_MAX_LINES)
 			return -E2BIG;
-		if (!parse_line(p, nl, &m, &path, &path_len) || !(m.prot & PROT_EXEC))
+		/* A NUL would cut the path short (even to ""): the kernel never writes one. */
+		if (memchr(p, '\0', (size_t)(nl - p)) ||
+		    !parse_line(p, nl, &m, &path, &path_len) || !(m.prot & PROT_EXEC))
 			continue;
 		if (path_len)
 			used += path_len + 1;

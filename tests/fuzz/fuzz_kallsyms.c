@@ -44,14 +44,6 @@
 	}									\
 } while (0)
 
-/*
- * Whether the input holds a NUL byte.  The parser takes it as part of a
- * name, which then reads as a shorter or empty C string: not a memory
- * hazard, and the kernel never writes one, so only NUL-free input is held
- * to "names are never empty".
- */
-static bool has_nul;
-
 /* Made once: a memfd and a padding line per input would be a syscall and 256 KiB of writes more. */
 static int memfd = -1;
 static char path[64];
@@ -120,7 +112,7 @@ static void probe(const struct ksyms *ks, const struct ksyms *loaded, uint64_t a
 	/* Restricted: every address is 0, so no answer may be given. */
 	CHECK(!ksyms__restricted(ks));
 	CHECK(addr >= s->addr && addr - s->addr < s->size);
-	CHECK(s->name && (has_nul || (s->name[0] && (!s->module || s->module[0]))));
+	CHECK(s->name && s->name[0] && (!s->module || s->module[0]));
 	if (*finds < MAX_FINDS) {
 		(*finds)++;
 		/* The first match in address order: this one or one below it. */
@@ -167,7 +159,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	uint64_t addr;
 
 	setup();
-	has_nul = memchr(data, '\0', len) != NULL;
 	ks = ksyms__parse(text, len);
 	err = errno;
 	loaded = load_padded(data, len);
@@ -182,7 +173,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	CHECK(ksyms__nr_bad_lines(ks) <= len && ksyms__nr_bad_lines(loaded) == ksyms__nr_bad_lines(ks) + 1);
 	CHECK(ksyms__restricted(loaded) == ksyms__restricted(ks));
 	/* Names are never empty, and a restricted table names nothing. */
-	CHECK(has_nul || ksyms__find(ks, "", &addr) == -ENOENT);
+	/* A line with a NUL is malformed: no name is ever empty. */
+	CHECK(ksyms__find(ks, "", &addr) == -ENOENT);
 	if (ksyms__restricted(ks))
 		CHECK(!ksyms__lookup(ks, 0) && ksyms__find(ks, "_text", &addr) == -ENOENT);
 	probe_lines(ks, loaded, text, text + len);

@@ -29,14 +29,6 @@
 	}									\
 } while (0)
 
-/*
- * Whether the input holds a NUL byte.  The parser takes it as part of a
- * path, which then reads as a shorter or empty C string: not a memory
- * hazard, and the kernel never writes one, so only NUL-free input is held
- * to "a file mapping has a path".
- */
-static bool has_nul;
-
 static void probe(const struct proc *p, uint64_t addr)
 {
 	const struct mapping *m = proc__find_mapping(p, addr);
@@ -46,7 +38,7 @@ static void probe(const struct proc *p, uint64_t addr)
 	CHECK(m->start <= addr && addr < m->end);
 	CHECK(m->prot & PROT_EXEC);
 	CHECK(m->kind <= MAPPING_SPECIAL);
-	CHECK(m->kind != MAPPING_FILE || (m->path && (has_nul || m->path[0])));
+	CHECK(m->kind != MAPPING_FILE || (m->path && m->path[0]));
 	/* strlen() makes ASan read the path to its end. */
 	CHECK(!m->path || strlen(m->path) < SIZE_MAX);
 	/* Sorted and not overlapping: both ends of a mapping find it. */
@@ -105,7 +97,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct proc *p;
 	int n;
 
-	has_nul = memchr(data, '\0', len) != NULL;
 	pt = proc_table__new(4);
 	CHECK(pt);
 	p = proc_table__add(pt, 1234, 1);

@@ -194,6 +194,26 @@ static void test_bad_lines(void)
 	ksyms__free(ks);
 }
 
+/* A NUL inside a line would make a short or empty name: the line is bad. */
+static void test_nul_in_line(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T good\n"
+		"ffffffff81000100 t \0\0hidden [ext4]\n"
+		"ffffffff81000200 T cut\0short\n"
+		"ffffffff81000300 T also_good\n";
+	struct ksyms *ks = ksyms__parse(text, sizeof(text) - 1);
+	uint64_t addr;
+
+	if (!ASSERT_OK_PTR(ks, "parse"))
+		return;
+	ASSERT_EQ(ksyms__nr_syms(ks), (size_t)2, "NUL lines dropped");
+	ASSERT_EQ(ksyms__nr_bad_lines(ks), (size_t)2, "and counted");
+	ASSERT_TRUE(ksyms__find(ks, "", &addr) != 0, "no empty name");
+	ASSERT_TRUE(ksyms__find(ks, "cut", &addr) != 0, "no cut name");
+	ksyms__free(ks);
+}
+
 static void test_restricted_and_empty(void)
 {
 	static const char zeros[] =
@@ -418,6 +438,7 @@ int main(void)
 	RUN_TEST(test_aliases_modules_interned);
 	RUN_TEST(test_unsorted_merge);
 	RUN_TEST(test_bad_lines);
+	RUN_TEST(test_nul_in_line);
 	RUN_TEST(test_restricted_and_empty);
 	RUN_TEST(test_unterminated_buffer);
 	RUN_TEST(test_load_streaming);

@@ -140,6 +140,23 @@ static void test_lookup_edges(void)
 	ASSERT_NULL(proc__find_mapping(NULL, 0x1000), "NULL proc");
 }
 
+/* A NUL in a path would cut it short (even to ""): the line is dropped. */
+static void test_nul_in_path(void)
+{
+	static const char text[] =
+		"1000-2000 r-xp 00000000 08:01 1 /a\n"
+		"3000-4000 r-xp 00000000 08:01 2 \0\a/opt/my app/lib\n"
+		"5000-6000 r-xp 00000000 08:01 3 /b\0c\n";
+	struct proc *p = fresh(9);
+
+	if (!ASSERT_OK_PTR(p, "add"))
+		return;
+	ASSERT_EQ(proc__parse_maps(p, text, sizeof(text) - 1), 1, "NUL lines dropped");
+	ASSERT_STREQ(proc__find_mapping(p, 0x1000)->path, "/a", "good line kept");
+	ASSERT_NULL(proc__find_mapping(p, 0x3000), "no empty path");
+	ASSERT_NULL(proc__find_mapping(p, 0x5000), "no cut path");
+}
+
 static void test_unsorted_overlapping(void)
 {
 	static const char text[] =
@@ -289,6 +306,7 @@ int main(void)
 	RUN_TEST(test_parse_kinds);
 	RUN_TEST(test_lookup_edges);
 	RUN_TEST(test_unsorted_overlapping);
+	RUN_TEST(test_nul_in_path);
 	RUN_TEST(test_pid_reuse_and_remove);
 	RUN_TEST(test_eviction_bound);
 	RUN_TEST(test_load_self);
