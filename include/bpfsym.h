@@ -21,6 +21,8 @@ enum bpfsym_ev_type {
 	BPFSYM_EV_EXEC = 2,	/* struct bpfsym_task_ev: pid exec'd (new comm) */
 	BPFSYM_EV_EXIT = 3,	/* struct bpfsym_task_ev: last thread of pid exited */
 	BPFSYM_EV_FORK = 4,	/* struct bpfsym_task_ev: new process pid, parent ppid */
+	BPFSYM_EV_MAP = 5,	/* struct bpfsym_map_ev: an executable mapping is in place now */
+	BPFSYM_EV_UNMAP = 6,	/* struct bpfsym_unmap_ev: [start, end) holds no executable mapping now */
 };
 
 struct bpfsym_ev_hdr {
@@ -64,13 +66,74 @@ struct bpfsym_task_ev {
 	char comm[BPFSYM_COMM_LEN];
 };
 
+/* Why a mapping event was sent: bpfsym_map_ev.cause, bpfsym_unmap_ev.cause. */
+enum bpfsym_map_cause {
+	BPFSYM_MAP_MMAP = 1,		/* mmap() with PROT_EXEC; or MAP_FIXED (unmap) */
+	BPFSYM_MAP_MPROTECT = 2,	/* mprotect() adding PROT_EXEC; or removing it (unmap) */
+	BPFSYM_MAP_MREMAP = 3,		/* mremap() of an executable mapping */
+	BPFSYM_MAP_MUNMAP = 4,		/* munmap() of a range holding an executable mapping */
+	BPFSYM_MAP_EXEC = 5,		/* the mappings the kernel's ELF loader made at exec */
+	BPFSYM_MAP_SNAPSHOT = 6,	/* the start-up snapshot (iter/task_vma) */
+};
+
+/* bpfsym_map_ev.flags */
+#define BPFSYM_MF_ANON		(1u << 0)	/* no file: anonymous memory (JIT code) */
+#define BPFSYM_MF_SPECIAL	(1u << 1)	/* [vdso] and other kernel-provided code */
+#define BPFSYM_MF_SHARED	(1u << 2)	/* VM_SHARED */
+#define BPFSYM_MF_PATH_TRUNC	(1u << 3)	/* path incomplete: too deep or too long */
+
+#define BPFSYM_PATH_MAX 256
+
+/*
+ * An executable VMA of process pid, as it is right after the event.  The
+ * record is truncated after path[path_len] (a NUL is always there).
+ * dev is the kernel's dev_t (major << 20 | minor), not userspace's.
+ * path is the file's path as the process sees it (up to its root), as far
+ * as a bounded dentry walk in BPF gets: prefer /proc/PID/map_files while
+ * the mapping exists.
+ */
+struct bpfsym_map_ev {
+	struct bpfsym_ev_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u64 pstart;
+	__u64 start;
+	__u64 end;
+	__u64 pgoff;		/* file offset of start, in bytes */
+	__u64 dev;
+	__u64 ino;
+	__s64 mtime_sec;
+	__u32 mtime_nsec;
+	__u32 prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	__u32 flags;		/* BPFSYM_MF_* */
+	__u16 cause;		/* enum bpfsym_map_cause */
+	__u16 path_len;		/* bytes in path before its NUL */
+	char path[BPFSYM_PATH_MAX];
+};
+
+#define BPFSYM_MAP_EV_HDR_SIZE ((unsigned int)__builtin_offsetof(struct bpfsym_map_ev, path))
+
+/* [start, end) of process pid holds no executable mapping any more. */
+struct bpfsym_unmap_ev {
+	struct bpfsym_ev_hdr hdr;
+	__u32 pid;
+	__u32 tid;
+	__u64 pstart;
+	__u64 start;
+	__u64 end;
+	__u32 cause;		/* enum bpfsym_map_cause */
+	__u32 pad;
+};
+
 /* Indexes of the per-CPU counter array `stats`. */
 enum bpfsym_stat {
 	BPFSYM_STAT_SAMPLES,		/* samples written to the ring buffer */
 	BPFSYM_STAT_LOST_SAMPLES,	/* samples dropped: ring buffer full */
-	BPFSYM_STAT_LOST_TASK_EVENTS,	/* exec/exit/fork records dropped: ring buffer full */
+	BPFSYM_STAT_LOST_TASK_EVENTS,	/* exec/exit/fork/map/unmap records dropped: ring buffer full */
 	BPFSYM_STAT_IDLE,		/* samples of the idle task, not recorded */
 	BPFSYM_STAT_TARGETS_FULL,	/* a child could not be added to `targets` (map full) */
+	BPFSYM_STAT_VMA_BUSY,		/* bpf_find_vma failed (mmap lock contended): a mapping event is missing */
+	BPFSYM_STAT_PENDING_FULL,	/* a syscall's arguments could not be kept until its exit */
 	BPFSYM_STAT_MAX,
 };
 
@@ -78,6 +141,7 @@ enum bpfsym_stat {
 enum bpfsym_target_mode {
 	BPFSYM_TARGET_ALL = 0,		/* every process */
 	BPFSYM_TARGET_PIDS = 1,		/* thread groups present in the `targets` map */
+	BPFSYM_TARGET_CGROUP = 2,	/* tasks in the cgroup of `cgroup_map`[0] or below it */
 };
 
 #endif /* BPFSYM_H */

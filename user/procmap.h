@@ -4,10 +4,14 @@
  * were in place, found by address with a binary search.  A process is
  * keyed by (pid, pstart) so that a reused pid is a different process.
  *
- * First cut: a process's mappings are filled from /proc/PID/maps text the
- * first time it is seen (and again after exec).  The mapping-history work
- * replaces that with events from BPF, replayed in time order; the lookup
- * side of this interface stays.  No libbpf here.
+ * The model is fed by events replayed in time order, interleaved with the
+ * samples (map, unmap, fork, exec, exit: proc__map, proc__unmap,
+ * proc_table__fork, proc__clear_maps, proc_table__remove), so when a sample
+ * is handled the model holds the mappings of that moment.  A start-up
+ * snapshot fills processes that existed before recording (proc__map per
+ * mapping, or proc__parse_maps of /proc/PID/maps text as a fallback).
+ * Memory is bounded: processes (LRU), mappings per process, path bytes.
+ * No libbpf here.
  */
 #ifndef BPFSYM_PROCMAP_H
 #define BPFSYM_PROCMAP_H
@@ -27,6 +31,8 @@ struct mapping {
 	uint64_t pgoff;		/* file offset of start, in BYTES */
 	uint64_t dev;		/* makedev(major, minor) as in stat's st_dev */
 	uint64_t ino;
+	int64_t mtime_sec;	/* the file's mtime when mapped (0: unknown) */
+	uint32_t mtime_nsec;
 	uint32_t prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
 	uint32_t kind;		/* enum mapping_kind */
 	const char *path;	/* as the process sees it, " (deleted)" stripped; NULL for plain anon */
@@ -76,6 +82,36 @@ int proc__load_maps(struct proc *p, const char *path);
 
 /* Forget every mapping (exec). */
 void proc__clear_maps(struct proc *p);
+
+/*
+ * Make [m->start, m->end) map as @m (an mmap, an mprotect adding PROT_EXEC,
+ * the new place of an mremap): whatever overlapped it is cut away, splitting
+ * a mapping that @m lies inside (the pieces keep their own pgoff arithmetic:
+ * the right piece's pgoff moves by the bytes cut from its left).  m->path is
+ * copied.  Pointers from proc__find_mapping() into @p are invalid afterwards.
+ * 0, or -errno: -EINVAL (empty or inverted range), -E2BIG (the per-process
+ * mapping cap), -ENOMEM.  On error @p is unchanged.
+ */
+int proc__map(struct proc *p, const struct mapping *m);
+
+/*
+ * Remove [start, end) from @p's mappings (munmap, mprotect dropping
+ * PROT_EXEC, the old place of an mremap), splitting a mapping that covers
+ * the range only partly.  0 or -errno (-ENOMEM when a split needs room; @p
+ * is then unchanged).  Pointers into @p are invalid afterwards.
+ */
+int proc__unmap(struct proc *p, uint64_t start, uint64_t end);
+
+/* Number of mappings of @p. */
+size_t proc__nr_maps(const struct proc *p);
+
+/*
+ * Fork: a new process (pid, pstart) holding a copy of @parent's mappings
+ * (any other process with this pid is dropped, as by proc_table__add).
+ * Returns it, or NULL + errno.  @parent stays valid.
+ */
+struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
+			      uint32_t pid, uint64_t pstart);
 
 /* The mapping holding @addr, or NULL.  O(log n).  Valid until @p's maps change. */
 const struct mapping *proc__find_mapping(const struct proc *p, uint64_t addr);
