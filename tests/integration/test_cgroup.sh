@@ -1,0 +1,190 @@
+#!/bin/sh
+# -G/--cgroup PATH: every process in a cgroup v2 directory and below it,
+# and nothing else.
+#
+#   cgroup_relative, cgroup_absolute
+#       a test cgroup with a child cgroup: burner cg_a in the child, cg_b
+#       in the test cgroup, cg_c outside.  Recorded with -G, the path
+#       relative to the unified hierarchy, then absolute: cg_a and cg_b
+#       have samples, cg_c and every other process none.  In the relative
+#       run a process also joins the child cgroup during the recording
+#       (cg_dsh, which then execs cg_d): it is profiled from then on.
+#   cgroup_cli_missing, cgroup_cli_not_cgroup, cgroup_cli_v1
+#       -G with a path that does not exist, a directory that is no cgroup,
+#       a cgroup v1 directory: exit status 2 and one line on stderr.
+. "$(dirname "$0")/lib.sh"
+lib_init integration/cgroup_relative integration/cgroup_absolute \
+	integration/cgroup_cli_missing integration/cgroup_cli_not_cgroup integration/cgroup_cli_v1
+
+# ---- CLI errors (no cgroup of our own needed).
+# cli_err NAME ARGS...: bpfsym record ARGS exits 2 with one line.
+cli_err() {
+	n=$1
+	shift
+	run_to 30 "$BPFSYM" record -q -d 1 -o "$T/cli.data" "$@" > "$T/cli.out" 2> "$T/cli.err"
+	rc=$?
+	lines=$(nlines "$T/cli.err")
+	note "bpfsym record $*: status $rc: $(tail -1 "$T/cli.err")"
+	if [ $rc -ne 2 ]; then
+		fail "$n" "'bpfsym record $*' exited with status $rc, expected 2"
+		show "$T/cli.err"
+	elif [ "$lines" -ne 1 ]; then
+		fail "$n" "'bpfsym record $*' printed $lines lines on stderr, expected one"
+		show "$T/cli.err"
+	elif [ -s "$T/cli.out" ]; then
+		fail "$n" "'bpfsym record $*' printed on stdout"
+		show "$T/cli.out"
+	elif [ -e "$T/cli.data" ]; then
+		fail "$n" "'bpfsym record $*' created its output file"
+	else
+		pass "$n"
+	fi
+	rm -f "$T/cli.data"
+}
+
+cli_err integration/cgroup_cli_missing -G "/nonexistent-bpfsym-$$"
+cli_err integration/cgroup_cli_not_cgroup -G /tmp
+v1=
+for d in /sys/fs/cgroup/cpu /sys/fs/cgroup/memory /sys/fs/cgroup/pids /sys/fs/cgroup/systemd; do
+	if [ -d "$d" ] && [ "$(stat -f -c %T "$d" 2>/dev/null)" = cgroupfs ]; then
+		v1=$d
+		break
+	fi
+done
+if [ -n "$v1" ]; then
+	cli_err integration/cgroup_cli_v1 -G "$v1"
+else
+	skip integration/cgroup_cli_v1 "no cgroup v1 hierarchy mounted"
+fi
+
+# ---- the unified hierarchy: /sys/fs/cgroup/unified (hybrid) or
+# /sys/fs/cgroup (pure v2); relative -G paths are under it.
+root=
+for d in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+	if [ -d "$d" ] && [ "$(stat -f -c %T "$d" 2>/dev/null)" = cgroup2fs ]; then
+		root=$d
+		break
+	fi
+done
+if [ -z "$root" ]; then
+	skip integration/cgroup_relative "no cgroup v2 hierarchy at /sys/fs/cgroup/unified or /sys/fs/cgroup"
+	skip integration/cgroup_absolute "no cgroup v2 hierarchy at /sys/fs/cgroup/unified or /sys/fs/cgroup"
+	lib_done
+fi
+
+rel=bpfsym-test-$$
+CG=$root/$rel
+if ! build_fixture burn burn; then
+	show "$T/burn.build.log"
+	skip integration/cgroup_relative "cannot build the fixture burn.c"
+	skip integration/cgroup_absolute "cannot build the fixture burn.c"
+	lib_done
+fi
+for c in cg_a cg_b cg_c cg_d; do
+	cp "$T/burn" "$T/$c"
+done
+cp "$(command -v sh)" "$T/cg_dsh"
+
+# Kill our processes, then remove the cgroups (a cgroup with live tasks
+# cannot be removed; exited ones may take a moment to leave).
+cg_cleanup() {
+	lib_cleanup
+	for dir in "$CG/child" "$CG"; do
+		[ -d "$dir" ] || continue
+		n=0
+		while ! rmdir "$dir" 2>/dev/null && [ $n -lt 50 ]; do
+			for q in $(cat "$dir/cgroup.procs" 2>/dev/null); do
+				kill -KILL "$q" 2>/dev/null
+			done
+			sleep 0.1
+			n=$((n + 1))
+		done
+		[ -d "$dir" ] && echo "# could not remove $dir"
+	done
+}
+trap cg_cleanup EXIT
+
+if ! mkdir "$CG" 2> "$T/mkdir.err" || ! mkdir "$CG/child" 2>> "$T/mkdir.err"; then
+	why="cannot create a cgroup under $root: $(head -1 "$T/mkdir.err")"
+	skip integration/cgroup_relative "$why"
+	skip integration/cgroup_absolute "$why"
+	lib_done
+fi
+
+# in_cgroup PID DIR: PID's cgroup v2 is DIR.
+in_cgroup() {
+	[ "$(sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null)" = "${2#$root}" ]
+}
+
+bg_start "$T/cg_a" 60
+pa=$BG_PID
+bg_start "$T/cg_b" 60
+pb=$BG_PID
+bg_start "$T/cg_c" 60
+pc=$BG_PID
+wait_until 5 alive "$pc"
+moved=1
+echo "$pa" > "$CG/child/cgroup.procs" 2> "$T/move.err" || moved=0
+echo "$pb" > "$CG/cgroup.procs" 2>> "$T/move.err" || moved=0
+if [ $moved -eq 0 ] || ! in_cgroup "$pa" "$CG/child" || ! in_cgroup "$pb" "$CG"; then
+	why="cannot move processes into $CG: $(head -1 "$T/move.err")"
+	skip integration/cgroup_relative "$why"
+	skip integration/cgroup_absolute "$why"
+	lib_done
+fi
+
+# check NAME FOLDED JOINED: cg_a and cg_b (and, when JOINED is 1, cg_d)
+# have samples; no other process has any.
+check() {
+	a=$(folded_count "$2" '^cg_a;')
+	b=$(folded_count "$2" '^cg_b;')
+	c=$(folded_count "$2" '^cg_c;')
+	dd=$(folded_count "$2" '^cg_d;')
+	all=$(folded_count "$2" '.')
+	inside=$(folded_count "$2" '^(cg_a|cg_b|cg_d|cg_dsh);')
+	note "cg_a (child cgroup) $a, cg_b (test cgroup) $b, cg_d (joined during the recording) $dd, cg_c (outside) $c; other processes $((all - inside))"
+	# Three or four burners on this machine's CPUs for 2 s at 199 Hz:
+	# ~200 samples each or more; 30 is a low bar.
+	if [ "$a" -lt 30 ] || [ "$b" -lt 30 ]; then
+		fail "$1" "processes in the cgroup are missing: cg_a (in $rel/child) $a samples, cg_b (in $rel) $b samples"
+		sort -t' ' -k2,2nr "$2" | head -10 | show
+	elif [ "$3" -eq 1 ] && [ "$dd" -lt 30 ]; then
+		fail "$1" "a process that joined the cgroup during the recording has $dd samples"
+		sort -t' ' -k2,2nr "$2" | head -10 | show
+	elif [ "$all" -ne "$inside" ]; then
+		fail "$1" "$((all - inside)) samples of processes outside the cgroup (cg_c: $c)"
+		grep -Ev '^(cg_a|cg_b|cg_d|cg_dsh);' "$2" | sort -t' ' -k2,2nr | head -10 | show
+	else
+		pass "$1"
+	fi
+}
+
+# ---- relative path; cg_dsh joins the child cgroup during the recording.
+name=integration/cgroup_relative
+rm -f "$T/rel.data"
+bg_start "$BPFSYM" record -G "$rel" -F 199 -d 3 -q -o "$T/rel.data" 2> "$T/rel.err"
+rec=$BG_PID
+wait_until 30 sh -c "[ -s '$T/rel.data' ] || ! kill -0 $rec 2>/dev/null"
+if [ -s "$T/rel.data" ]; then
+	bg_start "$T/cg_dsh" -c "echo \$\$ > '$CG/child/cgroup.procs' && exec '$T/cg_d' 60"
+	pd=$BG_PID
+fi
+reap "$rec"
+rc=$REAP_RC
+note "bpfsym record -G $rel: status $rc: $(tail -1 "$T/rel.err")"
+if record_ok "$name" "$T/rel.data" "$T/rel.err" $rc &&
+   folded "$name" "$T/rel.data" "$T/rel.folded"; then
+	check "$name" "$T/rel.folded" 1
+fi
+
+# ---- absolute path.
+name=integration/cgroup_absolute
+run_to 60 "$BPFSYM" record -G "$CG" -F 199 -d 2 -q -o "$T/abs.data" 2> "$T/abs.err"
+rc=$?
+note "bpfsym record -G $CG: status $rc: $(tail -1 "$T/abs.err")"
+if record_ok "$name" "$T/abs.data" "$T/abs.err" $rc &&
+   folded "$name" "$T/abs.data" "$T/abs.folded"; then
+	check "$name" "$T/abs.folded" 0
+fi
+
+lib_done

@@ -1,0 +1,585 @@
+#!/bin/sh
+# Mapping history: the mappings a sample needs are known when it is taken,
+# whatever happened to the process or its files since.
+#
+#   short_lived_cmd, short_lived_all, short_lived_deleted
+#       40 processes of 0.1 s CPU each, most gone before anyone could read
+#       their /proc/PID/maps: their samples name short_burn.  With
+#       -- COMMAND, with -a running alongside, and with each binary deleted
+#       as soon as its process has exited (the file must have been pinned
+#       when it was mapped).
+#   rename_pid, rename_all, rename_before
+#       a binary replaced on disk by rename(2) while it runs: its samples
+#       name the original's function (orig_burn), never the new file's
+#       (new_burn, same layout, so reading the wrong file names it).
+#   mntns_pid, mntns_all
+#       a binary that exists only in a private mount namespace (tmpfs),
+#       with a decoy of the same path on the host.
+#   dlopen_cmd, dlopen_pid
+#       two libraries dlopen()ed, run and dlclose()d one after the other
+#       during the recording (likely at the same address).
+#   jit_cmd, jit_snapshot_pid, jit_snapshot_all
+#       code in an anonymous page made executable with mprotect: its
+#       samples end in [anon+0x..], never [unknown]; also when the page
+#       existed before the recording (the start-up snapshot).
+#   loss_accounting
+#       the summary line and the report header count samples and losses,
+#       and agree.
+. "$(dirname "$0")/lib.sh"
+lib_init integration/short_lived_cmd integration/short_lived_all integration/short_lived_deleted \
+	integration/rename_pid integration/rename_all integration/rename_before \
+	integration/mntns_pid integration/mntns_all \
+	integration/dlopen_cmd integration/dlopen_pid \
+	integration/jit_cmd integration/jit_snapshot_pid integration/jit_snapshot_all \
+	integration/loss_accounting
+
+# ---- helpers
+
+exists() {
+	[ -e "$1" ]
+}
+
+# ustats FOLDED COMMRE FN: over the stacks whose comm matches ^(COMMRE)$,
+# prints "TOTAL USER NAMED FN UNKNOWN ANON NCOMMS": samples; samples with a
+# user frame; those whose user leaf is a symbol name (not [...]); whose
+# user leaf is FN; is [unknown]; is [anon+0x..]; distinct comms.
+ustats() {
+	awk -v cre="^($2)\$" -v fn="$3" '
+	{
+		n = $NF
+		stack = substr($0, 1, length($0) - length($NF) - 1)
+		k = split(stack, f, ";")
+		if (f[1] !~ cre)
+			next
+		total += n
+		comms[f[1]] += n
+		leaf = ""
+		for (i = 2; i <= k; i++)
+			if (f[i] !~ /_\[k\]$/)
+				leaf = f[i]
+		if (leaf == "")
+			next
+		user += n
+		if (leaf !~ /^\[/)
+			named += n
+		if (leaf == fn)
+			hit += n
+		if (leaf == "[unknown]")
+			unk += n
+		if (leaf ~ /^\[anon\+0x[0-9a-f]+\]$/)
+			anon += n
+	}
+	END {
+		nc = 0
+		for (c in comms)
+			nc++
+		print total + 0, user + 0, named + 0, hit + 0, unk + 0, anon + 0, nc
+	}' "$1"
+}
+
+# uleaves FOLDED COMMRE: the 10 most frequent user leaves of those stacks.
+uleaves() {
+	awk -v cre="^($2)\$" '
+	{
+		n = $NF
+		stack = substr($0, 1, length($0) - length($NF) - 1)
+		k = split(stack, f, ";")
+		if (f[1] !~ cre)
+			next
+		leaf = "(no user frame)"
+		for (i = 2; i <= k; i++)
+			if (f[i] !~ /_\[k\]$/)
+				leaf = f[i]
+		c[leaf] += n
+	}
+	END { for (l in c) print l, c[l] }' "$1" | sort -k2,2nr | head -10 | show
+}
+
+# ustats into variables: S_TOTAL S_USER S_NAMED S_FN S_UNK S_ANON S_NCOMMS
+ustats_set() {
+	set -- $(ustats "$@")
+	S_TOTAL=$1 S_USER=$2 S_NAMED=$3 S_FN=$4 S_UNK=$5 S_ANON=$6 S_NCOMMS=$7
+}
+
+# fn_count FOLDED COMMRE FN: samples of those comms with FN anywhere in the stack.
+fn_count() {
+	folded_count "$1" "^($2);(.*;)?$3(;|\$)"
+}
+
+# bg_record DATA ARGS...: start `bpfsym record -q -F 199 -o DATA ARGS` in the
+# background (stderr to DATA.err) and wait until it samples (it creates
+# DATA once the sampler is attached).  $REC is its pid.  False (recorder
+# stopped) when it never got there.
+bg_record() {
+	data=$1
+	shift
+	rm -f "$data"
+	bg_start "$BPFSYM" record -q -F 199 -o "$data" "$@" 2> "$data.err"
+	REC=$BG_PID
+	wait_until 30 rec_started
+	if ! file_nonempty "$data"; then
+		stop "$REC"
+		return 1
+	fi
+	return 0
+}
+
+rec_started() {
+	file_nonempty "$data" || ! alive "$REC"
+}
+
+# end_record: SIGINT the background recorder $REC (unless it already
+# ended) and reap it; its status in $REC_RC.
+end_record() {
+	if alive "$REC"; then
+		kill -INT "$REC" 2>/dev/null
+	fi
+	reap "$REC"
+	REC_RC=$REAP_RC
+}
+
+# ---- fixtures
+built=1
+for f in short_burn jit_burn; do
+	if ! build_fixture $f $f; then
+		show "$T/$f.build.log"
+		built=0
+	fi
+done
+build_fixture rename_burn rb_orig -DNAME=orig_burn || { show "$T/rb_orig.build.log"; built=0; }
+build_fixture rename_burn rb_new -DNAME=new_burn || { show "$T/rb_new.build.log"; built=0; }
+build_fixture dlopen_burn dlopen_burn -ldl || { show "$T/dlopen_burn.build.log"; built=0; }
+build_fixture libburn lib_burn.so -shared -fPIC -DNAME=lib_burn || { show "$T/lib_burn.so.build.log"; built=0; }
+build_fixture libburn lib_burn_b.so -shared -fPIC -DNAME=lib_burn_b || { show "$T/lib_burn_b.so.build.log"; built=0; }
+[ $built -eq 1 ] || skip_all "cannot build the fixtures"
+
+# The driver of the short-lived processes: runs DIR/PREFIX01 .. PREFIXnn,
+# PAR at a time, each burning MS ms of CPU; with "rm", deletes each batch's
+# binaries as soon as the batch has exited.
+cat > "$T/driver.sh" <<'EOF'
+dir=$1 pre=$2 n=$3 par=$4 ms=$5 del=${6:-}
+i=1
+while [ $i -le $n ]; do
+	j=0
+	batch=
+	while [ $j -lt $par ] && [ $i -le $n ]; do
+		b=$dir/$pre$(printf %02d $i)
+		"$b" "$ms" &
+		batch="$batch $b"
+		i=$((i + 1))
+		j=$((j + 1))
+	done
+	wait
+	if [ -n "$del" ]; then
+		rm -f $batch
+	fi
+done
+EOF
+
+NPROC=40
+# mkcopies DIR PREFIX ln|cp: NPROC names for short_burn (hard links: one
+# file; copies: one file each).  The comm of each process is its name.
+mkcopies() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	i=1
+	while [ $i -le $NPROC ]; do
+		if [ "$3" = ln ]; then
+			ln "$T/short_burn" "$1/$2$(printf %02d $i)"
+		else
+			cp "$T/short_burn" "$1/$2$(printf %02d $i)"
+		fi
+		i=$((i + 1))
+	done
+}
+
+# check_short NAME FOLDED PREFIX: the short-lived processes PREFIXnn.
+check_short() {
+	ustats_set "$2" "$3[0-9][0-9]" short_burn
+	note "$3nn: $S_TOTAL samples in $S_NCOMMS of $NPROC processes; $S_USER with a user frame, $S_NAMED named, $S_FN in short_burn, $S_UNK [unknown]"
+	# Each process burns 0.1 s of CPU: ~20 samples at 199 Hz, ~800 in all.
+	if [ "$S_NCOMMS" -lt $((NPROC * 8 / 10)) ] || [ "$S_TOTAL" -lt 300 ]; then
+		fail "$1" "only $S_NCOMMS of $NPROC short-lived processes have samples ($S_TOTAL samples; ~800 expected)"
+		uleaves "$2" "$3[0-9][0-9]"
+	elif [ $((100 * S_NAMED)) -lt $((90 * S_USER)) ]; then
+		fail "$1" "only $S_NAMED of $S_USER samples of short-lived processes have a named user leaf"
+		uleaves "$2" "$3[0-9][0-9]"
+	elif [ $((100 * S_FN)) -lt $((80 * S_TOTAL)) ]; then
+		fail "$1" "only $S_FN of $S_TOTAL samples of short-lived processes end in short_burn"
+		uleaves "$2" "$3[0-9][0-9]"
+	else
+		pass "$1"
+	fi
+}
+
+# ---- 1. short-lived processes, -- COMMAND (hard links of one binary).
+name=integration/short_lived_cmd
+mkcopies "$T/sl" sl ln
+run_to 90 "$BPFSYM" record -F 199 -q -o "$T/sl.data" -- sh "$T/driver.sh" "$T/sl" sl $NPROC 4 100 2> "$T/sl.err"
+rc=$?
+note "record -- driver: status $rc: $(tail -1 "$T/sl.err")"
+if record_ok "$name" "$T/sl.data" "$T/sl.err" $rc &&
+   folded "$name" "$T/sl.data" "$T/sl.folded"; then
+	check_short "$name" "$T/sl.folded" sl
+fi
+
+# ---- 1. short-lived processes, -a with the driver alongside (copies).
+name=integration/short_lived_all
+mkcopies "$T/sa" sa cp
+if ! bg_record "$T/sa.data" -a -d 60; then
+	fail "$name" "the recording did not start (no output file within 30 s)"
+	show "$T/sa.data.err"
+else
+	run_to 90 sh "$T/driver.sh" "$T/sa" sa $NPROC 4 100
+	sleep 0.5
+	end_record
+	note "record -a: status $REC_RC: $(tail -1 "$T/sa.data.err")"
+	if record_ok "$name" "$T/sa.data" "$T/sa.data.err" $REC_RC &&
+	   folded "$name" "$T/sa.data" "$T/sa.folded"; then
+		check_short "$name" "$T/sa.folded" sa
+	fi
+fi
+
+# ---- 7. loss accounting, on that recording (many mapping events).
+name=integration/loss_accounting
+if [ ! -s "$T/sa.data" ]; then
+	fail "$name" "no recording to look at (short_lived_all failed to record)"
+else
+	summ=$(grep '^bpfsym: [0-9][0-9]* samples' "$T/sa.data.err" | tail -1)
+	run_to 60 "$BPFSYM" report "$T/sa.data" > "$T/sa.report" 2> "$T/sa.report.err"
+	rc=$?
+	hsamples=$(sed -n 's/^# samples: \([0-9][0-9]*\).*/\1/p' "$T/sa.report" | head -1)
+	hlost=$(grep '^# lost:' "$T/sa.report" | head -1)
+	hlost_s=$(echo "$hlost" | sed -n 's/^# lost: \([0-9][0-9]*\) samples.*/\1/p')
+	hlost_e=$(echo "$hlost" | sed -n 's/^# lost: [0-9][0-9]* samples[^,]*, \([0-9][0-9]*\) .*/\1/p')
+	ssamples=$(echo "$summ" | sed -n 's/^bpfsym: \([0-9][0-9]*\) samples.*/\1/p')
+	slost=$(echo "$summ" | sed -n 's/^[^,]*, \([0-9][0-9]*\) lost.*/\1/p')
+	note "summary: $summ"
+	note "report header: samples $hsamples; $hlost"
+	if [ -z "$summ" ]; then
+		fail "$name" "no summary line 'bpfsym: N samples, ...' on stderr"
+		show "$T/sa.data.err"
+	elif [ -z "$slost" ]; then
+		fail "$name" "the summary line does not say how many samples were lost ('N lost')"
+	elif [ $rc -ne 0 ]; then
+		fail "$name" "bpfsym report exited with status $rc"
+		show "$T/sa.report.err"
+	elif [ -z "$hsamples" ] || [ -z "$hlost_s" ] || [ -z "$hlost_e" ]; then
+		fail "$name" "the report header lacks '# samples: N' or '# lost: N samples ..., N ... events'"
+		head -8 "$T/sa.report" | show
+	elif [ "$hsamples" -ne "$ssamples" ]; then
+		fail "$name" "the summary says $ssamples samples, the report header $hsamples"
+	elif [ "$hlost_s" -ne "$slost" ]; then
+		fail "$name" "the summary says $slost samples lost, the report header $hlost_s"
+	else
+		pass "$name"
+	fi
+fi
+
+# ---- 1. short-lived processes whose binaries are deleted once they exited.
+name=integration/short_lived_deleted
+mkcopies "$T/sd" sd cp
+if ! bg_record "$T/sd.data" -a -d 60; then
+	fail "$name" "the recording did not start (no output file within 30 s)"
+	show "$T/sd.data.err"
+else
+	run_to 90 sh "$T/driver.sh" "$T/sd" sd $NPROC 4 100 rm
+	left=$(ls "$T/sd" | wc -l)
+	sleep 0.5
+	end_record
+	note "record -a: status $REC_RC; $left binaries left undeleted: $(tail -1 "$T/sd.data.err")"
+	if record_ok "$name" "$T/sd.data" "$T/sd.data.err" $REC_RC &&
+	   folded "$name" "$T/sd.data" "$T/sd.folded"; then
+		check_short "$name" "$T/sd.folded" sd
+	fi
+fi
+
+# ---- 2. a binary replaced by rename(2) while it runs.
+# check_rename NAME FOLDED COMM GOOD BAD MIN: COMM's samples have GOOD
+# (>= MIN samples in it) and never BAD.
+check_rename() {
+	good=$(fn_count "$2" "$3" "$4")
+	bad=$(fn_count "$2" "$3" "$5")
+	all=$(folded_count "$2" "^$3;")
+	note "$3: $all samples, $4 $good, $5 $bad"
+	if [ "$bad" -ne 0 ]; then
+		fail "$1" "$bad samples of '$3' name $5, a function of a file it does not run; $4: $good"
+		uleaves "$2" "$3"
+		return 1
+	elif [ "$good" -lt "$6" ]; then
+		fail "$1" "only $good of $all samples of '$3' in $4 (expected >= $6)"
+		uleaves "$2" "$3"
+		return 1
+	fi
+	return 0
+}
+
+# newdir DIR: DIR/rb_prog is the original, DIR/rb_prog.new the replacement.
+newdir() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	cp "$T/rb_orig" "$1/rb_prog"
+	cp "$T/rb_new" "$1/rb_prog.new"
+}
+
+name=integration/rename_pid
+d=$T/rn1
+newdir "$d"
+bg_start "$d/rb_prog" 30 "$d/ready"
+p=$BG_PID
+if ! wait_until 10 exists "$d/ready"; then
+	fail "$name" "the fixture did not start"
+	stop "$p"
+elif ! bg_record "$T/rn1.data" -p "$p" -d 60; then
+	fail "$name" "the recording did not start (no output file within 30 s)"
+	show "$T/rn1.data.err"
+	stop "$p"
+else
+	sleep 0.5
+	mv -f "$d/rb_prog.new" "$d/rb_prog"
+	sleep 1.5
+	end_record
+	stop "$p"
+	if record_ok "$name" "$T/rn1.data" "$T/rn1.data.err" $REC_RC &&
+	   folded "$name" "$T/rn1.data" "$T/rn1.folded" &&
+	   check_rename "$name" "$T/rn1.folded" rb_prog orig_burn new_burn 60; then
+		pass "$name"
+	fi
+fi
+
+# -a before the program starts; after the rename a second process runs the
+# new file through a symlink named rb_two (same path as the old mapping).
+name=integration/rename_all
+d=$T/rn2
+newdir "$d"
+if ! bg_record "$T/rn2.data" -a -d 60; then
+	fail "$name" "the recording did not start (no output file within 30 s)"
+	show "$T/rn2.data.err"
+else
+	bg_start "$d/rb_prog" 30 "$d/ready"
+	p=$BG_PID
+	if ! wait_until 10 exists "$d/ready"; then
+		fail "$name" "the fixture did not start"
+		stop "$p"
+		end_record
+	else
+		sleep 0.7
+		mv -f "$d/rb_prog.new" "$d/rb_prog"
+		ln -s rb_prog "$d/rb_two"
+		bg_start "$d/rb_two" 30 "$d/ready2"
+		p2=$BG_PID
+		wait_until 10 exists "$d/ready2"
+		sleep 1.5
+		end_record
+		stop "$p"
+		stop "$p2"
+		if record_ok "$name" "$T/rn2.data" "$T/rn2.data.err" $REC_RC &&
+		   folded "$name" "$T/rn2.data" "$T/rn2.folded" &&
+		   check_rename "$name" "$T/rn2.folded" rb_prog orig_burn new_burn 60 &&
+		   check_rename "$name" "$T/rn2.folded" rb_two new_burn orig_burn 40; then
+			pass "$name"
+		fi
+	fi
+fi
+
+# The file was replaced before the recording started (a package upgrade
+# under a running service): -p finds the original through the process.
+name=integration/rename_before
+d=$T/rn3
+newdir "$d"
+bg_start "$d/rb_prog" 30 "$d/ready"
+p=$BG_PID
+if ! wait_until 10 exists "$d/ready"; then
+	fail "$name" "the fixture did not start"
+	stop "$p"
+else
+	mv -f "$d/rb_prog.new" "$d/rb_prog"
+	run_to 60 "$BPFSYM" record -p "$p" -F 199 -d 1.5 -q -o "$T/rn3.data" 2> "$T/rn3.err"
+	rc=$?
+	stop "$p"
+	if record_ok "$name" "$T/rn3.data" "$T/rn3.err" $rc &&
+	   folded "$name" "$T/rn3.data" "$T/rn3.folded" &&
+	   check_rename "$name" "$T/rn3.folded" rb_prog orig_burn new_burn 60; then
+		pass "$name"
+	fi
+fi
+
+# ---- 3. a binary that exists only in the process's own mount namespace:
+# a private tmpfs over $T/mnt holds ns_burn (orig_burn); on the host the
+# same path holds a decoy (new_burn).
+mkdir -p "$T/mnt"
+cp "$T/rb_new" "$T/mnt/ns_burn"
+ns_ok=1
+if ! command -v unshare >/dev/null 2>&1 || ! command -v mount >/dev/null 2>&1; then
+	ns_ok=0
+	ns_why="unshare or mount not installed"
+elif ! run_to 10 unshare -m --propagation private sh -c "mount -t tmpfs none '$T/mnt' && umount '$T/mnt'" > "$T/ns.probe" 2>&1; then
+	ns_ok=0
+	ns_why="cannot mount a tmpfs in a private mount namespace: $(head -1 "$T/ns.probe")"
+fi
+
+# ns_start SECS: the fixture in its namespace; its pid in $p (it execs, the
+# pid stays), true once it runs ns_burn.
+ns_start() {
+	bg_start unshare -m --propagation private sh -c \
+		"mount -t tmpfs none '$T/mnt' && cp '$T/rb_orig' '$T/mnt/ns_burn' && exec '$T/mnt/ns_burn' $1"
+	p=$BG_PID
+	wait_until 10 sh -c "[ \"\$(cat /proc/$p/comm 2>/dev/null)\" = ns_burn ]"
+}
+
+if [ $ns_ok -eq 0 ]; then
+	skip integration/mntns_pid "$ns_why"
+	skip integration/mntns_all "$ns_why"
+else
+	name=integration/mntns_pid
+	if ! ns_start 30; then
+		fail "$name" "the fixture did not start in its mount namespace"
+		stop "$p"
+	else
+		run_to 60 "$BPFSYM" record -p "$p" -F 199 -d 1.5 -q -o "$T/ns1.data" 2> "$T/ns1.err"
+		rc=$?
+		stop "$p"
+		if record_ok "$name" "$T/ns1.data" "$T/ns1.err" $rc &&
+		   folded "$name" "$T/ns1.data" "$T/ns1.folded" &&
+		   check_rename "$name" "$T/ns1.folded" ns_burn orig_burn new_burn 60; then
+			pass "$name"
+		fi
+	fi
+
+	# Started during the recording and gone (with its namespace and
+	# tmpfs) before the recording ends.
+	name=integration/mntns_all
+	if ! bg_record "$T/ns2.data" -a -d 60; then
+		fail "$name" "the recording did not start (no output file within 30 s)"
+		show "$T/ns2.data.err"
+	else
+		if ! ns_start 1.5; then
+			fail "$name" "the fixture did not start in its mount namespace"
+			stop "$p"
+			end_record
+		else
+			wait_exit "$p" 15
+			reap "$p"
+			sleep 0.3
+			end_record
+			if record_ok "$name" "$T/ns2.data" "$T/ns2.data.err" $REC_RC &&
+			   folded "$name" "$T/ns2.data" "$T/ns2.folded" &&
+			   check_rename "$name" "$T/ns2.folded" ns_burn orig_burn new_burn 60; then
+				pass "$name"
+			fi
+		fi
+	fi
+fi
+
+# ---- 4. dlopen: lib_burn.so then lib_burn_b.so (same layout, other name),
+# each loaded, run 1 s, unloaded.
+# check_dlopen NAME FOLDED
+check_dlopen() {
+	ustats_set "$2" dlopen_burn lib_burn
+	a=$S_FN
+	b=$(fn_count "$2" dlopen_burn lib_burn_b)
+	note "dlopen_burn: $S_TOTAL samples, $S_USER with a user frame, $S_NAMED named; lib_burn $a, lib_burn_b $b"
+	# ~200 samples each (1 s at 199 Hz).
+	if [ "$a" -lt 60 ] || [ "$b" -lt 60 ]; then
+		fail "$1" "samples in the dlopen()ed libraries: lib_burn $a, lib_burn_b $b (~200 each expected)"
+		uleaves "$2" dlopen_burn
+	elif [ $((100 * S_NAMED)) -lt $((90 * S_USER)) ]; then
+		fail "$1" "only $S_NAMED of $S_USER samples of dlopen_burn have a named user leaf"
+		uleaves "$2" dlopen_burn
+	else
+		pass "$1"
+	fi
+}
+
+name=integration/dlopen_cmd
+run_to 60 "$BPFSYM" record -F 199 -q -o "$T/dl1.data" -- "$T/dlopen_burn" - 1 \
+	"$T/lib_burn.so" lib_burn "$T/lib_burn_b.so" lib_burn_b 2> "$T/dl1.err"
+rc=$?
+note "record -- dlopen_burn: status $rc: $(tail -1 "$T/dl1.err")"
+if record_ok "$name" "$T/dl1.data" "$T/dl1.err" $rc &&
+   folded "$name" "$T/dl1.data" "$T/dl1.folded"; then
+	check_dlopen "$name" "$T/dl1.folded"
+fi
+
+name=integration/dlopen_pid
+rm -f "$T/go"
+bg_start "$T/dlopen_burn" "$T/go" 1 "$T/lib_burn.so" lib_burn "$T/lib_burn_b.so" lib_burn_b
+p=$BG_PID
+wait_until 5 alive "$p"
+if ! bg_record "$T/dl2.data" -p "$p" -d 60; then
+	fail "$name" "the recording did not start (no output file within 30 s)"
+	show "$T/dl2.data.err"
+	stop "$p"
+else
+	: > "$T/go"
+	wait_exit "$p" 20
+	reap "$p"
+	note "dlopen_burn exited with status $REAP_RC"
+	# The target is gone: the recording may end by itself.
+	wait_exit "$REC" 3
+	end_record
+	if record_ok "$name" "$T/dl2.data" "$T/dl2.data.err" $REC_RC &&
+	   folded "$name" "$T/dl2.data" "$T/dl2.folded"; then
+		check_dlopen "$name" "$T/dl2.folded"
+	fi
+fi
+
+# ---- 4. JIT: a countdown loop in an anonymous page, RW then RX.
+# check_jit NAME FOLDED MAXUNKNOWN
+check_jit() {
+	ustats_set "$2" jit_burn none
+	note "jit_burn: $S_TOTAL samples, $S_USER with a user frame; user leaf [anon+0x..] $S_ANON, [unknown] $S_UNK, named $S_NAMED"
+	if [ "$S_USER" -lt 60 ]; then
+		fail "$1" "only $S_USER samples of jit_burn with a user frame (~300 expected)"
+		uleaves "$2" jit_burn
+	elif [ "$S_UNK" -gt "$3" ]; then
+		fail "$1" "$S_UNK samples of jit_burn end in [unknown] (a mapping not known at sample time); [anon+0x..]: $S_ANON"
+		uleaves "$2" jit_burn
+	elif [ $((100 * S_ANON)) -lt $((90 * S_USER)) ]; then
+		fail "$1" "only $S_ANON of $S_USER samples of jit_burn end in the anonymous executable page ([anon+0x..])"
+		uleaves "$2" jit_burn
+	else
+		pass "$1"
+	fi
+}
+
+name=integration/jit_cmd
+run_to 60 "$BPFSYM" record -F 199 -q -o "$T/jit1.data" -- "$T/jit_burn" 1.5 2> "$T/jit1.err"
+rc=$?
+note "record -- jit_burn: status $rc: $(tail -1 "$T/jit1.err")"
+if grep -q 'x86-64 only' "$T/jit1.err"; then
+	skip "$name" "the JIT fixture is x86-64 machine code"
+elif record_ok "$name" "$T/jit1.data" "$T/jit1.err" $rc &&
+     folded "$name" "$T/jit1.data" "$T/jit1.folded"; then
+	# A tick inside execve, after the comm changed but before the new
+	# image runs, has the old image's user ip: at most one such sample.
+	check_jit "$name" "$T/jit1.folded" 1
+fi
+
+# The page exists before the recording starts: the snapshot must have it.
+for mode in pid all; do
+	name=integration/jit_snapshot_$mode
+	rm -f "$T/jit.ready"
+	bg_start "$T/jit_burn" 30 "$T/jit.ready"
+	p=$BG_PID
+	if ! wait_until 10 exists "$T/jit.ready"; then
+		fail "$name" "the JIT fixture did not start"
+		stop "$p"
+		continue
+	fi
+	sleep 0.3
+	if [ $mode = pid ]; then
+		target="-p $p"
+	else
+		target=-a
+	fi
+	run_to 60 "$BPFSYM" record $target -F 199 -d 1.5 -q -o "$T/jit_$mode.data" 2> "$T/jit_$mode.err"
+	rc=$?
+	stop "$p"
+	if record_ok "$name" "$T/jit_$mode.data" "$T/jit_$mode.err" $rc &&
+	   folded "$name" "$T/jit_$mode.data" "$T/jit_$mode.folded"; then
+		check_jit "$name" "$T/jit_$mode.folded" 0
+	fi
+done
+
+lib_done
