@@ -4,36 +4,50 @@
  *
  * A module is one identity, created on first sight and kept for the
  * symbolizer's life so that frames (and the caller's report ids) can point
- * to it: a mapped file by (dev, ino), a kernel image by name, [vdso] and
- * friends by name, and one module for all anonymous memory.  A file's ELF
- * symbols are loaded on first use and at most max_files stay loaded; the
- * least recently used is dropped and reloaded if needed again.
+ * to it: a mapped file by (dev, ino, mtime), a kernel image by name,
+ * [vdso] and friends by name, and one module for all anonymous memory.
  *
- * Symbol names handed out must outlive an ELF eviction, so the names of
- * ELF symbols are interned in the symbolizer; kallsyms names live as long
- * as the symbolizer already.
+ * A file module is a version of a file: the same inode written in place
+ * has another mtime, so it is another module.  What a file module holds is
+ * an image, the content's symbols, found by build-id: copies of a binary
+ * (other inodes, other containers, a file touched but not changed) share
+ * one image, so a library is indexed once however many processes and paths
+ * map it.  A file without a build-id has an image of its own.
+ *
+ * A file is read when it is mapped (symbolizer__pin, at the MAP event),
+ * while the mapping surely exists: its build-id then, its symbols on first
+ * use.  The fd is kept, up to max_fds of them, so a file deleted or
+ * replaced at its path later still symbolizes as what ran.  Without an fd
+ * the file is reopened through a live process's view, and accepted only
+ * with the same (dev, ino, mtime) and build-id.  At most max_files images
+ * keep their symbols in memory; the least recently used is dropped and
+ * reloaded if needed again.
+ *
+ * Symbol names handed out must outlive an image's eviction, so the names
+ * of ELF symbols are interned in the symbolizer; kallsyms names live as
+ * long as the symbolizer already.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
-#include <linux/openat2.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "fileid.h"
 #include "kallsyms.h"
 #include "hash.h"
 #include "lru.h"
+#include "strtab.h"
 #include "symbolizer.h"
 #include "util.h"
 
 #define MAX_FILES_DEFAULT	4096
+/* Well below the usual 1024 soft RLIMIT_NOFILE, whatever else is open. */
+#define MAX_FDS_DEFAULT		256
 /*
  * Opening a file can fail because of the process we went through (it
  * exited, it is in another mount namespace we cannot enter), so another
@@ -41,41 +55,48 @@
  * nobody can open costs a few syscalls in total, not a few per frame.
  */
 #define MAX_OPEN_ATTEMPTS	8
-#define STR_CHUNK		(64 * 1024)
+
+_Static_assert(FILEID_BUILD_ID_MAX == RPT_BUILD_ID_MAX, "a build-id read is a build-id reported");
+
+/* A link in a chained hash table, embedded in what it links. */
+struct hnode {
+	struct hnode *next;
+	uint64_t hash;
+};
+
+struct htab {
+	struct hnode **b;
+	size_t nb, nr;		/* nb: power of two */
+};
+
+#define hnode_entry(n, type, member) ((type *)((char *)(n) - offsetof(type, member)))
+
+/* The symbols of one file content. */
+struct image {
+	struct elfsym *es;	/* NULL: not loaded (yet, or evicted) */
+	struct elfsym *dbg;	/* the separate debug file's symbols, if richer */
+	struct lru_node lru;	/* in symbolizer.loaded while es is set */
+	uint8_t build_id[FILEID_BUILD_ID_MAX];
+	size_t build_id_len;	/* 0: none, the image of one module only */
+	struct hnode hn;	/* in symbolizer.images when it has a build-id */
+	struct image *next;	/* in symbolizer.all_images */
+};
 
 struct smod {
 	struct sym_module pub;	/* first: frames point here */
 	char *path;		/* owned; pub.rpt.path */
 	size_t path_len;
-	uint64_t hash;
-	struct smod *hnext;	/* chain in files or named */
+	struct hnode hn;	/* in files or named */
 	/* Files only. */
-	struct elfsym *es;	/* NULL: not loaded (yet, or evicted) */
-	struct elfsym *dbg;	/* the separate debug file's symbols, if richer */
-	struct lru_node lru;	/* in symbolizer.loaded while es is set */
+	int64_t mtime_sec;
+	uint32_t mtime_nsec;
+	struct image *img;	/* NULL: never read, the identity is not known */
+	struct fd_slot fd;	/* the file, kept open since it was read */
 	uint32_t fail_reason;	/* RPT_OK: the last attempt did not fail */
+	int fail_err;		/* its -errno, for symbolizer__pin */
 	uint32_t fail_pid;
 	unsigned int attempts;	/* failed attempts since the last success */
-	bool fail_final;	/* the file itself is bad: never retried */
-};
-
-struct modtab {
-	struct smod **b;
-	size_t nb, nr;		/* nb: power of two */
-};
-
-struct str_chunk {
-	struct str_chunk *next;
-	char data[];
-};
-
-/* Interned strings: open addressing over pointers into chunks. */
-struct strtab {
-	const char **slots;
-	size_t cap, nr;
-	struct str_chunk *chunks;
-	char *cur;
-	size_t left;
+	bool fail_final;	/* the file itself is unusable: never retried */
 };
 
 struct symbolizer {
@@ -84,28 +105,40 @@ struct symbolizer {
 	struct ksyms *ks;
 	uint64_t text_addr;
 	size_t max_files, nr_loaded;
-	struct modtab files;	/* by (dev, ino) */
-	struct modtab named;	/* kernel modules and [vdso]-like, by (kind, path) */
-	struct lru loaded;	/* files with symbols in memory, most recent first */
+	struct htab files;	/* smod by (dev, ino, mtime) */
+	struct htab named;	/* smod, kernel modules and [vdso]-like, by (kind, path) */
+	struct htab images;	/* image by build-id */
+	struct image *all_images;
+	struct lru loaded;	/* images with symbols in memory, most recent first */
+	struct fd_cache fds;	/* file modules' open files */
 	struct smod anon;
 	struct smod *vmlinux;
 	struct strtab names;
 };
 
-/* Link @m, whose hash is set, into @t.  A failed grow only lengthens chains. */
-static void modtab_insert(struct modtab *t, struct smod *m)
+/* The chain holding hash @h (NULL when the table is empty). */
+static struct hnode *htab_first(const struct htab *t, uint64_t h)
+{
+	return t->nb ? t->b[h & (t->nb - 1)] : NULL;
+}
+
+/*
+ * Link @n, whose hash is set, into @t.  A failed grow only lengthens
+ * chains; -ENOMEM only when there is no bucket at all.
+ */
+static int htab_insert(struct htab *t, struct hnode *n)
 {
 	size_t i;
 
 	if (t->nr >= t->nb) {
 		size_t nb = t->nb ? t->nb * 2 : 64;
-		struct smod **b = calloc(nb, sizeof(*b)), *p, *next;
+		struct hnode **b = calloc(nb, sizeof(*b)), *p, *next;
 
 		if (b) {
 			for (i = 0; i < t->nb; i++) {
 				for (p = t->b[i]; p; p = next) {
-					next = p->hnext;
-					p->hnext = b[p->hash & (nb - 1)];
+					next = p->next;
+					p->next = b[p->hash & (nb - 1)];
 					b[p->hash & (nb - 1)] = p;
 				}
 			}
@@ -114,22 +147,28 @@ static void modtab_insert(struct modtab *t, struct smod *m)
 			t->nb = nb;
 		}
 	}
-	i = m->hash & (t->nb - 1);
-	m->hnext = t->b[i];
-	t->b[i] = m;
+	if (!t->nb)
+		return -ENOMEM;
+	i = n->hash & (t->nb - 1);
+	n->next = t->b[i];
+	t->b[i] = n;
 	t->nr++;
+	return 0;
 }
 
-static void modtab_free(struct modtab *t)
+/* Free the modules of @t (closing their files) and its buckets. */
+static void modtab_free(struct symbolizer *s, struct htab *t)
 {
-	struct smod *m, *next;
+	struct hnode *n, *next;
+	struct smod *m;
 	size_t i;
 
 	for (i = 0; i < t->nb; i++) {
-		for (m = t->b[i]; m; m = next) {
-			next = m->hnext;
-			elfsym__free(m->es);
-			elfsym__free(m->dbg);
+		for (n = t->b[i]; n; n = next) {
+			next = n->next;
+			m = hnode_entry(n, struct smod, hn);
+			if (m->pub.rpt.kind == RPT_MOD_FILE)
+				fd_cache__drop(&s->fds, &m->fd);
 			free(m->path);
 			free(m);
 		}
@@ -137,256 +176,226 @@ static void modtab_free(struct modtab *t)
 	free(t->b);
 }
 
-static int strtab_grow(struct strtab *st)
-{
-	size_t cap = st->cap ? st->cap * 2 : 1024, i, j;
-	const char **slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < st->cap; i++) {
-		const char *s = st->slots[i];
-
-		if (!s)
-			continue;
-		for (j = hash_bytes(0, s, strlen(s)) & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
-			;
-		slots[j] = s;
-	}
-	free(st->slots);
-	st->slots = slots;
-	st->cap = cap;
-	return 0;
-}
-
-/* A copy of @s that lives as long as @st, shared by equal strings; NULL on ENOMEM. */
-static const char *strtab_intern(struct strtab *st, const char *s)
-{
-	size_t len = strlen(s), j;
-	const char *hit;
-	char *copy;
-
-	if ((st->nr + 1) * 2 > st->cap && strtab_grow(st))
-		return NULL;
-	for (j = hash_bytes(0, s, len) & (st->cap - 1); (hit = st->slots[j]); j = (j + 1) & (st->cap - 1))
-		if (!strcmp(hit, s))
-			return hit;
-	if (len + 1 > st->left) {
-		size_t size = len + 1 > STR_CHUNK ? len + 1 : STR_CHUNK;
-		struct str_chunk *c = malloc(sizeof(*c) + size);
-
-		if (!c)
-			return NULL;
-		c->next = st->chunks;
-		st->chunks = c;
-		st->cur = c->data;
-		st->left = size;
-	}
-	copy = st->cur;
-	memcpy(copy, s, len + 1);
-	st->cur += len + 1;
-	st->left -= len + 1;
-	st->slots[j] = copy;
-	st->nr++;
-	return copy;
-}
-
-static void strtab_free(struct strtab *st)
-{
-	struct str_chunk *c, *next;
-
-	for (c = st->chunks; c; c = next) {
-		next = c->next;
-		free(c);
-	}
-	free(st->slots);
-}
-
 /* The module of kind @kind named @name; "[name]" when @bracket.  NULL on ENOMEM. */
 static struct smod *named_module(struct symbolizer *s, uint32_t kind, const char *name, bool bracket)
 {
 	size_t len = strlen(name), plen = len + (bracket ? 2 : 0);
 	uint64_t h = hash_u64(hash_bytes(0, name, len), kind);
+	struct hnode *n;
 	struct smod *m;
 
-	if (s->named.nb) {
-		for (m = s->named.b[h & (s->named.nb - 1)]; m; m = m->hnext) {
-			if (m->hash == h && m->pub.rpt.kind == kind && m->path_len == plen &&
-			    !memcmp(m->path + (bracket ? 1 : 0), name, len))
-				return m;
-		}
+	for (n = htab_first(&s->named, h); n; n = n->next) {
+		m = hnode_entry(n, struct smod, hn);
+		if (n->hash == h && m->pub.rpt.kind == kind && m->path_len == plen &&
+		    !memcmp(m->path + (bracket ? 1 : 0), name, len))
+			return m;
 	}
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
 	m->path = malloc(plen + 1);
-	if (!m->path) {
-		free(m);
-		return NULL;
-	}
+	if (!m->path)
+		goto fail;
 	snprintf(m->path, plen + 1, bracket ? "[%s]" : "%s", name);
 	m->path_len = plen;
-	m->hash = h;
+	m->hn.hash = h;
 	m->pub.rpt.kind = kind;
 	m->pub.rpt.path = m->path;
-	modtab_insert(&s->named, m);
-	return m;
+	if (!htab_insert(&s->named, &m->hn))
+		return m;
+fail:
+	free(m->path);
+	free(m);
+	return NULL;
 }
 
-/* The module of the file mapped by @mp, by (dev, ino).  NULL on ENOMEM. */
+static uint64_t file_hash(uint64_t dev, uint64_t ino, int64_t mtime_sec, uint32_t mtime_nsec)
+{
+	return hash_u64(hash_u64(hash_u64(hash_u64(0, dev), ino), (uint64_t)mtime_sec), mtime_nsec);
+}
+
+/* The module of the file version mapped by @mp, by (dev, ino, mtime).  NULL on ENOMEM. */
 static struct smod *file_module(struct symbolizer *s, const struct mapping *mp)
 {
-	uint64_t h = hash_u64(hash_u64(0, mp->dev), mp->ino);
+	uint64_t h = file_hash(mp->dev, mp->ino, mp->mtime_sec, mp->mtime_nsec);
 	const char *path = mp->path ? mp->path : "";
+	struct hnode *n;
 	struct smod *m;
 
-	if (s->files.nb) {
-		for (m = s->files.b[h & (s->files.nb - 1)]; m; m = m->hnext)
-			if (m->pub.rpt.dev == mp->dev && m->pub.rpt.ino == mp->ino)
-				return m;
+	for (n = htab_first(&s->files, h); n; n = n->next) {
+		m = hnode_entry(n, struct smod, hn);
+		if (n->hash == h && m->pub.rpt.dev == mp->dev && m->pub.rpt.ino == mp->ino &&
+		    m->mtime_sec == mp->mtime_sec && m->mtime_nsec == mp->mtime_nsec)
+			return m;
 	}
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
 	/* The first path seen names it; another process may see another. */
 	m->path = strdup(path);
-	if (!m->path) {
-		free(m);
-		return NULL;
-	}
+	if (!m->path)
+		goto fail;
 	m->path_len = strlen(path);
-	m->hash = h;
+	m->hn.hash = h;
 	m->pub.rpt.kind = RPT_MOD_FILE;
 	m->pub.rpt.path = m->path;
 	m->pub.rpt.dev = mp->dev;
 	m->pub.rpt.ino = mp->ino;
-	modtab_insert(&s->files, m);
-	return m;
+	m->mtime_sec = mp->mtime_sec;
+	m->mtime_nsec = mp->mtime_nsec;
+	fd_slot__init(&m->fd);
+	if (!htab_insert(&s->files, &m->hn))
+		return m;
+fail:
+	free(m->path);
+	free(m);
+	return NULL;
 }
 
-/* Open @path under @dirfd: inside it as the root when @in_root (containers). */
-static int open_at(int dirfd, const char *path, int flags, bool in_root)
+/* The image of the content with build-id @id (@len 0: a new private one).  NULL on ENOMEM. */
+static struct image *image_get(struct symbolizer *s, const uint8_t *id, size_t len)
 {
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-	int fd;
+	uint64_t h = hash_bytes(0, id, len);
+	struct image *img;
+	struct hnode *n;
 
-	if (!in_root)
-		return open(path, flags | O_CLOEXEC);
-	/* An absolute symlink in a container must not lead to the host's file. */
-	fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
-	if (fd >= 0 || errno != ENOSYS)
-		return fd;
-	while (*path == '/')
-		path++;
-	return openat(dirfd, *path ? path : ".", flags | O_CLOEXEC);
-}
-
-static bool is_mapped_file(int fd, const struct mapping *mp)
-{
-	struct stat st;
-
-	return !fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	       (uint64_t)st.st_dev == mp->dev && (uint64_t)st.st_ino == mp->ino;
-}
-
-/*
- * Open @path for reading only if it is the regular file @mp maps.  It is
- * looked at through O_PATH first, so a FIFO or a device found there is
- * never opened for real.  -1 with *@mismatch set when a file was there
- * but not that one.
- */
-static int open_verified(int dirfd, const char *path, bool in_root,
-			 const struct mapping *mp, bool *mismatch)
-{
-	char self[64];
-	int pfd, fd;
-
-	pfd = open_at(dirfd, path, O_PATH, in_root);
-	if (pfd < 0)
-		return -1;
-	if (!is_mapped_file(pfd, mp)) {
-		*mismatch = true;
-		close(pfd);
-		return -1;
+	for (n = len ? htab_first(&s->images, h) : NULL; n; n = n->next) {
+		img = hnode_entry(n, struct image, hn);
+		if (n->hash == h && img->build_id_len == len && !memcmp(img->build_id, id, len))
+			return img;
 	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)	/* no /proc of our own: open the name again */
-		fd = open_at(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, in_root);
-	close(pfd);
-	if (fd >= 0 && !is_mapped_file(fd, mp)) {
-		*mismatch = true;	/* replaced in between */
-		close(fd);
-		fd = -1;
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return NULL;
+	memcpy(img->build_id, id, len);
+	img->build_id_len = len;
+	img->hn.hash = h;
+	if (len && htab_insert(&s->images, &img->hn)) {
+		free(img);
+		return NULL;
 	}
-	return fd;
+	img->next = s->all_images;
+	s->all_images = img;
+	return img;
 }
 
-/*
- * The file @mp maps in process @pid, through map_files (the very file,
- * even deleted or in another mount namespace, but CAP_SYS_ADMIN only on
- * some kernels), else through the process's root.  -1 and *@reason.
- */
-static int open_mapped(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
-		       uint32_t *reason)
+static void image_unload(struct symbolizer *s, struct image *img)
 {
-	bool mismatch = false;
-	char path[PATH_MAX];
-	int fd, dirfd;
-
-	snprintf(path, sizeof(path), "%s/%u/map_files/%" PRIx64 "-%" PRIx64,
-		 s->proc_root, pid, mp->start, mp->end);
-	fd = open_verified(AT_FDCWD, path, false, mp, &mismatch);
-	if (fd >= 0)
-		return fd;
-	if (mp->path && mp->path[0] == '/') {
-		snprintf(path, sizeof(path), "%s/%u/root", s->proc_root, pid);
-		dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (dirfd >= 0) {
-			fd = open_verified(dirfd, mp->path, true, mp, &mismatch);
-			close(dirfd);
-			if (fd >= 0)
-				return fd;
-		}
-	}
-	*reason = mismatch ? RPT_BUILD_ID_MISMATCH : RPT_FILE_UNREADABLE;
-	return -1;
+	lru__unlink(&s->loaded, &img->lru);
+	elfsym__free(img->es);
+	elfsym__free(img->dbg);
+	img->es = NULL;
+	img->dbg = NULL;
+	s->nr_loaded--;
 }
 
-static void fill_build_id(struct smod *m)
+/* @m's identity is now its image's: what reports say of it. */
+static void set_identity(struct smod *m)
 {
 	struct rpt_module *r = &m->pub.rpt;
-	const uint8_t *id;
-	size_t len;
 
-	id = elfsym__build_id(m->es, &len);
-	if (!id || len > RPT_BUILD_ID_MAX)
-		len = 0;
-	if (len == r->build_id_len && !memcmp(r->build_id, id, len))
-		return;
 	memset(r->build_id, 0, sizeof(r->build_id));
-	if (len)
-		memcpy(r->build_id, id, len);
-	r->build_id_len = (uint32_t)len;
-	/* The identity changed: the caller must intern it again. */
-	m->pub.has_report_id = 0;
+	memcpy(r->build_id, m->img->build_id, m->img->build_id_len);
+	r->build_id_len = (uint32_t)m->img->build_id_len;
+	/* Interned before it was known (earlier attempts failed): intern it again. */
+	if (r->build_id_len)
+		m->pub.has_report_id = 0;
 }
 
-static void evict_files(struct symbolizer *s)
+/*
+ * A failed attempt on @m through @pid.  -ENOEXEC (not a regular ELF file)
+ * and -E2BIG (over elfsym's caps) are final: the same bytes fail again.
+ * That is @m's file's fault, not its content's: a copy with the same
+ * build-id still gets its own chance.
+ */
+static uint32_t note_failure(struct smod *m, uint32_t pid, int err)
 {
-	while (s->nr_loaded > s->max_files && s->loaded.tail) {
-		struct smod *m = lru_entry(s->loaded.tail, struct smod, lru);
+	m->fail_reason = err == -ESTALE ? RPT_BUILD_ID_MISMATCH : RPT_FILE_UNREADABLE;
+	m->fail_err = err;
+	m->fail_pid = pid;
+	m->fail_final = err == -ENOEXEC || err == -E2BIG;
+	m->attempts++;
+	return m->fail_reason;
+}
 
-		lru__unlink(&s->loaded, &m->lru);
-		elfsym__free(m->es);
-		elfsym__free(m->dbg);
-		m->es = NULL;
-		m->dbg = NULL;
-		s->nr_loaded--;
+/* Whether the last failure on @m may go otherwise through @pid. */
+static bool may_retry(const struct smod *m, uint32_t pid)
+{
+	return m->fail_reason == RPT_OK ||
+	       (!m->fail_final && m->fail_pid != pid && m->attempts < MAX_OPEN_ATTEMPTS);
+}
+
+/*
+ * Take @fd, a checked open of @m's file: learn @m's identity from it, or
+ * check it is the content already known, and keep it open.  @fd is
+ * consumed.  0 or -errno: -ESTALE (another build-id), -ENOEXEC (not ELF).
+ */
+static int module_adopt(struct symbolizer *s, struct smod *m, int fd)
+{
+	uint8_t id[FILEID_BUILD_ID_MAX];
+	size_t len;
+	int err;
+
+	err = fileid__build_id(fd, id, &len);
+	if (err)
+		goto fail;
+	if (m->img) {
+		if (len != m->img->build_id_len || memcmp(id, m->img->build_id, len)) {
+			err = -ESTALE;
+			goto fail;
+		}
+	} else {
+		m->img = image_get(s, id, len);
+		if (!m->img) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		set_identity(m);
 	}
+	fd_cache__put(&s->fds, &m->fd, fd);
+	return 0;
+fail:
+	close(fd);
+	return err;
+}
+
+/* Open @m's file through @pid's view and adopt it.  0 or -errno, remembered. */
+static int module_open(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp)
+{
+	int fd, err;
+
+	if (!may_retry(m, pid))
+		return m->fail_err;
+	fd = fileid__open_mapped(s->proc_root, pid, mp);
+	err = fd < 0 ? fd : module_adopt(s, m, fd);
+	if (err) {
+		pr_debug("symbolizer: '%s': pid %u: %s\n", m->path, pid,
+			 err == -ESTALE ? "another file is at that path" : strerror(-err));
+		note_failure(m, pid, err);
+		return err;
+	}
+	m->fail_reason = RPT_OK;
+	m->attempts = 0;
+	return 0;
+}
+
+int symbolizer__pin(struct symbolizer *s, uint32_t pid, const struct mapping *mp)
+{
+	struct smod *m;
+
+	if (!mp || mp->kind != MAPPING_FILE)
+		return 0;
+	m = file_module(s, mp);
+	if (!m)
+		return -ENOMEM;
+	if (m->fd.fd >= 0) {
+		fd_cache__touch(&s->fds, &m->fd);
+		return 0;
+	}
+	/* Known and loaded: an fd would only cost a slot. */
+	if (m->img && m->img->es)
+		return 0;
+	return module_open(s, m, pid, mp);
 }
 
 /*
@@ -430,51 +439,67 @@ static struct elfsym *open_debug_file(const struct symbolizer *s, const struct e
 	return dbg;
 }
 
+static void evict_images(struct symbolizer *s)
+{
+	while (s->nr_loaded > s->max_files && s->loaded.tail)
+		image_unload(s, lru_entry(s->loaded.tail, struct image, lru));
+}
+
+/* Read @m's image's symbols through @m's fd: RPT_OK, or why not. */
+static uint32_t image_load(struct symbolizer *s, struct smod *m, uint32_t pid)
+{
+	struct image *img = m->img;
+	const uint8_t *id;
+	struct elfsym *es;
+	size_t len;
+	int err;
+
+	es = elfsym__open_fd(m->fd.fd, m->path, NULL);
+	if (!es) {
+		err = errno;
+		pr_debug("symbolizer: '%s': %s\n", m->path, strerror(err));
+		return note_failure(m, pid, -err);
+	}
+	id = elfsym__build_id(es, &len);
+	if (len != img->build_id_len || (len && memcmp(id, img->build_id, len))) {
+		/* Rewritten in place since it was opened: this fd no longer holds what ran. */
+		pr_debug("symbolizer: '%s': the file changed under us\n", m->path);
+		elfsym__free(es);
+		fd_cache__drop(&s->fds, &m->fd);
+		return note_failure(m, pid, -ESTALE);
+	}
+	m->fail_reason = RPT_OK;
+	m->attempts = 0;
+	img->es = es;
+	img->dbg = open_debug_file(s, es);
+	lru__push_front(&s->loaded, &img->lru);
+	s->nr_loaded++;
+	evict_images(s);
+	return RPT_OK;
+}
+
 /* Make @m's symbols available: RPT_OK, or why not. */
 static uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid,
 			  const struct mapping *mp)
 {
-	uint32_t reason = RPT_FILE_UNREADABLE;
-	int fd, err;
+	uint32_t reason;
 
-	if (m->es) {
-		lru__touch(&s->loaded, &m->lru);
-		return RPT_OK;
+	if (!m->img || !m->img->es) {
+		if (!may_retry(m, pid))
+			return m->fail_reason;
+		if (m->fd.fd >= 0)
+			fd_cache__touch(&s->fds, &m->fd);
+		else if (module_open(s, m, pid, mp))
+			return m->fail_reason;
 	}
-	if (m->fail_reason != RPT_OK &&
-	    (m->fail_final || m->fail_pid == pid || m->attempts >= MAX_OPEN_ATTEMPTS))
-		return m->fail_reason;
-
-	fd = open_mapped(s, pid, mp, &reason);
-	if (fd < 0) {
-		pr_debug("symbolizer: '%s': pid %u: %s\n", m->path, pid,
-			 reason == RPT_BUILD_ID_MISMATCH ? "another file is at that path" :
-			 "cannot open the mapped file");
-		goto fail;
+	/* Opening it may have found the content loaded already, by a copy. */
+	if (!m->img->es) {
+		reason = image_load(s, m, pid);
+		if (reason != RPT_OK)
+			return reason;
 	}
-	m->es = elfsym__open_fd(fd, m->path, NULL);
-	err = errno;
-	close(fd);
-	if (!m->es) {
-		pr_debug("symbolizer: '%s': %s\n", m->path, strerror(err));
-		reason = RPT_FILE_UNREADABLE;
-		/* Not ELF, or over a cap: the same bytes will fail again. */
-		m->fail_final = err == ENOEXEC || err == E2BIG;
-		goto fail;
-	}
-	m->fail_reason = RPT_OK;
-	m->attempts = 0;
-	fill_build_id(m);
-	m->dbg = open_debug_file(s, m->es);
-	lru__push_front(&s->loaded, &m->lru);
-	s->nr_loaded++;
-	evict_files(s);
+	lru__touch(&s->loaded, &m->img->lru);
 	return RPT_OK;
-fail:
-	m->fail_reason = reason;
-	m->fail_pid = pid;
-	m->attempts++;
-	return reason;
 }
 
 static void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
@@ -496,7 +521,7 @@ static void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping 
 	out->reason = file_load(s, m, pid, mp);
 	if (out->reason != RPT_OK)
 		return;
-	syms = m->dbg ? m->dbg : m->es;
+	syms = m->img->dbg ? m->img->dbg : m->img->es;
 	if (!elfsym__nr_syms(syms)) {
 		out->reason = RPT_NO_SYMBOLS;
 		return;
@@ -506,12 +531,12 @@ static void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping 
 	 * The program headers are the mapped file's: a debug file's describe
 	 * the same addresses but not its own offsets.
 	 */
-	if (elfsym__offset_to_vaddr(m->es, out->offset, &vaddr) ||
+	if (elfsym__offset_to_vaddr(m->img->es, out->offset, &vaddr) ||
 	    !(sym = elfsym__lookup(syms, vaddr))) {
 		out->reason = RPT_OUTSIDE_SYMBOL;
 		return;
 	}
-	name = strtab_intern(&s->names, sym->name);
+	name = strtab__intern(&s->names, sym->name);
 	if (!name) {
 		out->reason = RPT_FILE_UNREADABLE;	/* ENOMEM: nothing better to say */
 		return;
@@ -520,10 +545,9 @@ static void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping 
 	out->sym_off = vaddr - sym->addr;
 }
 
-int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
-		     uint64_t ip, struct sym_frame *out)
+int symbolizer__user_mapping(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
+			     uint64_t ip, struct sym_frame *out)
 {
-	const struct mapping *mp = proc__find_mapping(p, ip);
 	struct smod *m;
 
 	memset(out, 0, sizeof(*out));
@@ -549,6 +573,12 @@ int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
 		break;
 	}
 	return 0;
+}
+
+int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
+		     uint64_t ip, struct sym_frame *out)
+{
+	return symbolizer__user_mapping(s, pid, proc__find_mapping(p, ip), ip, out);
 }
 
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out)
@@ -592,6 +622,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	if (!s)
 		return NULL;
 	s->max_files = opts->max_files ? opts->max_files : MAX_FILES_DEFAULT;
+	s->fds.cap = opts->max_fds ? opts->max_fds : MAX_FDS_DEFAULT;
 	s->proc_root = strdup(opts->proc_root ? opts->proc_root : "/proc");
 	s->debug_root = strdup(opts->debug_root ? opts->debug_root : "/usr/lib/debug");
 	if (!s->proc_root || !s->debug_root) {
@@ -627,11 +658,20 @@ fail:
 
 void symbolizer__free(struct symbolizer *s)
 {
+	struct image *img, *next;
+
 	if (!s)
 		return;
-	modtab_free(&s->files);
-	modtab_free(&s->named);
-	strtab_free(&s->names);
+	modtab_free(s, &s->files);
+	modtab_free(s, &s->named);
+	for (img = s->all_images; img; img = next) {
+		next = img->next;
+		elfsym__free(img->es);
+		elfsym__free(img->dbg);
+		free(img);
+	}
+	free(s->images.b);
+	strtab__free(&s->names);
 	free(s->vmlinux);
 	ksyms__free(s->ks);
 	free(s->proc_root);
@@ -647,4 +687,9 @@ uint64_t symbolizer__text_addr(const struct symbolizer *s)
 int symbolizer__kernel_restricted(const struct symbolizer *s)
 {
 	return ksyms__restricted(s->ks);
+}
+
+size_t symbolizer__nr_loaded(const struct symbolizer *s)
+{
+	return s->nr_loaded;
 }

@@ -2,9 +2,11 @@
 /*
  * symbolizer: turns one sampled address into a name.  User addresses go
  * through the process's mapping (procmap) to a file offset and then to the
- * ELF symbols of that file, loaded once per file identity (dev, ino) and
- * shared by every process mapping it; kernel addresses go to kallsyms.
- * A miss is data (a reason), not an error.  No libbpf here.
+ * ELF symbols of that file.  A mapped file is identified by (dev, ino,
+ * mtime) and read when it is mapped (symbolizer__pin); its symbols are
+ * loaded once per build-id and shared by every process and every copy of
+ * the file mapping it.  Kernel addresses go to kallsyms.  A miss is data
+ * (a reason), not an error.  No libbpf here.
  */
 #ifndef BPFSYM_SYMBOLIZER_H
 #define BPFSYM_SYMBOLIZER_H
@@ -21,7 +23,8 @@ struct symbolizer_opts {
 	const char *kallsyms;		/* "/proc/kallsyms" when NULL */
 	const char *debug_root;		/* "/usr/lib/debug" when NULL: build-id debug files */
 	int no_kernel;			/* do not load kallsyms (user-only recordings) */
-	size_t max_files;		/* ELF files kept loaded; 0: 4096 */
+	size_t max_files;		/* symbol tables kept in memory, one per build-id; 0: 4096 */
+	size_t max_fds;			/* mapped files kept open; 0: 256 */
 };
 
 /*
@@ -47,13 +50,38 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
 void symbolizer__free(struct symbolizer *s);	/* NULL is a no-op */
 
 /*
+ * Read the file that mapping @m of process @pid maps, now, while the
+ * mapping surely exists: call it at each MAP event of a file mapping (mmap,
+ * mprotect to exec, exec, the start-up snapshot), before any sample in it.
+ * The file is opened through PROC_ROOT/PID/map_files/START-END, else
+ * PROC_ROOT/PID/root + m->path resolved inside that root; it must be a
+ * non-empty regular file with the mapping's (dev, ino) and, when m->mtime
+ * is known (not 0), mtime.  Its build-id is read now (its symbols on first
+ * use) and the file is kept open, up to max_fds files, least recently
+ * pinned closed first: a file deleted or replaced at its path later still
+ * symbolizes as what ran.  A file already known costs a table lookup (and
+ * a reopen if its fd was closed since and its symbols are not in memory).
+ * 0 (also for a mapping that is not a file's), or -errno: -ESTALE (the file
+ * found is not the one mapped), -ENOEXEC (not a regular ELF file), -ENOENT,
+ * -EACCES...  A failure is remembered as for symbolizer__user: the reason
+ * its frames get, retried through other processes a bounded number of
+ * times.
+ */
+int symbolizer__pin(struct symbolizer *s, uint32_t pid, const struct mapping *m);
+
+/*
  * Resolve user address @ip of process @pid, whose mapping model is @p
- * (p may be NULL: no mapping).  The file is opened through
- * PROC_ROOT/PID/map_files/START-END first, else PROC_ROOT/PID/root/PATH, and
- * must have the mapping's (dev, ino).  Always fills @out; returns 0.
+ * (p may be NULL: no mapping).  A pinned file is read through the fd kept
+ * since; otherwise (never pinned, or its fd closed since) it is opened as
+ * by symbolizer__pin through @pid's view, and must also have the build-id
+ * known for it (else RPT_BUILD_ID_MISMATCH).  Always fills @out; returns 0.
  */
 int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
 		     uint64_t ip, struct sym_frame *out);
+
+/* symbolizer__user() in mapping @m (NULL: none), which holds @ip. */
+int symbolizer__user_mapping(struct symbolizer *s, uint32_t pid, const struct mapping *m,
+			     uint64_t ip, struct sym_frame *out);
 
 /* Resolve kernel address @ip through kallsyms.  Always fills @out; returns 0. */
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out);
@@ -63,5 +91,8 @@ uint64_t symbolizer__text_addr(const struct symbolizer *s);
 
 /* True when kallsyms addresses are all zero (kptr_restrict). */
 int symbolizer__kernel_restricted(const struct symbolizer *s);
+
+/* Files whose symbols are in memory now (for tests and diagnostics). */
+size_t symbolizer__nr_loaded(const struct symbolizer *s);
 
 #endif /* BPFSYM_SYMBOLIZER_H */

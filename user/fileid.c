@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * fileid: opening a process's mapped file safely, its build-id, and the
+ * bounded set of files kept open.
+ *
+ * The build-id reader is deliberately separate from elfsym: it runs when a
+ * mapping appears, for every file mapped executable, most of which are
+ * never sampled, so it reads the ELF header, the program and section header
+ * tables and the note areas, nothing else.  Every offset and size it uses
+ * is checked against the size fstat() gave, and the note bytes read per
+ * file are bounded, whatever the headers claim.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fileid.h"
+#include "util.h"
+
+/* A note area holds a few hundred bytes: do not read a hostile giant one. */
+#define NOTE_AREA_MAX	(1UL << 20)
+/* Nor many areas pointing at the same megabyte. */
+#define NOTES_BUDGET	(4UL << 20)
+
+/* Open @path under @dirfd: inside it as the root when @in_root (containers). */
+static int open_at(int dirfd, const char *path, int flags, bool in_root)
+{
+	struct open_how how = {
+		.flags = (uint64_t)(flags | O_CLOEXEC),
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	int fd;
+
+	if (!in_root)
+		return open(path, flags | O_CLOEXEC);
+	/*
+	 * An absolute symlink in a container must not lead to the host's
+	 * file; RESOLVE_IN_ROOT alone does not promise to refuse magic links
+	 * (/proc/PID/root, /proc/PID/fd/N) in the future.
+	 */
+	fd = (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+	if (fd >= 0 || errno != ENOSYS)
+		return fd;
+	/* Before 5.6: no way to stay inside; still resolve relative to it. */
+	while (*path == '/')
+		path++;
+	return openat(dirfd, *path ? path : ".", flags | O_CLOEXEC | O_NOFOLLOW);
+}
+
+/* 0 when @fd is the regular, non-empty file @mp maps; -ESTALE or -ENOEXEC. */
+static int check_mapped_file(int fd, const struct mapping *mp)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if ((uint64_t)st.st_dev != mp->dev || (uint64_t)st.st_ino != mp->ino)
+		return -ESTALE;
+	/* Written in place since it was mapped: not the bytes that ran. */
+	if ((mp->mtime_sec || mp->mtime_nsec) &&
+	    (st.st_mtim.tv_sec != mp->mtime_sec || (uint64_t)st.st_mtim.tv_nsec != mp->mtime_nsec))
+		return -ESTALE;
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
+		return -ENOEXEC;
+	return 0;
+}
+
+/*
+ * Open @path for reading only if it is the file @mp maps.  O_PATH first,
+ * so a FIFO or a device found there is never opened for real; then the
+ * checked O_PATH fd itself is reopened, so nothing can be swapped in
+ * between the check and the open.
+ */
+static int open_verified(int dirfd, const char *path, bool in_root, const struct mapping *mp)
+{
+	char self[64];
+	int pfd, fd, err;
+
+	pfd = open_at(dirfd, path, O_PATH, in_root);
+	if (pfd < 0)
+		return -errno;
+	err = check_mapped_file(pfd, mp);
+	if (err) {
+		close(pfd);
+		return err;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)	/* no /proc of our own: open the name again, then check again */
+		fd = open_at(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, in_root);
+	err = fd < 0 ? -errno : 0;
+	close(pfd);
+	if (!err) {
+		err = check_mapped_file(fd, mp);
+		if (err)
+			close(fd);
+	}
+	return err ? err : fd;
+}
+
+int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mapping *mp)
+{
+	char path[PATH_MAX];
+	int fd, dirfd, err;
+
+	snprintf(path, sizeof(path), "%s/%u/map_files/%" PRIx64 "-%" PRIx64,
+		 proc_root, pid, mp->start, mp->end);
+	fd = open_verified(AT_FDCWD, path, false, mp);
+	if (fd >= 0)
+		return fd;
+	err = fd;
+	if (!mp->path || mp->path[0] != '/')
+		return err;
+	snprintf(path, sizeof(path), "%s/%u/root", proc_root, pid);
+	dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return err;
+	fd = open_verified(dirfd, mp->path, true, mp);
+	close(dirfd);
+	if (fd >= 0)
+		return fd;
+	/* A file found but not usable says more than a route refused. */
+	if (fd != -ESTALE && fd != -ENOEXEC && (err == -ESTALE || err == -ENOEXEC))
+		return err;
+	return fd;
+}
+
+static uint32_t rd32(const uint8_t *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+struct note_reader {
+	int fd;
+	uint64_t fsize;
+	bool swap;		/* the file's byte order is not ours */
+	uint8_t *buf;		/* the largest note area read so far */
+	size_t buf_size;
+	size_t budget;		/* note bytes still allowed */
+	uint8_t *id;
+	size_t *len;
+};
+
+/*
+ * Look for NT_GNU_BUILD_ID in the note area [off, off + size), with
+ * elfsym's rules: a malformed note ends the area, a build-id longer than
+ * FILEID_BUILD_ID_MAX is skipped.  1 when found, 0 when not, or -errno.
+ */
+static int scan_notes(struct note_reader *r, uint64_t off, uint64_t size, uint64_t align)
+{
+	uint64_t pos = 0;
+	ssize_t n;
+
+	if (!size || size > NOTE_AREA_MAX || off > r->fsize || size > r->fsize - off)
+		return 0;
+	if (size > r->budget)
+		return 0;
+	r->budget -= size;
+	if (size > r->buf_size) {
+		uint8_t *buf = realloc(r->buf, size);
+
+		if (!buf)
+			return -ENOMEM;
+		r->buf = buf;
+		r->buf_size = size;
+	}
+	n = pread(r->fd, r->buf, size, (off_t)off);
+	if (n < 0)
+		return -errno;
+	if ((uint64_t)n != size)
+		return 0;	/* truncated under us */
+	/* Only 8-byte aligned notes pad to 8 (gABI); the rest pad to 4. */
+	align = align == 8 ? 8 : 4;
+	while (size - pos >= 12) {
+		uint32_t namesz = rd32(r->buf + pos, r->swap), descsz = rd32(r->buf + pos + 4, r->swap);
+		uint32_t type = rd32(r->buf + pos + 8, r->swap);
+		uint64_t name_off = pos + 12, desc_off = align_up(name_off + namesz, align);
+
+		if (desc_off > size || descsz > size - desc_off)
+			return 0;
+		pos = align_up(desc_off + descsz, align);
+		if (pos > size)
+			pos = size;
+		if (type != NT_GNU_BUILD_ID || namesz != 4 || memcmp(r->buf + name_off, "GNU", 4))
+			continue;
+		if (!descsz || descsz > FILEID_BUILD_ID_MAX)
+			continue;
+		memcpy(r->id, r->buf + desc_off, descsz);
+		*r->len = descsz;
+		return 1;
+	}
+	return 0;
+}
+
+/* The entries of a header table: 0 when the header's claim does not fit the file. */
+static size_t table_entries(Elf *elf, Elf_Type type, uint64_t off, size_t num,
+			    size_t entsize, uint64_t fsize)
+{
+	size_t want = gelf_fsize(elf, type, 1, EV_CURRENT);
+
+	if (!want || entsize != want || num > fsize / want || off > fsize ||
+	    num * want > fsize - off)
+		return 0;
+	return num;
+}
+
+static int read_build_id(struct note_reader *r, Elf *elf)
+{
+	size_t phnum, shnum, i;
+	GElf_Ehdr eh;
+	int found = 0;
+
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return -ENOEXEC;
+	r->swap = eh.e_ident[EI_DATA] !=
+		  (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
+	/* PN_XNUM and a zero e_shnum with extended numbering: libelf knows how. */
+	if (elf_getphdrnum(elf, &phnum))
+		phnum = 0;
+	phnum = table_entries(elf, ELF_T_PHDR, eh.e_phoff, phnum, eh.e_phentsize, r->fsize);
+	for (i = 0; i < phnum && !found; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			break;
+		if (ph.p_type == PT_NOTE)
+			found = scan_notes(r, ph.p_offset, ph.p_filesz, ph.p_align);
+	}
+	if (elf_getshdrnum(elf, &shnum))
+		shnum = 0;
+	shnum = table_entries(elf, ELF_T_SHDR, eh.e_shoff, shnum, eh.e_shentsize, r->fsize);
+	for (i = 1; i < shnum && !found; i++) {
+		Elf_Scn *scn = elf_getscn(elf, i);
+		GElf_Shdr sh;
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			break;
+		if (sh.sh_type == SHT_NOTE)
+			found = scan_notes(r, sh.sh_offset, sh.sh_size, sh.sh_addralign);
+	}
+	return found < 0 ? found : 0;
+}
+
+int fileid__build_id(int fd, uint8_t *id, size_t *len)
+{
+	struct note_reader r = { .fd = fd, .budget = NOTES_BUDGET, .id = id, .len = len };
+	struct stat st;
+	Elf *elf;
+	int err;
+
+	*len = 0;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size < EI_NIDENT)
+		return -ENOEXEC;
+	r.fsize = (uint64_t)st.st_size;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOEXEC;
+	/* ELF_C_READ: libelf preads what it needs; never mmap a file we do not trust. */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf)
+		return -ENOEXEC;
+	err = read_build_id(&r, elf);
+	elf_end(elf);
+	free(r.buf);
+	return err;
+}
+
+void fd_cache__put(struct fd_cache *c, struct fd_slot *slot, int fd)
+{
+	slot->fd = fd;
+	lru__push_front(&c->lru, &slot->lru);
+	c->nr++;
+	while (c->nr > c->cap && c->lru.tail != &slot->lru)
+		fd_cache__drop(c, lru_entry(c->lru.tail, struct fd_slot, lru));
+}
+
+void fd_cache__touch(struct fd_cache *c, struct fd_slot *slot)
+{
+	lru__touch(&c->lru, &slot->lru);
+}
+
+void fd_cache__drop(struct fd_cache *c, struct fd_slot *slot)
+{
+	if (slot->fd < 0)
+		return;
+	lru__unlink(&c->lru, &slot->lru);
+	close(slot->fd);
+	slot->fd = -1;
+	c->nr--;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * fileid: what a mapped file is, read through the mapping process's own
+ * view of it, and the bounded set of such files kept open.
+ *
+ * Paths come from processes we do not trust: one may lead out of a
+ * container's root, to a FIFO that blocks a reader, or to another file
+ * than the one mapped.  So a file is looked at through O_PATH first and
+ * accepted only when it is a non-empty regular file with the mapping's
+ * (dev, ino) and, when known, mtime; only then is it opened for reading.
+ * No libbpf here.
+ */
+#ifndef BPFSYM_FILEID_H
+#define BPFSYM_FILEID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lru.h"
+#include "procmap.h"
+
+/* Longest build-id kept (elfsym ignores longer ones too). */
+#define FILEID_BUILD_ID_MAX 64
+
+/*
+ * Open for reading the file @mp maps in process @pid: through
+ * PROC_ROOT/PID/map_files/START-END (the very file, even deleted or a
+ * memfd, while the mapping exists; CAP_SYS_ADMIN on some kernels), else
+ * PROC_ROOT/PID/root + mp->path resolved inside that root (openat2
+ * RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS: no absolute symlink, "..", or
+ * /proc magic link leads out of it).  Returns the fd, which the caller
+ * closes, or -errno: -ESTALE when a file was found but is not the one
+ * mapped (other dev, ino or mtime), -ENOEXEC when it is the one mapped but
+ * no file we read (not regular, or empty), else the open's error.
+ */
+int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mapping *mp);
+
+/*
+ * The GNU build-id of the ELF file open on @fd, into @id (room for
+ * FILEID_BUILD_ID_MAX bytes), its length in *@len (0: the file has none).
+ * Looked for where elfsym looks, in the same order (PT_NOTE areas, then
+ * SHT_NOTE sections), so both readers agree; only the headers and the note
+ * areas are read, so this is cheap even for a huge library.  @fd's offset
+ * is not used.  0, -ENOEXEC (not an ELF file), or -errno.
+ */
+int fileid__build_id(int fd, uint8_t *id, size_t *len);
+
+/*
+ * A bounded set of open fds, least recently used closed first.  Embed a
+ * struct fd_slot in the object that owns the fd.
+ */
+struct fd_slot {
+	int fd;			/* -1: none */
+	struct lru_node lru;
+};
+
+struct fd_cache {
+	struct lru lru;
+	size_t nr, cap;
+};
+
+/* @slot holds no fd now. */
+static inline void fd_slot__init(struct fd_slot *slot)
+{
+	slot->fd = -1;
+}
+
+/*
+ * Give @fd to @slot (which holds none) and close the least recently used
+ * fds past the cap: @slot's own is kept, being the most recent.
+ */
+void fd_cache__put(struct fd_cache *c, struct fd_slot *slot, int fd);
+
+/* @slot's fd was just used. */
+void fd_cache__touch(struct fd_cache *c, struct fd_slot *slot);
+
+/* Close @slot's fd, if any. */
+void fd_cache__drop(struct fd_cache *c, struct fd_slot *slot);
+
+#endif /* BPFSYM_FILEID_H */
