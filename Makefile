@@ -20,8 +20,8 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sa
 LDLIBS	:= $(PKG_LIBS) -lm
 
 # Modules below the loader: no libbpf, unit-tested without root.
-LIB_SRCS := $(filter-out user/main.c user/record.c,$(wildcard user/*.c))
-APP_SRCS := user/main.c user/record.c
+LIB_SRCS := $(filter-out user/main.c user/record.c user/probes.c,$(wildcard user/*.c))
+APP_SRCS := user/main.c user/record.c user/probes.c
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS	 := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 HDRS	 := $(wildcard user/*.h include/*.h)

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The sampler: a perf_event program that takes one CPU sample (both stacks,
- * pid, tid, comm, cgroup, time) per timer tick, and tp_btf programs that
- * report process lifetime (fork, exec, exit) into the same ring buffer so
- * userspace sees one time-ordered stream.
+ * pid, tid, comm, cgroup, time) per tick of the sampling event.
  *
- * Targeting happens here, never in userspace: in PIDS mode only thread
- * groups found in `targets` are sampled, and with follow_children a fork
- * of a target adds the child.
+ * Targeting happens here, never in userspace (maps.bpf.h: is_target).
+ * Process lifetime and mappings come from the mapping tracker
+ * (maptrack.bpf.c) through the same ring buffer.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -15,30 +13,15 @@
 #include <bpf/bpf_tracing.h>
 
 #include "bpfsym.h"
+#include "maps.bpf.h"
 #include "stack.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 #define PF_KTHREAD 0x00200000	/* include/linux/sched.h: not in BTF */
 
-/* Settings, fixed by the loader before load. */
-const volatile __u32 target_mode = BPFSYM_TARGET_ALL;
-const volatile bool follow_children = false;
 const volatile bool want_kernel = true;
 const volatile bool want_user = true;
-
-/* Sizes are set by the loader at load time (no recompile to change them). */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
-} events SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
-	__type(key, __u32);	/* tgid */
-	__type(value, __u8);
-} targets SEC(".maps");
 
 /* A sample is built here, then copied out at its real size. */
 struct {
@@ -47,28 +30,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct bpfsym_sample);
 } scratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, BPFSYM_STAT_MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} stats SEC(".maps");
-
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		(*v)++;
-}
-
-static __always_inline bool is_target(__u32 tgid)
-{
-	if (target_mode == BPFSYM_TARGET_ALL)
-		return true;
-	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
-}
 
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
@@ -132,76 +93,5 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		stat_inc(BPFSYM_STAT_LOST_SAMPLES);
 	else
 		stat_inc(BPFSYM_STAT_SAMPLES);
-	return 0;
-}
-
-static __always_inline void emit_task_ev(__u16 type, struct task_struct *p, __u32 pid, __u32 ppid)
-{
-	struct bpfsym_task_ev *e;
-
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
-		return;
-	}
-	e->hdr.type = type;
-	e->hdr.size = sizeof(*e);
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts = bpf_ktime_get_ns();
-	e->pid = pid;
-	e->ppid = ppid;
-	e->pstart = BPF_CORE_READ(p, group_leader, start_boottime);
-	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
-	bpf_ringbuf_submit(e, 0);
-}
-
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
-{
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	__u8 one = 1;
-	long err;
-
-	/* A new thread joins its group: already covered by the group's tgid. */
-	if (ptgid == ctgid || !is_target(ptgid))
-		return 0;
-	if (target_mode == BPFSYM_TARGET_PIDS) {
-		if (!follow_children)
-			return 0;
-		err = bpf_map_update_elem(&targets, &ctgid, &one, BPF_NOEXIST);
-		if (err && err != -17 /* EEXIST */) {
-			stat_inc(BPFSYM_STAT_TARGETS_FULL);
-			return 0;
-		}
-	}
-	emit_task_ev(BPFSYM_EV_FORK, child, ctgid, ptgid);
-	return 0;
-}
-
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
-{
-	__u32 tgid = p->tgid;
-
-	if (is_target(tgid))
-		emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0);
-	return 0;
-}
-
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(on_exit, struct task_struct *p)
-{
-	__u32 tgid = p->tgid;
-
-	/*
-	 * Fires for every thread; the process is gone only with its last one.
-	 * signal->live reaches 0 before this tracepoint on every kernel with
-	 * tp_btf, so it works whether or not the tracepoint passes group_dead.
-	 */
-	if (BPF_CORE_READ(p, signal, live.counter) != 0 || !is_target(tgid))
-		return 0;
-	emit_task_ev(BPFSYM_EV_EXIT, p, tgid, 0);
-	if (target_mode == BPFSYM_TARGET_PIDS && follow_children)
-		bpf_map_delete_elem(&targets, &tgid);
 	return 0;
 }

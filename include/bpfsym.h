@@ -12,6 +12,10 @@
 #ifndef BPFSYM_H
 #define BPFSYM_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 /* Frames per side (kernel, user) of one sample; perf's default depth. */
 #define BPFSYM_MAX_FRAMES 127
 #define BPFSYM_COMM_LEN 16
@@ -63,6 +67,7 @@ struct bpfsym_task_ev {
 	__u32 pid;		/* the process (tgid) the event is about */
 	__u32 ppid;		/* FORK: the parent's tgid; otherwise 0 */
 	__u64 pstart;		/* start_boottime of pid's group leader */
+	__u64 ppstart;		/* FORK: start_boottime of the parent's group leader */
 	char comm[BPFSYM_COMM_LEN];
 };
 
@@ -86,7 +91,8 @@ enum bpfsym_map_cause {
 
 /*
  * An executable VMA of process pid, as it is right after the event.  The
- * record is truncated after path[path_len] (a NUL is always there).
+ * record is truncated after path[path_len] (a NUL is always there), its
+ * size rounded up to a multiple of 8.
  * dev is the kernel's dev_t (major << 20 | minor), not userspace's.
  * path is the file's path as the process sees it (up to its root), as far
  * as a bounded dentry walk in BPF gets: prefer /proc/PID/map_files while

@@ -28,6 +28,9 @@ static const char record_usage[] =
 "Target (one; the whole system when none is given):\n"
 "  -a, --all                 every process on every CPU\n"
 "  -p, --pid PID[,PID...]    these processes and all their threads\n"
+"  -G, --cgroup PATH         every task in this cgroup v2 and below it (a\n"
+"                            container); PATH absolute or relative to the\n"
+"                            unified hierarchy\n"
 "  -- COMMAND [ARGS...]      run COMMAND, profile it and what it forks,\n"
 "                            stop when it exits\n"
 "\n"
@@ -50,6 +53,7 @@ static const char record_usage[] =
 "  sudo bpfsym -d 10                      # whole system for 10 s\n"
 "  sudo bpfsym -p 1234 -F 999 -o app.data # one process at 999 Hz\n"
 "  sudo bpfsym -- make -j8                # a build and everything it runs\n"
+"  sudo bpfsym -G system.slice/docker-ID.scope -d 30   # one container\n"
 "  bpfsym report                          # the hottest functions\n"
 "  bpfsym report --folded | flamegraph.pl > flame.svg\n";
 
@@ -139,6 +143,7 @@ static int cmd_record(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'G' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
@@ -155,7 +160,7 @@ static int cmd_record(int argc, char **argv)
 
 	opterr = 0;
 	/* '+': stop at the first non-option, the start of COMMAND. */
-	while ((c = getopt_long(argc, argv, "+:ap:F:d:o:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ap:G:F:d:o:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			all = 1;
@@ -167,6 +172,13 @@ static int cmd_record(int argc, char **argv)
 				free(pids);
 				return usage_error("-p '%s': expected PID[,PID...] of positive numbers", optarg);
 			}
+			break;
+		case 'G':
+			if (!optarg[0]) {
+				free(pids);
+				return usage_error("-G: expected a cgroup path");
+			}
+			o.cgroup = optarg;
 			break;
 		case 'F':
 			if (parse_u32(optarg, &o.freq) || o.freq == 0) {
@@ -221,10 +233,12 @@ static int cmd_record(int argc, char **argv)
 		o.argv = &argv[optind];
 	} else if (pids) {
 		o.target = RECORD_PIDS;
+	} else if (o.cgroup) {
+		o.target = RECORD_CGROUP;
 	}
-	if ((all && (pids || o.argv)) || (pids && o.argv)) {
+	if (all + !!pids + !!o.argv + !!o.cgroup > 1) {
 		free(pids);
-		return usage_error("give one target: -a, -p PID, or -- COMMAND");
+		return usage_error("give one target: -a, -p PID, -G CGROUP, or -- COMMAND");
 	}
 	if (o.verbose)
 		log_set_level(LOG_DEBUG);

@@ -1,36 +1,40 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * record: the loader.  The only module that talks to libbpf.
+ * record: a recording from start to end.
  *
- * Lifecycle: check privileges and targets -> open the skeleton -> set
- * rodata and map sizes -> load -> fill `targets` -> attach the process
- * tracepoints, then one perf event per CPU -> start the command -> poll the
- * ring buffer, symbolizing and writing each sample -> on stop, detach the
- * sampler first, drain what is left, read the loss counters -> END record.
+ * Check privileges and targets -> load the BPF side (probes.c) -> fill
+ * `targets` -> attach the mapping tracker -> replay the snapshot of what
+ * exists into the mapping model -> attach the sampler -> start the command
+ * -> poll the ring buffer: mapping records go to the model (mapevents.c),
+ * samples are symbolized and written -> on stop, detach the sampler first,
+ * drain what is left, read the loss counters -> END record.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/capability.h>
-#include <linux/perf_event.h>
+#include <linux/magic.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bpfsym.h"
+#include "mapevents.h"
+#include "probes.h"
 #include "procmap.h"
 #include "record.h"
 #include "report.h"
-#include "sampler.skel.h"
 #include "symbolizer.h"
 #include "util.h"
 #include "workload.h"
@@ -41,12 +45,12 @@
 
 struct recorder {
 	const struct record_opts *o;
-	struct sampler_bpf *skel;
+	struct probes *bpf;
 	struct ring_buffer *rb;
-	struct bpf_link **links;	/* one per CPU event, NULL where none */
-	int *pfds;
-	int nr_cpus;
 	struct proc_table *procs;
+	struct mapevents_stats mev;
+	uint64_t model_misses;		/* samples of processes the model did not know */
+	int cgroup_fd;			/* RECORD_CGROUP */
 	struct symbolizer *sym;
 	struct report_writer *w;
 	struct rpt_header hdr;
@@ -160,6 +164,9 @@ static void describe_target(const struct record_opts *o, char *buf, size_t len)
 		for (i = 0; i < o->nr_pids && off < len; i++)
 			off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? "," : "", o->pids[i]);
 		break;
+	case RECORD_CGROUP:
+		snprintf(buf, len, "cgroup %s", o->cgroup);
+		break;
 	case RECORD_COMMAND:
 		off = (size_t)snprintf(buf, len, "command:");
 		for (i = 0; o->argv[i] && off < len; i++)
@@ -230,7 +237,11 @@ static int frame_id(struct recorder *r, const struct sym_frame *sf, uint32_t kin
 	return err ? err : report_writer__frame(r->w, &f, id);
 }
 
-/* The mapping model of a sampled process, read from /proc the first time. */
+/*
+ * The mapping model of a sampled process.  The snapshot and the tracker's
+ * records normally made it; if they did not (a record was lost), its
+ * mappings are read from /proc once, late but better than nothing.
+ */
 static struct proc *proc_of(struct recorder *r, uint32_t pid, uint64_t pstart)
 {
 	struct proc *p = proc_table__find(r->procs, pid, pstart);
@@ -242,6 +253,7 @@ static struct proc *proc_of(struct recorder *r, uint32_t pid, uint64_t pstart)
 	p = proc_table__add(r->procs, pid, pstart);
 	if (!p)
 		return NULL;
+	r->model_misses++;
 	if (!r->o->kernel_only) {
 		snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 		err = proc__load_maps(p, path);
@@ -331,178 +343,15 @@ static int handle_event(void *ctx, void *data, size_t len)
 		r->bad_events++;
 		return 0;
 	}
-	switch (h->type) {
-	case BPFSYM_EV_SAMPLE:
+	if (h->type == BPFSYM_EV_SAMPLE)
 		err = handle_sample(r, data, len);
-		break;
-	case BPFSYM_EV_EXEC:
-	case BPFSYM_EV_EXIT:
-		if (len < sizeof(*t)) {
-			r->bad_events++;
-			break;
-		}
-		/* Its mappings are gone; an exec'd process is read again at its next sample. */
-		proc_table__remove(r->procs, t->pid);
-		if (h->type == BPFSYM_EV_EXIT)
-			target_exited(r, t->pid);
-		break;
-	case BPFSYM_EV_FORK:
-		break;
-	default:
-		r->bad_events++;
-		break;
-	}
+	else
+		err = mapevents__apply(r->procs, r->sym, data, len, &r->mev);
+	if (!err && h->type == BPFSYM_EV_EXIT && len >= sizeof(*t))
+		target_exited(r, t->pid);
 	if (err) {
 		r->err = err;
 		return err;	/* stops ring_buffer__poll: the file is unusable */
-	}
-	return 0;
-}
-
-/*
- * --kernel-only samples only kernel time, as perf's ":k" does, so user-mode
- * ticks cost no BPF run at all.  --user-only still samples kernel time of
- * user processes: the user stack then shows who made the system call.
- */
-static int open_cpu_event(int cpu, uint32_t freq, int hw, bool kernel_only)
-{
-	struct perf_event_attr a = {
-		.size = sizeof(a),
-		.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
-		.config = hw ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK,
-		.freq = 1,
-		.sample_freq = freq,
-		.exclude_user = kernel_only,
-	};
-	int fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
-/*
- * One sampling event per CPU: `cycles` where the hardware has a PMU, else
- * the `cpu-clock` timer (as in this VM).  CPUs that are offline are skipped.
- */
-static int attach_sampler(struct recorder *r, const char **event)
-{
-	int cpu, hw = 1, fd, err, attached = 0;
-
-	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		r->pfds[cpu] = -1;
-		fd = open_cpu_event(cpu, r->o->freq, hw, r->o->kernel_only);
-		if (fd < 0 && hw && fd != -ENODEV) {
-			hw = 0;
-			fd = open_cpu_event(cpu, r->o->freq, hw, r->o->kernel_only);
-		}
-		if (fd == -ENODEV)
-			continue;
-		if (fd < 0) {
-			fprintf(stderr, "bpfsym: perf_event_open on CPU %d failed: %s\n", cpu, strerror(-fd));
-			return fd;
-		}
-		r->pfds[cpu] = fd;
-		r->links[cpu] = bpf_program__attach_perf_event(r->skel->progs.on_sample, fd);
-		if (!r->links[cpu]) {
-			err = -errno;
-			fprintf(stderr, "bpfsym: attaching the sampler to CPU %d failed: %s\n", cpu, strerror(-err));
-			return err;
-		}
-		attached++;
-	}
-	if (!attached) {
-		fprintf(stderr, "bpfsym: no online CPU to sample\n");
-		return -ENODEV;
-	}
-	*event = hw ? "cycles" : "cpu-clock";
-	return 0;
-}
-
-static void detach_sampler(struct recorder *r)
-{
-	int cpu;
-
-	for (cpu = 0; cpu < r->nr_cpus; cpu++) {
-		bpf_link__destroy(r->links[cpu]);
-		r->links[cpu] = NULL;
-		if (r->pfds[cpu] >= 0)
-			close(r->pfds[cpu]);
-		r->pfds[cpu] = -1;
-	}
-}
-
-static void read_stats(struct recorder *r, uint64_t *out)
-{
-	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(r->skel->maps.stats);
-	uint64_t *vals;
-	uint32_t k;
-	int c;
-
-	memset(out, 0, sizeof(*out) * BPFSYM_STAT_MAX);
-	if (ncpu <= 0)
-		return;
-	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (!vals)
-		return;
-	for (k = 0; k < BPFSYM_STAT_MAX; k++) {
-		if (bpf_map_lookup_elem(fd, &k, vals))
-			continue;
-		for (c = 0; c < ncpu; c++)
-			out[k] += vals[c];
-	}
-	free(vals);
-}
-
-/* Ring buffer: 512 KiB per CPU, at least 4 MiB, a power of two as the kernel requires. */
-static uint32_t ringbuf_size(int nr_cpus)
-{
-	uint64_t want = (uint64_t)nr_cpus * (512u << 10), size = 4u << 20;
-
-	while (size < want && size < (1u << 30))
-		size <<= 1;
-	return (uint32_t)size;
-}
-
-static int setup_bpf(struct recorder *r)
-{
-	const struct record_opts *o = r->o;
-	uint32_t max_targets = 1;
-	int err;
-
-	r->skel = sampler_bpf__open();
-	if (!r->skel) {
-		err = -errno;
-		fprintf(stderr, "bpfsym: opening the BPF sampler failed: %s\n", strerror(-err));
-		return err;
-	}
-	r->skel->rodata->target_mode = o->target == RECORD_ALL ? BPFSYM_TARGET_ALL : BPFSYM_TARGET_PIDS;
-	r->skel->rodata->follow_children = o->target == RECORD_COMMAND;
-	r->skel->rodata->want_kernel = !o->user_only;
-	r->skel->rodata->want_user = !o->kernel_only;
-	if (o->target == RECORD_PIDS)
-		max_targets = o->nr_pids;
-	else if (o->target == RECORD_COMMAND)
-		max_targets = 65536;	/* the command's whole process tree */
-	bpf_map__set_max_entries(r->skel->maps.targets, max_targets);
-	bpf_map__set_max_entries(r->skel->maps.events, ringbuf_size(r->nr_cpus));
-
-	err = sampler_bpf__load(r->skel);
-	if (err) {
-		fprintf(stderr, "bpfsym: loading the BPF sampler failed: %s%s\n", strerror(-err),
-			o->verbose ? "" : " (run with -v for the verifier log)");
-		return err;
-	}
-	return 0;
-}
-
-static int add_target(struct recorder *r, uint32_t pid)
-{
-	uint8_t one = 1;
-
-	if (bpf_map_update_elem(bpf_map__fd(r->skel->maps.targets), &pid, &one, BPF_ANY)) {
-		int err = -errno;
-
-		fprintf(stderr, "bpfsym: adding pid %u to the targets failed: %s\n", pid, strerror(-err));
-		return err;
 	}
 	return 0;
 }
@@ -605,21 +454,90 @@ static void print_summary(struct recorder *r, const uint64_t *stats, double secs
 
 static void recorder__cleanup(struct recorder *r)
 {
-	if (r->links)
-		detach_sampler(r);
 	ring_buffer__free(r->rb);
-	sampler_bpf__destroy(r->skel);
+	probes__free(r->bpf);
 	symbolizer__free(r->sym);
 	proc_table__free(r->procs);
-	free(r->links);
-	free(r->pfds);
 	free(r->pid_gone);
+	if (r->cgroup_fd >= 0)
+		close(r->cgroup_fd);
+}
+
+/*
+ * -G PATH: a cgroup v2 directory, absolute or relative to the unified
+ * hierarchy (/sys/fs/cgroup/unified on hybrid machines, else /sys/fs/cgroup).
+ * Returns an open fd, or -1 after printing why.
+ */
+static int open_cgroup(const char *path)
+{
+	static const char *const roots[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
+	char buf[4096];
+	struct statfs sf;
+	size_t i;
+	int fd = -1;
+
+	if (path[0] == '/') {
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		for (i = 0; i < sizeof(roots) / sizeof(roots[0]) && fd < 0; i++) {
+			if (statfs(roots[i], &sf) || sf.f_type != CGROUP2_SUPER_MAGIC)
+				continue;
+			snprintf(buf, sizeof(buf), "%s/%s", roots[i], path);
+			fd = open(buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		}
+	}
+	if (fd < 0) {
+		fprintf(stderr, "bpfsym: no such cgroup: '%s'\n", path);
+		return -1;
+	}
+	if (fstatfs(fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
+		fprintf(stderr, "bpfsym: '%s' is not a cgroup v2 directory (try /sys/fs/cgroup/unified/...)\n", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Snapshot records: in -p mode only the targets' are kept. */
+static int snapshot_record(void *ctx, const void *rec, size_t len)
+{
+	const struct bpfsym_map_ev *e = rec;
+	struct recorder *r = ctx;
+	size_t i;
+
+	if (r->o->target == RECORD_PIDS) {
+		for (i = 0; i < r->o->nr_pids && r->o->pids[i] != e->pid; i++)
+			;
+		if (i == r->o->nr_pids)
+			return 0;
+	}
+	return mapevents__apply(r->procs, r->sym, rec, len, &r->mev);
+}
+
+static uint32_t bpf_target_mode(enum record_target t)
+{
+	switch (t) {
+	case RECORD_ALL:
+		return BPFSYM_TARGET_ALL;
+	case RECORD_CGROUP:
+		return BPFSYM_TARGET_CGROUP;
+	default:
+		return BPFSYM_TARGET_PIDS;
+	}
 }
 
 int record__run(const struct record_opts *o)
 {
 	struct symbolizer_opts sopts = { .no_kernel = o->user_only };
-	struct recorder r = { .o = o, .cmd = { .go_fd = -1, .err_fd = -1 } };
+	struct recorder r = { .o = o, .cmd = { .go_fd = -1, .err_fd = -1 }, .cgroup_fd = -1 };
+	struct probes_opts popts = {
+		.target_mode = bpf_target_mode(o->target),
+		.follow_children = o->target == RECORD_COMMAND,
+		.want_kernel = !o->user_only,
+		.want_user = !o->kernel_only,
+		/* a command's whole process tree; -p's pids */
+		.max_targets = o->target == RECORD_COMMAND ? 65536 : (uint32_t)o->nr_pids,
+	};
 	uint64_t stats[BPFSYM_STAT_MAX], t0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *event = "cpu-clock";
@@ -635,26 +553,22 @@ int record__run(const struct record_opts *o)
 			return 2;
 		}
 	}
+	if (o->target == RECORD_CGROUP) {
+		r.cgroup_fd = popts.cgroup_fd = open_cgroup(o->cgroup);
+		if (r.cgroup_fd < 0)
+			return 2;
+	}
 	libbpf_set_print(libbpf_print);
 	/* Without SA_RESTART, poll() returns at once on Ctrl-C. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	r.nr_cpus = libbpf_num_possible_cpus();
-	if (r.nr_cpus <= 0) {
-		fprintf(stderr, "bpfsym: cannot count CPUs: %s\n", strerror(-r.nr_cpus));
-		return 1;
-	}
-	r.links = calloc((size_t)r.nr_cpus, sizeof(*r.links));
-	r.pfds = calloc((size_t)r.nr_cpus, sizeof(*r.pfds));
 	r.pid_gone = calloc(o->nr_pids + 1, 1);
 	r.procs = proc_table__new(0);
-	if (!r.links || !r.pfds || !r.pid_gone || !r.procs) {
+	if (!r.pid_gone || !r.procs) {
 		fprintf(stderr, "bpfsym: out of memory\n");
 		goto out;
 	}
-	for (i = 0; i < (size_t)r.nr_cpus; i++)
-		r.pfds[i] = -1;
 	r.pids_alive = o->nr_pids;
 
 	r.sym = symbolizer__new(&sopts);
@@ -665,36 +579,39 @@ int record__run(const struct record_opts *o)
 	if (!o->user_only && symbolizer__kernel_restricted(r.sym))
 		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kptr_restrict): kernel frames stay unnamed\n");
 
-	if (setup_bpf(&r))
+	r.bpf = probes__load(&popts);
+	if (!r.bpf)
 		goto out;
-	if (o->target == RECORD_PIDS) {
-		for (i = 0; i < o->nr_pids; i++)
-			if (add_target(&r, o->pids[i]))
-				goto out;
-	}
+	for (i = 0; i < o->nr_pids; i++)
+		if (probes__add_target(r.bpf, o->pids[i]))
+			goto out;
 	if (o->target == RECORD_COMMAND) {
 		err = workload__prepare(&r.cmd, o->argv);
 		if (err) {
 			fprintf(stderr, "bpfsym: starting '%s' failed: %s\n", o->argv[0], strerror(-err));
 			goto out;
 		}
-		if (add_target(&r, (uint32_t)r.cmd.pid))
+		if (probes__add_target(r.bpf, (uint32_t)r.cmd.pid))
 			goto out;
 	}
-
-	r.rb = ring_buffer__new(bpf_map__fd(r.skel->maps.events), handle_event, &r, NULL);
+	r.rb = ring_buffer__new(probes__events_fd(r.bpf), handle_event, &r, NULL);
 	if (!r.rb) {
 		fprintf(stderr, "bpfsym: creating the ring buffer reader failed: %s\n", strerror(errno));
 		goto out;
 	}
-	/* Process events first, so no fork or exit of a sampled process is missed. */
-	err = sampler_bpf__attach(r.skel);
-	if (err) {
-		fprintf(stderr, "bpfsym: attaching the process tracepoints failed: %s\n", strerror(-err));
+	/*
+	 * Mapping events first, then the snapshot of what already exists: a
+	 * change between the two is in the ring buffer, and replaying it over
+	 * the snapshot converges (each record sets the state of its range).
+	 * A command has nothing to snapshot: it has not exec'd yet.
+	 */
+	if (probes__attach_tracker(r.bpf))
 		goto out;
-	}
+	if (o->target != RECORD_COMMAND && !o->kernel_only &&
+	    probes__snapshot(r.bpf, snapshot_record, &r))
+		goto out;
 	fill_header(&r, event);
-	if (attach_sampler(&r, &event))
+	if (probes__attach_sampler(r.bpf, o->freq, o->kernel_only, &event))
 		goto out;
 	snprintf(r.hdr.event, sizeof(r.hdr.event), "%s", event);
 	r.w = report_writer__open(o->output, &r.hdr);
@@ -717,7 +634,7 @@ int record__run(const struct record_opts *o)
 
 	err = run_loop(&r);
 	/* Stop sampling before draining, so the drain ends. */
-	detach_sampler(&r);
+	probes__detach_sampler(r.bpf);
 	if (!err && !r.err) {
 		err = ring_buffer__consume(r.rb);
 		err = err < 0 ? (r.err ? r.err : err) : 0;
@@ -729,16 +646,30 @@ int record__run(const struct record_opts *o)
 		r.w = NULL;
 		goto out;
 	}
-	read_stats(&r, stats);
-	if (r.bad_events)
-		pr_warn("bpfsym: %llu malformed ring-buffer records skipped\n", (unsigned long long)r.bad_events);
+	probes__read_stats(r.bpf, stats);
+	if (r.bad_events || r.mev.bad)
+		pr_warn("bpfsym: %llu malformed ring-buffer records skipped\n",
+			(unsigned long long)(r.bad_events + r.mev.bad));
+	pr_debug("bpfsym: mapping events: %llu map, %llu unmap, %llu fork, %llu exec, %llu exit; "
+		 "%llu model misses, %llu pin failures, %llu map errors, %llu busy VMA lookups\n",
+		 (unsigned long long)r.mev.maps, (unsigned long long)r.mev.unmaps,
+		 (unsigned long long)r.mev.forks, (unsigned long long)r.mev.execs,
+		 (unsigned long long)r.mev.exits, (unsigned long long)r.model_misses,
+		 (unsigned long long)r.mev.pin_errors, (unsigned long long)r.mev.map_errors,
+		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
 	r.hdr.end_wall_ns = now_ns(CLOCK_REALTIME);
 	r.hdr.samples = r.samples;
 	r.hdr.lost_samples = stats[BPFSYM_STAT_LOST_SAMPLES];
 	r.hdr.lost_events = stats[BPFSYM_STAT_LOST_TASK_EVENTS];
 	r.hdr.nr_procs = proc_table__nr_seen(r.procs);
-	print_summary(&r, stats, (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
-	err = report_writer__close(r.w, &r.hdr);
+	/* Flushed first, so the summary counts the bytes really written. */
+	err = report_writer__flush(r.w);
+	if (err) {
+		report_writer__abort(r.w);
+	} else {
+		print_summary(&r, stats, (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+		err = report_writer__close(r.w, &r.hdr);	/* frees it, whatever happens */
+	}
 	r.w = NULL;
 	if (err) {
 		fprintf(stderr, "bpfsym: writing '%s' failed: %s\n", o->output, strerror(-err));

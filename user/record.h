@@ -11,6 +11,7 @@ enum record_target {
 	RECORD_ALL = 0,		/* every process */
 	RECORD_PIDS = 1,	/* pids[] and all their threads */
 	RECORD_COMMAND = 2,	/* argv[] and everything it forks */
+	RECORD_CGROUP = 3,	/* every task in cgroup (v2) and below it */
 };
 
 struct record_opts {
@@ -18,6 +19,7 @@ struct record_opts {
 	const uint32_t *pids;
 	size_t nr_pids;
 	char *const *argv;		/* RECORD_COMMAND: NULL-terminated */
+	const char *cgroup;		/* RECORD_CGROUP: a cgroup v2 path */
 	uint32_t freq;			/* Hz per CPU */
 	double duration;		/* seconds; 0: until a signal or the command exits */
 	const char *output;

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the sampler and the mapping tracker share: the ring buffer, the
+ * targets, the counters, the settings.  Each object defines these maps; the
+ * loader makes the mapping tracker reuse the sampler's (bpf_map__reuse_fd),
+ * so there is one ring buffer and one time-ordered stream.
+ */
+#ifndef BPFSYM_MAPS_BPF_H
+#define BPFSYM_MAPS_BPF_H
+
+/* Settings, fixed by the loader before load. */
+const volatile __u32 target_mode = BPFSYM_TARGET_ALL;
+const volatile bool follow_children = false;
+
+/* Sizes are set by the loader at load time (no recompile to change them). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);	/* tgid */
+	__type(value, __u8);
+} targets SEC(".maps");
+
+/* --cgroup: the one cgroup whose tasks (and its descendants') are sampled. */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BPFSYM_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
+
+	if (v)
+		(*v)++;
+}
+
+/* Whether the current task, of thread group @tgid, is being profiled. */
+static __always_inline bool is_target(__u32 tgid)
+{
+	if (target_mode == BPFSYM_TARGET_ALL)
+		return true;
+	if (target_mode == BPFSYM_TARGET_CGROUP)
+		return bpf_current_task_under_cgroup(&cgroup_map, 0) == 1;
+	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+}
+
+#endif /* BPFSYM_MAPS_BPF_H */

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The mapping tracker: where code lives, over time, for every target
+ * process, in the same ring buffer as the samples.
+ *
+ * - fork, exec, exit of processes (tp_btf);
+ * - at exec, the mappings the kernel's ELF loader made without any mmap
+ *   call: the program's text (from mm->start_code), the interpreter's (from
+ *   AT_BASE in the saved auxv), the vdso;
+ * - mmap with PROT_EXEC, mprotect adding or removing PROT_EXEC, mremap and
+ *   munmap of executable ranges (syscall tracepoints: the arguments are kept
+ *   at entry, the VMAs read with bpf_find_vma at exit, once they exist).
+ *
+ * Only executable mappings are reported: a JIT's RW mapping matters once
+ * mprotect makes it executable, and that event carries it whole.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "bpfsym.h"
+#include "maps.bpf.h"
+#include "vma.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define ENOENT		2
+#define EEXIST		17
+#define PROT_EXEC	0x4
+#define MAP_FIXED	0x10
+#define MAP_FIXED_NOREPLACE 0x100000
+#define MREMAP_DONTUNMAP 4
+#define AT_BASE		7
+#define AT_NULL		0
+#define MAX_ERRNO	4095
+#define VMA_WALK	8	/* VMAs looked at in one range */
+
+/* A syscall's arguments, from entry to exit, by thread id. */
+struct pending {
+	__u64 a[5];
+	__u32 nr;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct pending);
+} pending SEC(".maps");
+
+/* Map events are too big for the BPF stack: built here, copied out at their size. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bpfsym_map_ev);
+} map_scratch SEC(".maps");
+
+enum { NR_MMAP = 1, NR_MPROTECT, NR_MUNMAP, NR_MREMAP };
+
+static __always_inline void emit_task_ev(__u16 type, struct task_struct *p, __u32 pid, __u32 ppid,
+					 struct task_struct *parent)
+{
+	struct bpfsym_task_ev *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
+		return;
+	}
+	e->hdr.type = type;
+	e->hdr.size = sizeof(*e);
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts = bpf_ktime_get_ns();
+	e->pid = pid;
+	e->ppid = ppid;
+	e->pstart = BPF_CORE_READ(p, group_leader, start_boottime);
+	e->ppstart = parent ? BPF_CORE_READ(parent, group_leader, start_boottime) : 0;
+	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
+	bpf_ringbuf_submit(e, 0);
+}
+
+static __always_inline void emit_unmap(struct task_struct *t, __u64 start, __u64 end, __u32 cause)
+{
+	struct bpfsym_unmap_ev *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
+		return;
+	}
+	e->hdr.type = BPFSYM_EV_UNMAP;
+	e->hdr.size = sizeof(*e);
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts = bpf_ktime_get_ns();
+	e->pid = BPF_CORE_READ(t, tgid);
+	e->tid = BPF_CORE_READ(t, pid);
+	e->pstart = BPF_CORE_READ(t, group_leader, start_boottime);
+	e->start = start;
+	e->end = end;
+	e->cause = cause;
+	e->pad = 0;
+	bpf_ringbuf_submit(e, 0);
+}
+
+/*
+ * Send the MAP record of VMA @vi of the current task.  Global, so that the
+ * verifier checks it (and its path walk) once, not at every call site.
+ */
+__noinline int emit_map(const struct vma_info *vi, __u32 cause)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct bpfsym_map_ev *e;
+	__u32 zero = 0, size;
+
+	if (!vi)
+		return 0;
+	e = bpf_map_lookup_elem(&map_scratch, &zero);
+	if (!e)
+		return 0;
+	size = map_ev_fill(e, task, vi);
+	e->hdr.type = BPFSYM_EV_MAP;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts = bpf_ktime_get_ns();
+	e->pid = task->tgid;
+	e->tid = task->pid;
+	e->pstart = BPF_CORE_READ(task, group_leader, start_boottime);
+	e->cause = cause;
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	e->hdr.size = size;
+	if (bpf_ringbuf_output(&events, e, size, 0))
+		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
+	return 0;
+}
+
+static long visit_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	vma_info_read(vma, data);
+	return 0;
+}
+
+/*
+ * Visit the VMAs of the current task covering [start, end), at most
+ * VMA_WALK of them, emitting the executable ones with @cause (0: emit
+ * nothing).  Stops at a hole.  Returns whether any of them is executable,
+ * or -1 if a lookup failed (the mmap lock was contended: the event is
+ * lost, and counted).
+ */
+static __always_inline int walk_range(__u64 start, __u64 end, __u32 cause)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct vma_info vi = {};
+	int any = 0, i;
+
+	for (i = 0; i < VMA_WALK && start < end; i++) {
+		long err = bpf_find_vma(t, start, visit_vma, &vi, 0);
+
+		if (err == -ENOENT)
+			break;
+		if (err) {
+			stat_inc(BPFSYM_STAT_VMA_BUSY);
+			return -1;
+		}
+		if (vi.vm_flags & VM_EXEC) {
+			any = 1;
+			if (cause)
+				emit_map(&vi, cause);
+		}
+		start = vi.end;
+	}
+	return any;
+}
+
+/*
+ * Emit the executable VMAs of one file mapped from @start on, following
+ * contiguous VMAs of the same file (a loaded ELF image), at most VMA_WALK.
+ */
+static __always_inline void walk_image(__u64 start)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct vma_info vi = {};
+	__u64 file = 0;
+	int i;
+
+	for (i = 0; i < VMA_WALK; i++) {
+		long err = bpf_find_vma(t, start, visit_vma, &vi, 0);
+
+		if (err == -ENOENT)
+			break;
+		if (err) {
+			stat_inc(BPFSYM_STAT_VMA_BUSY);
+			break;
+		}
+		/* The first VMA names the file; the walk stays in it. */
+		if (!vi.file || (file && vi.file != file))
+			break;
+		file = vi.file;
+		if (vi.vm_flags & VM_EXEC)
+			emit_map(&vi, BPFSYM_MAP_EXEC);
+		start = vi.end;
+	}
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u8 one = 1;
+	long err;
+
+	/* A new thread joins its group: already covered by the group's tgid. */
+	if (ptgid == ctgid || !is_target(ptgid))
+		return 0;
+	if (target_mode == BPFSYM_TARGET_PIDS) {
+		if (!follow_children)
+			return 0;
+		err = bpf_map_update_elem(&targets, &ctgid, &one, BPF_NOEXIST);
+		if (err && err != -EEXIST) {
+			stat_inc(BPFSYM_STAT_TARGETS_FULL);
+			return 0;
+		}
+	}
+	emit_task_ev(BPFSYM_EV_FORK, child, ctgid, ptgid, parent);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct mm_struct *mm = p->mm;
+	__u64 base = 0, key;
+	__u32 tgid = p->tgid;
+	int i;
+
+	if (!is_target(tgid) || !mm)
+		return 0;
+	emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0, NULL);
+
+	/*
+	 * No mmap call made these: the program, its interpreter, the vdso.
+	 * The tracepoint runs in the task that exec'd: p is current.
+	 */
+	walk_image(BPF_CORE_READ(mm, start_code));
+	for (i = 0; i < 56; i += 2) {	/* saved_auxv[AT_VECTOR_SIZE], (type, value) pairs */
+		key = BPF_CORE_READ(mm, saved_auxv[i]);
+		if (key == AT_NULL)
+			break;
+		if (key == AT_BASE) {
+			base = BPF_CORE_READ(mm, saved_auxv[i + 1]);
+			break;
+		}
+	}
+	if (base)
+		walk_image(base);
+	walk_range((__u64)BPF_CORE_READ(mm, context.vdso),
+		   (__u64)BPF_CORE_READ(mm, context.vdso) + 1, BPFSYM_MAP_EXEC);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid;
+
+	/*
+	 * Fires for every thread; the process is gone only with its last one.
+	 * signal->live reaches 0 before this tracepoint on every kernel with
+	 * tp_btf, so it works whether or not the tracepoint passes group_dead.
+	 */
+	if (BPF_CORE_READ(p, signal, live.counter) != 0 || !is_target(tgid))
+		return 0;
+	emit_task_ev(BPFSYM_EV_EXIT, p, tgid, 0, NULL);
+	if (target_mode == BPFSYM_TARGET_PIDS && follow_children)
+		bpf_map_delete_elem(&targets, &tgid);
+	return 0;
+}
+
+static __always_inline void keep_args(__u32 nr, __u64 a0, __u64 a1, __u64 a2, __u64 a3, __u64 a4)
+{
+	struct pending p = { .a = { a0, a1, a2, a3, a4 }, .nr = nr };
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (bpf_map_update_elem(&pending, &tid, &p, BPF_ANY))
+		stat_inc(BPFSYM_STAT_PENDING_FULL);
+}
+
+/* The arguments kept at entry for syscall @nr of this thread, removed from the map. */
+static __always_inline bool take_args(__u32 nr, struct pending *out)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pending *p = bpf_map_lookup_elem(&pending, &tid);
+
+	if (!p)
+		return false;
+	*out = *p;
+	bpf_map_delete_elem(&pending, &tid);
+	return out->nr == nr;
+}
+
+static __always_inline bool syscall_failed(long ret)
+{
+	return (unsigned long)ret >= (unsigned long)-MAX_ERRNO;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mmap")
+int on_mmap_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 len = ctx->args[1], prot = ctx->args[2], flags = ctx->args[3];
+
+	if (!is_target(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	/* Plain data mappings never touch executable ranges. */
+	if ((prot & PROT_EXEC) || (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)))
+		keep_args(NR_MMAP, len, prot, flags, 0, 0);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 start = ctx->ret;
+	struct pending a;
+
+	if (!take_args(NR_MMAP, &a) || syscall_failed(ctx->ret))
+		return 0;
+	if (a.a[1] & PROT_EXEC)
+		walk_range(start, start + a.a[0], BPFSYM_MAP_MMAP);
+	else
+		/* MAP_FIXED without PROT_EXEC replaced whatever was there. */
+		emit_unmap(t, start, start + a.a[0], BPFSYM_MAP_MMAP);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mprotect")
+int on_mprotect_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 start = ctx->args[0], len = ctx->args[1], prot = ctx->args[2];
+
+	if (!is_target(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	/*
+	 * Removing PROT_EXEC matters only where something is executable now;
+	 * the loader's RELRO mprotect(PROT_READ) of each library does not.
+	 */
+	if ((prot & PROT_EXEC) || walk_range(start, start + len, 0))
+		keep_args(NR_MPROTECT, start, len, prot, 0, 0);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mprotect")
+int on_mprotect_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pending a;
+
+	if (!take_args(NR_MPROTECT, &a) || ctx->ret != 0)
+		return 0;
+	if (a.a[2] & PROT_EXEC)
+		walk_range(a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MPROTECT);
+	else
+		emit_unmap(t, a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MPROTECT);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_munmap")
+int on_munmap_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 start = ctx->args[0], len = ctx->args[1];
+
+	if (!is_target(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	/* malloc's munmaps of data are most munmaps: only executable ranges matter. */
+	if (walk_range(start, start + len, 0))
+		keep_args(NR_MUNMAP, start, len, 0, 0, 0);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_munmap")
+int on_munmap_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	struct pending a;
+
+	if (take_args(NR_MUNMAP, &a) && ctx->ret == 0)
+		emit_unmap(bpf_get_current_task_btf(), a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MUNMAP);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_mremap")
+int on_mremap_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 old = ctx->args[0], old_len = ctx->args[1], new_len = ctx->args[2], flags = ctx->args[3];
+
+	if (!is_target(bpf_get_current_pid_tgid() >> 32))
+		return 0;
+	if (walk_range(old, old + (old_len ? old_len : 1), 0))
+		keep_args(NR_MREMAP, old, old_len, new_len, flags, 0);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_mremap")
+int on_mremap_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	__u64 start = ctx->ret;
+	struct pending a;
+
+	if (!take_args(NR_MREMAP, &a) || syscall_failed(ctx->ret))
+		return 0;
+	/*
+	 * Moved: the old range is gone (unless MREMAP_DONTUNMAP keeps it, now
+	 * empty, which the model may keep: nothing runs there).  Shrunk in
+	 * place: its tail is gone.
+	 */
+	if (start != a.a[0] && !(a.a[3] & MREMAP_DONTUNMAP))
+		emit_unmap(t, a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP);
+	else if (start == a.a[0] && a.a[2] < a.a[1])
+		emit_unmap(t, a.a[0] + a.a[2], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP);
+	walk_range(start, start + a.a[2], BPFSYM_MAP_MREMAP);
+	return 0;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * mapevents: replays the mapping tracker's records (include/bpfsym.h:
+ * MAP, UNMAP, FORK, EXEC, EXIT) into the mapping model, in the order they
+ * come, and pins each mapped file in the symbolizer while its mapping still
+ * exists, so a file deleted or replaced later still symbolizes as what ran.
+ * No libbpf here: records can come from a ring buffer, a snapshot, a test.
+ */
+#ifndef BPFSYM_MAPEVENTS_H
+#define BPFSYM_MAPEVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "procmap.h"
+#include "symbolizer.h"
+
+struct mapevents_stats {
+	uint64_t maps, unmaps, forks, execs, exits;
+	uint64_t bad;		/* malformed records, skipped */
+	uint64_t unknown_parent;	/* FORK of a process the model did not know */
+	uint64_t map_errors;	/* proc__map/proc__unmap failures (caps, memory) */
+	uint64_t pin_errors;	/* files that could not be opened when mapped */
+};
+
+/*
+ * Apply one record (@len bytes at @rec, its header's size <= @len) to @pt,
+ * pinning files in @sym (may be NULL).  Records of other types are not
+ * accepted: the caller routes samples elsewhere.  Returns 0 (malformed
+ * records are counted in @st and skipped), or -ENOMEM.
+ */
+int mapevents__apply(struct proc_table *pt, struct symbolizer *sym, const void *rec, size_t len,
+		     struct mapevents_stats *st);
+
+/* The process (pid, pstart), created empty if the model does not know it; NULL + errno. */
+struct proc *mapevents__proc(struct proc_table *pt, uint32_t pid, uint64_t pstart);
+
+/* The kernel's dev_t (major << 20 | minor) as userspace's st_dev. */
+uint64_t mapevents__dev(uint64_t kdev);
+
+#endif /* BPFSYM_MAPEVENTS_H */

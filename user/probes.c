@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "maptrack.skel.h"
+#include "probes.h"
+#include "sampler.skel.h"
+#include "snapshot.skel.h"
+#include "util.h"
+
+#define SNAPSHOT_CAP	(256u << 20)	/* bytes of snapshot records read, at most */
+#define SNAPSHOT_CHUNK	(64u << 10)
+
+struct probes {
+	struct sampler_bpf *sampler;
+	struct maptrack_bpf *tracker;
+	int nr_cpus;
+	struct bpf_link **links;	/* one per CPU event, NULL where none */
+	int *pfds;
+};
+
+/* Ring buffer: 512 KiB per CPU, at least 4 MiB, a power of two as the kernel requires. */
+static uint32_t ringbuf_size(int nr_cpus)
+{
+	uint64_t want = (uint64_t)nr_cpus * (512u << 10), size = 4u << 20;
+
+	while (size < want && size < (1u << 30))
+		size <<= 1;
+	return (uint32_t)size;
+}
+
+static int load_sampler(struct probes *p, const struct probes_opts *o)
+{
+	struct sampler_bpf *s;
+	int err;
+
+	s = p->sampler = sampler_bpf__open();
+	if (!s) {
+		err = -errno;
+		fprintf(stderr, "bpfsym: opening the BPF sampler failed: %s\n", strerror(-err));
+		return err;
+	}
+	s->rodata->target_mode = o->target_mode;
+	s->rodata->follow_children = o->follow_children;
+	s->rodata->want_kernel = o->want_kernel;
+	s->rodata->want_user = o->want_user;
+	bpf_map__set_max_entries(s->maps.targets, o->max_targets ? o->max_targets : 1);
+	bpf_map__set_max_entries(s->maps.events, ringbuf_size(p->nr_cpus));
+	err = sampler_bpf__load(s);
+	if (err) {
+		fprintf(stderr, "bpfsym: loading the BPF sampler failed: %s%s\n", strerror(-err),
+			log_get_level() >= LOG_DEBUG ? "" : " (run with -v for the verifier log)");
+		return err;
+	}
+	return 0;
+}
+
+/* The tracker writes into the sampler's maps: one stream, one target set. */
+static int load_tracker(struct probes *p, const struct probes_opts *o)
+{
+	struct maptrack_bpf *t;
+	int err;
+
+	t = p->tracker = maptrack_bpf__open();
+	if (!t) {
+		err = -errno;
+		fprintf(stderr, "bpfsym: opening the BPF mapping tracker failed: %s\n", strerror(-err));
+		return err;
+	}
+	t->rodata->target_mode = o->target_mode;
+	t->rodata->follow_children = o->follow_children;
+	err = bpf_map__reuse_fd(t->maps.events, bpf_map__fd(p->sampler->maps.events));
+	err = err ?: bpf_map__reuse_fd(t->maps.targets, bpf_map__fd(p->sampler->maps.targets));
+	err = err ?: bpf_map__reuse_fd(t->maps.stats, bpf_map__fd(p->sampler->maps.stats));
+	err = err ?: bpf_map__reuse_fd(t->maps.cgroup_map, bpf_map__fd(p->sampler->maps.cgroup_map));
+	if (err) {
+		fprintf(stderr, "bpfsym: sharing maps with the mapping tracker failed: %s\n", strerror(-err));
+		return err;
+	}
+	err = maptrack_bpf__load(t);
+	if (err) {
+		fprintf(stderr, "bpfsym: loading the BPF mapping tracker failed: %s%s\n", strerror(-err),
+			log_get_level() >= LOG_DEBUG ? "" : " (run with -v for the verifier log)");
+		return err;
+	}
+	return 0;
+}
+
+struct probes *probes__load(const struct probes_opts *o)
+{
+	struct probes *p = calloc(1, sizeof(*p));
+	uint32_t zero = 0;
+	int err, i;
+
+	if (!p) {
+		fprintf(stderr, "bpfsym: out of memory\n");
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->nr_cpus = libbpf_num_possible_cpus();
+	if (p->nr_cpus <= 0) {
+		err = p->nr_cpus ? p->nr_cpus : -ENODEV;
+		fprintf(stderr, "bpfsym: cannot count CPUs: %s\n", strerror(-err));
+		goto fail;
+	}
+	p->links = calloc((size_t)p->nr_cpus, sizeof(*p->links));
+	p->pfds = calloc((size_t)p->nr_cpus, sizeof(*p->pfds));
+	if (!p->links || !p->pfds) {
+		err = -ENOMEM;
+		fprintf(stderr, "bpfsym: out of memory\n");
+		goto fail;
+	}
+	for (i = 0; i < p->nr_cpus; i++)
+		p->pfds[i] = -1;
+	err = load_sampler(p, o);
+	err = err ?: load_tracker(p, o);
+	if (err)
+		goto fail;
+	if (o->target_mode == BPFSYM_TARGET_CGROUP &&
+	    bpf_map_update_elem(bpf_map__fd(p->sampler->maps.cgroup_map), &zero, &o->cgroup_fd, BPF_ANY)) {
+		err = -errno;
+		fprintf(stderr, "bpfsym: setting the target cgroup failed: %s\n", strerror(-err));
+		goto fail;
+	}
+	return p;
+fail:
+	probes__free(p);
+	errno = -err;
+	return NULL;
+}
+
+void probes__free(struct probes *p)
+{
+	if (!p)
+		return;
+	if (p->links)
+		probes__detach_sampler(p);
+	maptrack_bpf__destroy(p->tracker);
+	sampler_bpf__destroy(p->sampler);
+	free(p->links);
+	free(p->pfds);
+	free(p);
+}
+
+int probes__add_target(struct probes *p, uint32_t pid)
+{
+	uint8_t one = 1;
+	int err;
+
+	if (bpf_map_update_elem(bpf_map__fd(p->sampler->maps.targets), &pid, &one, BPF_ANY)) {
+		err = -errno;
+		fprintf(stderr, "bpfsym: adding pid %u to the targets failed: %s\n", pid, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int probes__events_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->sampler->maps.events);
+}
+
+/* libbpf finds syscall tracepoints through tracefs, which a fresh machine may not mount. */
+static int ensure_tracefs(void)
+{
+	int err;
+
+	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return 0;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
+		err = -errno;
+		fprintf(stderr, "bpfsym: tracefs is not mounted, and mounting it at /sys/kernel/tracing failed: %s\n",
+			strerror(-err));
+		return err;
+	}
+	pr_info("bpfsym: mounted tracefs at /sys/kernel/tracing\n");
+	return 0;
+}
+
+int probes__attach_tracker(struct probes *p)
+{
+	int err = ensure_tracefs();
+
+	if (err)
+		return err;
+	err = maptrack_bpf__attach(p->tracker);
+	if (err)
+		fprintf(stderr, "bpfsym: attaching the mapping tracker failed: %s\n", strerror(-err));
+	return err;
+}
+
+/*
+ * Hand every whole record at the front of @buf to @cb, each copied to
+ * aligned storage first: the stream promises no alignment.  The consumed
+ * length goes in *@used.
+ */
+static int snapshot_records(const char *buf, size_t len, size_t *used,
+			    int (*cb)(void *ctx, const void *rec, size_t len), void *ctx)
+{
+	struct bpfsym_map_ev rec;
+	struct bpfsym_ev_hdr h;
+	size_t off = 0;
+	int err;
+
+	while (len - off >= sizeof(h)) {
+		memcpy(&h, buf + off, sizeof(h));
+		if (h.type != BPFSYM_EV_MAP || h.size < BPFSYM_MAP_EV_HDR_SIZE + 1 ||
+		    h.size > sizeof(rec)) {
+			fprintf(stderr, "bpfsym: snapshot: malformed record (type %u, size %u)\n",
+				h.type, h.size);
+			return -EINVAL;
+		}
+		if (len - off < h.size)
+			break;
+		memcpy(&rec, buf + off, h.size);
+		err = cb(ctx, &rec, h.size);
+		if (err)
+			return err;
+		off += h.size;
+	}
+	*used = off;
+	return 0;
+}
+
+int probes__snapshot(struct probes *p, int (*cb)(void *ctx, const void *rec, size_t len), void *ctx)
+{
+	struct snapshot_bpf *snap;
+	struct bpf_link *link = NULL;
+	size_t have = 0, used, total = 0;
+	char *buf = NULL;
+	int fd = -1, err;
+	ssize_t n;
+
+	snap = snapshot_bpf__open_and_load();
+	if (!snap) {
+		err = -errno;
+		fprintf(stderr, "bpfsym: loading the snapshot iterator failed: %s\n", strerror(-err));
+		return err;
+	}
+	link = bpf_program__attach_iter(snap->progs.snapshot, NULL);
+	if (!link) {
+		err = -errno;
+		fprintf(stderr, "bpfsym: attaching the snapshot iterator failed: %s\n", strerror(-err));
+		goto out;
+	}
+	fd = bpf_iter_create(bpf_link__fd(link));
+	buf = malloc(2 * SNAPSHOT_CHUNK);
+	if (fd < 0 || !buf) {
+		err = fd < 0 ? -errno : -ENOMEM;
+		fprintf(stderr, "bpfsym: starting the snapshot failed: %s\n", strerror(-err));
+		goto out;
+	}
+	for (;;) {
+		n = read(fd, buf + have, 2 * SNAPSHOT_CHUNK - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			fprintf(stderr, "bpfsym: reading the snapshot failed: %s\n", strerror(-err));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		total += (size_t)n;
+		if (total > SNAPSHOT_CAP) {
+			err = -E2BIG;
+			fprintf(stderr, "bpfsym: the snapshot is over %u MiB: giving up on it\n", SNAPSHOT_CAP >> 20);
+			goto out;
+		}
+		have += (size_t)n;
+		err = snapshot_records(buf, have, &used, cb, ctx);
+		if (err)
+			goto out;
+		memmove(buf, buf + used, have - used);
+		have -= used;
+	}
+	err = have ? -EINVAL : 0;
+	if (err)
+		fprintf(stderr, "bpfsym: snapshot: %zu bytes of a truncated record\n", have);
+out:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	snapshot_bpf__destroy(snap);
+	return err;
+}
+
+static int open_cpu_event(int cpu, uint32_t freq, int hw, bool kernel_only)
+{
+	/*
+	 * --kernel-only samples only kernel time, as perf's ":k" does, so
+	 * user-mode ticks cost no BPF run at all.
+	 */
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = hw ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE,
+		.config = hw ? PERF_COUNT_HW_CPU_CYCLES : PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = freq,
+		.exclude_user = kernel_only,
+	};
+	int fd = (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, const char **event)
+{
+	int cpu, hw = 1, fd, err, attached = 0;
+
+	for (cpu = 0; cpu < p->nr_cpus; cpu++) {
+		fd = open_cpu_event(cpu, freq, hw, kernel_only);
+		if (fd < 0 && hw && fd != -ENODEV) {
+			hw = 0;
+			fd = open_cpu_event(cpu, freq, hw, kernel_only);
+		}
+		if (fd == -ENODEV)	/* offline CPU */
+			continue;
+		if (fd < 0) {
+			fprintf(stderr, "bpfsym: perf_event_open on CPU %d failed: %s\n", cpu, strerror(-fd));
+			return fd;
+		}
+		p->pfds[cpu] = fd;
+		p->links[cpu] = bpf_program__attach_perf_event(p->sampler->progs.on_sample, fd);
+		if (!p->links[cpu]) {
+			err = -errno;
+			fprintf(stderr, "bpfsym: attaching the sampler to CPU %d failed: %s\n", cpu, strerror(-err));
+			return err;
+		}
+		attached++;
+	}
+	if (!attached) {
+		fprintf(stderr, "bpfsym: no online CPU to sample\n");
+		return -ENODEV;
+	}
+	*event = hw ? "cycles" : "cpu-clock";
+	return 0;
+}
+
+void probes__detach_sampler(struct probes *p)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < p->nr_cpus; cpu++) {
+		bpf_link__destroy(p->links[cpu]);
+		p->links[cpu] = NULL;
+		if (p->pfds[cpu] >= 0)
+			close(p->pfds[cpu]);
+		p->pfds[cpu] = -1;
+	}
+}
+
+void probes__read_stats(const struct probes *p, uint64_t *out)
+{
+	int fd = bpf_map__fd(p->sampler->maps.stats);
+	uint64_t *vals;
+	uint32_t k;
+	int c;
+
+	memset(out, 0, sizeof(*out) * BPFSYM_STAT_MAX);
+	vals = calloc((size_t)p->nr_cpus, sizeof(*vals));
+	if (!vals)
+		return;
+	for (k = 0; k < BPFSYM_STAT_MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, vals))
+			continue;
+		for (c = 0; c < p->nr_cpus; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+}

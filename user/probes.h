@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * probes: the BPF side of a recording, behind one handle.  Loads the
+ * sampler, the mapping tracker and the snapshot iterator (libbpf
+ * skeletons), makes them share one ring buffer, one target set and one set
+ * of counters, and attaches them in the order that loses nothing: process
+ * and mapping events first, then the snapshot of what already exists, then
+ * the sampling events.  Errors are printed here, once, naming the subject.
+ */
+#ifndef BPFSYM_PROBES_H
+#define BPFSYM_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpfsym.h"
+
+struct probes;
+
+struct probes_opts {
+	uint32_t target_mode;		/* enum bpfsym_target_mode */
+	bool follow_children;		/* a fork of a target is a target */
+	bool want_kernel, want_user;	/* stack sides */
+	uint32_t max_targets;		/* entries of the targets map */
+	int cgroup_fd;			/* BPFSYM_TARGET_CGROUP: an open cgroup v2 directory */
+};
+
+/* Open and load the BPF objects; NULL + errno (the reason already printed). */
+struct probes *probes__load(const struct probes_opts *o);
+
+/* Free everything, detaching all.  NULL is a no-op. */
+void probes__free(struct probes *p);
+
+/* Add @pid (a thread group) to the targets: 0 or -errno (printed). */
+int probes__add_target(struct probes *p, uint32_t pid);
+
+/* The ring buffer's fd, for ring_buffer__new(). */
+int probes__events_fd(const struct probes *p);
+
+/*
+ * Attach the process and mapping tracepoints, mounting tracefs at
+ * /sys/kernel/tracing when no tracefs is mounted.  0 or -errno (printed).
+ */
+int probes__attach_tracker(struct probes *p);
+
+/*
+ * Run the snapshot iterator: @cb gets every MAP record (struct
+ * bpfsym_map_ev, cause BPFSYM_MAP_SNAPSHOT) of every executable mapping
+ * of every process now.  Records are checked to be whole before @cb sees
+ * them.  A non-zero return from @cb stops and is returned.  0 or -errno
+ * (printed).
+ */
+int probes__snapshot(struct probes *p, int (*cb)(void *ctx, const void *rec, size_t len),
+		     void *ctx);
+
+/*
+ * One sampling event per online CPU at @freq Hz: `cycles` where the
+ * hardware has a PMU, else `cpu-clock`; *@event names the one used.
+ * @kernel_only excludes user mode from the event itself.  0 or -errno
+ * (printed).
+ */
+int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, const char **event);
+
+/* Stop sampling (the tracker stays, so the ring buffer can be drained). */
+void probes__detach_sampler(struct probes *p);
+
+/* Sum the per-CPU counters into @out[BPFSYM_STAT_MAX]. */
+void probes__read_stats(const struct probes *p, uint64_t *out);
+
+#endif /* BPFSYM_PROBES_H */
