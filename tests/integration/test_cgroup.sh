@@ -9,11 +9,14 @@
 #       have samples, cg_c and every other process none.  In the relative
 #       run a process also joins the child cgroup during the recording
 #       (cg_dsh, which then execs cg_d): it is profiled from then on.
+#   cgroup_processes_seen
+#       the report header of those recordings counts only the 3 processes
+#       that were in the cgroup as "processes seen", not the machine's.
 #   cgroup_cli_missing, cgroup_cli_not_cgroup, cgroup_cli_v1
 #       -G with a path that does not exist, a directory that is no cgroup,
 #       a cgroup v1 directory: exit status 2 and one line on stderr.
 . "$(dirname "$0")/lib.sh"
-lib_init integration/cgroup_relative integration/cgroup_absolute \
+lib_init integration/cgroup_relative integration/cgroup_absolute integration/cgroup_processes_seen \
 	integration/cgroup_cli_missing integration/cgroup_cli_not_cgroup integration/cgroup_cli_v1
 
 # ---- CLI errors (no cgroup of our own needed).
@@ -69,6 +72,7 @@ done
 if [ -z "$root" ]; then
 	skip integration/cgroup_relative "no cgroup v2 hierarchy at /sys/fs/cgroup/unified or /sys/fs/cgroup"
 	skip integration/cgroup_absolute "no cgroup v2 hierarchy at /sys/fs/cgroup/unified or /sys/fs/cgroup"
+	skip integration/cgroup_processes_seen "no cgroup v2 hierarchy at /sys/fs/cgroup/unified or /sys/fs/cgroup"
 	lib_done
 fi
 
@@ -78,6 +82,7 @@ if ! build_fixture burn burn; then
 	show "$T/burn.build.log"
 	skip integration/cgroup_relative "cannot build the fixture burn.c"
 	skip integration/cgroup_absolute "cannot build the fixture burn.c"
+	skip integration/cgroup_processes_seen "cannot build the fixture burn.c"
 	lib_done
 fi
 for c in cg_a cg_b cg_c cg_d; do
@@ -108,6 +113,7 @@ if ! mkdir "$CG" 2> "$T/mkdir.err" || ! mkdir "$CG/child" 2>> "$T/mkdir.err"; th
 	why="cannot create a cgroup under $root: $(head -1 "$T/mkdir.err")"
 	skip integration/cgroup_relative "$why"
 	skip integration/cgroup_absolute "$why"
+	skip integration/cgroup_processes_seen "$why"
 	lib_done
 fi
 
@@ -130,6 +136,7 @@ if [ $moved -eq 0 ] || ! in_cgroup "$pa" "$CG/child" || ! in_cgroup "$pb" "$CG";
 	why="cannot move processes into $CG: $(head -1 "$T/move.err")"
 	skip integration/cgroup_relative "$why"
 	skip integration/cgroup_absolute "$why"
+	skip integration/cgroup_processes_seen "$why"
 	lib_done
 fi
 
@@ -145,7 +152,9 @@ check() {
 	note "cg_a (child cgroup) $a, cg_b (test cgroup) $b, cg_d (joined during the recording) $dd, cg_c (outside) $c; other processes $((all - inside))"
 	# Three or four burners on this machine's CPUs for 2 s at 199 Hz:
 	# ~200 samples each or more; 30 is a low bar.
-	if [ "$a" -lt 30 ] || [ "$b" -lt 30 ]; then
+	if ! alive "$pc"; then
+		fail "$1" "the burner outside the cgroup (cg_c) is not running: the test proves nothing"
+	elif [ "$a" -lt 30 ] || [ "$b" -lt 30 ]; then
 		fail "$1" "processes in the cgroup are missing: cg_a (in $rel/child) $a samples, cg_b (in $rel) $b samples"
 		sort -t' ' -k2,2nr "$2" | head -10 | show
 	elif [ "$3" -eq 1 ] && [ "$dd" -lt 30 ]; then
@@ -185,6 +194,32 @@ note "bpfsym record -G $CG: status $rc: $(tail -1 "$T/abs.err")"
 if record_ok "$name" "$T/abs.data" "$T/abs.err" $rc &&
    folded "$name" "$T/abs.data" "$T/abs.folded"; then
 	check "$name" "$T/abs.folded" 0
+fi
+
+# ---- "processes seen" (summary and report header) of both recordings:
+# cg_a, cg_b and cg_d (cg_dsh exec'd into it: one process) were in the
+# cgroup, nothing else.
+name=integration/cgroup_processes_seen
+bad=
+ran=0
+for r in rel abs; do
+	[ -s "$T/$r.data" ] || continue
+	ran=1
+	run_to 60 "$BPFSYM" report "$T/$r.data" > "$T/$r.report" 2> "$T/$r.report.err"
+	seen=$(sed -n 's/^# lost:.*processes seen: \([0-9][0-9]*\).*/\1/p' "$T/$r.report" | head -1)
+	note "$r: report header: $(grep '^# lost:' "$T/$r.report")"
+	if [ -z "$seen" ]; then
+		bad="$bad; $r: no 'processes seen: N' in the report header"
+	elif [ "$seen" -gt 3 ]; then
+		bad="$bad; $r: $seen processes seen, 3 were in the cgroup"
+	fi
+done
+if [ $ran -eq 0 ]; then
+	fail "$name" "no recording to look at (cgroup_relative and cgroup_absolute recorded nothing)"
+elif [ -n "$bad" ]; then
+	fail "$name" "${bad#; }"
+else
+	pass "$name"
 fi
 
 lib_done
