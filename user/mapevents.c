@@ -1,11 +1,94 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 
 #include "bpfsym.h"
 #include "mapevents.h"
 #include "util.h"
+
+/* Exited processes waiting for their grace to end, oldest first: a ring. */
+struct exited {
+	uint32_t pid;
+	uint64_t pstart;
+	uint64_t ts;
+};
+
+#define EXITED_MAX 65536	/* beyond this many in grace, the oldest goes at once */
+
+struct mapevents {
+	struct proc_table *pt;
+	struct symbolizer *sym;
+	struct mapevents_stats st;
+	struct exited *q;
+	size_t head, nr, cap;	/* cap: a power of two */
+};
+
+struct mapevents *mapevents__new(struct proc_table *pt, struct symbolizer *sym)
+{
+	struct mapevents *me = calloc(1, sizeof(*me));
+
+	if (!me)
+		return NULL;
+	me->pt = pt;
+	me->sym = sym;
+	return me;
+}
+
+void mapevents__free(struct mapevents *me)
+{
+	if (!me)
+		return;
+	free(me->q);
+	free(me);
+}
+
+const struct mapevents_stats *mapevents__stats(const struct mapevents *me)
+{
+	return &me->st;
+}
+
+/* Drop the oldest exited process, unless its pid already belongs to a new one. */
+static void retire_oldest(struct mapevents *me)
+{
+	const struct exited *x = &me->q[me->head];
+
+	if (proc_table__find(me->pt, x->pid, x->pstart))
+		proc_table__remove(me->pt, x->pid);
+	me->head = (me->head + 1) & (me->cap - 1);
+	me->nr--;
+}
+
+void mapevents__advance(struct mapevents *me, uint64_t ts)
+{
+	while (me->nr && me->q[me->head].ts + MAPEVENTS_EXIT_GRACE_NS < ts)
+		retire_oldest(me);
+}
+
+static int defer_exit(struct mapevents *me, uint32_t pid, uint64_t pstart, uint64_t ts)
+{
+	struct exited *q;
+	size_t i, cap;
+
+	if (me->nr == EXITED_MAX)
+		retire_oldest(me);
+	if (me->nr == me->cap) {
+		cap = me->cap ? 2 * me->cap : 64;
+		q = malloc(cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		for (i = 0; i < me->nr; i++)
+			q[i] = me->q[(me->head + i) & (me->cap - 1)];
+		free(me->q);
+		me->q = q;
+		me->cap = cap;
+		me->head = 0;
+	}
+	me->q[(me->head + me->nr) & (me->cap - 1)] = (struct exited){ pid, pstart, ts };
+	me->nr++;
+	return 0;
+}
 
 uint64_t mapevents__dev(uint64_t kdev)
 {
@@ -71,9 +154,10 @@ static int apply_map(struct proc_table *pt, struct symbolizer *sym, const struct
 	return 0;
 }
 
-int mapevents__apply(struct proc_table *pt, struct symbolizer *sym, const void *rec, size_t len,
-		     struct mapevents_stats *st)
+int mapevents__apply(struct mapevents *me, const void *rec, size_t len)
 {
+	struct mapevents_stats *st = &me->st;
+	struct proc_table *pt = me->pt;
 	const struct bpfsym_ev_hdr *h = rec;
 	const struct bpfsym_unmap_ev *u = rec;
 	const struct bpfsym_task_ev *t = rec;
@@ -88,7 +172,7 @@ int mapevents__apply(struct proc_table *pt, struct symbolizer *sym, const void *
 	case BPFSYM_EV_MAP:
 		if (!map_ev_ok(rec, len))
 			break;
-		return apply_map(pt, sym, rec, st);
+		return apply_map(pt, me->sym, rec, st);
 	case BPFSYM_EV_UNMAP:
 		if (len < sizeof(*u) || u->start >= u->end)
 			break;
@@ -128,8 +212,7 @@ int mapevents__apply(struct proc_table *pt, struct symbolizer *sym, const void *
 		if (len < sizeof(*t))
 			break;
 		st->exits++;
-		proc_table__remove(pt, t->pid);
-		return 0;
+		return defer_exit(me, t->pid, t->pstart, h->ts);
 	default:
 		break;
 	}

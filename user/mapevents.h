@@ -24,13 +24,34 @@ struct mapevents_stats {
 };
 
 /*
- * Apply one record (@len bytes at @rec, its header's size <= @len) to @pt,
- * pinning files in @sym (may be NULL).  Records of other types are not
- * accepted: the caller routes samples elsewhere.  Returns 0 (malformed
- * records are counted in @st and skipped), or -ENOMEM.
+ * An exited process stays in the model this long (in event time): a sample
+ * taken while it was exiting can come after its EXIT record, and its user
+ * stack is still valid then.
  */
-int mapevents__apply(struct proc_table *pt, struct symbolizer *sym, const void *rec, size_t len,
-		     struct mapevents_stats *st);
+#define MAPEVENTS_EXIT_GRACE_NS 100000000ull
+
+struct mapevents;
+
+/* A replayer into @pt, pinning files in @sym (may be NULL).  NULL + errno. */
+struct mapevents *mapevents__new(struct proc_table *pt, struct symbolizer *sym);
+
+/* NULL is a no-op.  Processes still in their exit grace stay in @pt. */
+void mapevents__free(struct mapevents *me);
+
+/*
+ * Apply one record (@len bytes at @rec, its header's size <= @len).  Records
+ * of other types are not accepted: the caller routes samples elsewhere.
+ * Returns 0 (malformed records are counted and skipped), or -ENOMEM.
+ */
+int mapevents__apply(struct mapevents *me, const void *rec, size_t len);
+
+/*
+ * Event time has reached @ts: drop the processes that exited more than
+ * MAPEVENTS_EXIT_GRACE_NS before it.  Call it for every record, samples too.
+ */
+void mapevents__advance(struct mapevents *me, uint64_t ts);
+
+const struct mapevents_stats *mapevents__stats(const struct mapevents *me);
 
 /* The process (pid, pstart), created empty if the model does not know it; NULL + errno. */
 struct proc *mapevents__proc(struct proc_table *pt, uint32_t pid, uint64_t pstart);

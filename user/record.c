@@ -49,7 +49,7 @@ struct recorder {
 	struct probes *bpf;
 	struct ring_buffer *rb;
 	struct proc_table *procs;
-	struct mapevents_stats mev;
+	struct mapevents *mev;
 	uint64_t model_misses;		/* samples of processes the model did not know */
 	int cgroup_fd;			/* RECORD_CGROUP */
 	char cgroup_rel[4096];		/* RECORD_CGROUP: its path in the hierarchy, "/a/b" */
@@ -347,10 +347,11 @@ static int handle_event(void *ctx, void *data, size_t len)
 		r->bad_events++;
 		return 0;
 	}
+	mapevents__advance(r->mev, h->ts);
 	if (h->type == BPFSYM_EV_SAMPLE)
 		err = handle_sample(r, data, len);
 	else
-		err = mapevents__apply(r->procs, r->sym, data, len, &r->mev);
+		err = mapevents__apply(r->mev, data, len);
 	if (!err && h->type == BPFSYM_EV_EXIT && len >= sizeof(*t))
 		target_exited(r, t->pid);
 	if (err) {
@@ -460,6 +461,7 @@ static void recorder__cleanup(struct recorder *r)
 {
 	ring_buffer__free(r->rb);
 	probes__free(r->bpf);
+	mapevents__free(r->mev);
 	symbolizer__free(r->sym);
 	proc_table__free(r->procs);
 	free(r->pid_gone);
@@ -584,7 +586,7 @@ static int snapshot_record(void *ctx, const void *rec, size_t len)
 			r->snap_keep = in_target_cgroup(r, e->pid);
 		}
 	}
-	return r->snap_keep ? mapevents__apply(r->procs, r->sym, rec, len, &r->mev) : 0;
+	return r->snap_keep ? mapevents__apply(r->mev, rec, len) : 0;
 }
 
 static uint32_t bpf_target_mode(enum record_target t)
@@ -611,6 +613,7 @@ int record__run(const struct record_opts *o)
 		/* a command's whole process tree; -p's pids */
 		.max_targets = o->target == RECORD_COMMAND ? 65536 : (uint32_t)o->nr_pids,
 	};
+	const struct mapevents_stats *mst;
 	uint64_t stats[BPFSYM_STAT_MAX], t0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *event = "cpu-clock";
@@ -647,6 +650,11 @@ int record__run(const struct record_opts *o)
 	r.sym = symbolizer__new(&sopts);
 	if (!r.sym) {
 		fprintf(stderr, "bpfsym: starting the symbolizer failed: %s\n", strerror(errno));
+		goto out;
+	}
+	r.mev = mapevents__new(r.procs, r.sym);
+	if (!r.mev) {
+		fprintf(stderr, "bpfsym: out of memory\n");
 		goto out;
 	}
 	if (!o->user_only && symbolizer__kernel_restricted(r.sym))
@@ -720,15 +728,16 @@ int record__run(const struct record_opts *o)
 		goto out;
 	}
 	probes__read_stats(r.bpf, stats);
-	if (r.bad_events || r.mev.bad)
+	mst = mapevents__stats(r.mev);
+	if (r.bad_events || mst->bad)
 		pr_warn("bpfsym: %llu malformed ring-buffer records skipped\n",
-			(unsigned long long)(r.bad_events + r.mev.bad));
+			(unsigned long long)(r.bad_events + mst->bad));
 	pr_debug("bpfsym: mapping events: %llu map, %llu unmap, %llu fork, %llu exec, %llu exit; "
 		 "%llu model misses, %llu pin failures, %llu map errors, %llu busy VMA lookups\n",
-		 (unsigned long long)r.mev.maps, (unsigned long long)r.mev.unmaps,
-		 (unsigned long long)r.mev.forks, (unsigned long long)r.mev.execs,
-		 (unsigned long long)r.mev.exits, (unsigned long long)r.model_misses,
-		 (unsigned long long)r.mev.pin_errors, (unsigned long long)r.mev.map_errors,
+		 (unsigned long long)mst->maps, (unsigned long long)mst->unmaps,
+		 (unsigned long long)mst->forks, (unsigned long long)mst->execs,
+		 (unsigned long long)mst->exits, (unsigned long long)r.model_misses,
+		 (unsigned long long)mst->pin_errors, (unsigned long long)mst->map_errors,
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
 	r.hdr.end_wall_ns = now_ns(CLOCK_REALTIME);
 	r.hdr.samples = r.samples;

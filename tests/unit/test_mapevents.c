@@ -16,11 +16,15 @@
 TEST_SUITE("mapevents");
 
 static struct proc_table *pt;
-static struct mapevents_stats st;
+static struct mapevents *me;
+static struct mapevents_stats st;	/* a copy, refreshed after each record */
 
 static int apply(const void *rec, size_t len)
 {
-	return mapevents__apply(pt, NULL, rec, len, &st);
+	int err = mapevents__apply(me, rec, len);
+
+	st = *mapevents__stats(me);
+	return err;
 }
 
 static size_t map_rec(struct bpfsym_map_ev *e, uint32_t pid, uint64_t pstart, uint64_t start,
@@ -58,14 +62,20 @@ static void unmap(uint32_t pid, uint64_t pstart, uint64_t start, uint64_t end)
 	apply(&u, sizeof(u));
 }
 
-static void task_ev(uint16_t type, uint32_t pid, uint64_t pstart, uint32_t ppid, uint64_t ppstart)
+static void task_ev_at(uint16_t type, uint32_t pid, uint64_t pstart, uint32_t ppid, uint64_t ppstart,
+		      uint64_t ts)
 {
 	struct bpfsym_task_ev t = {
-		.hdr = { .type = type, .size = sizeof(t) },
+		.hdr = { .type = type, .size = sizeof(t), .ts = ts },
 		.pid = pid, .pstart = pstart, .ppid = ppid, .ppstart = ppstart,
 	};
 
 	apply(&t, sizeof(t));
+}
+
+static void task_ev(uint16_t type, uint32_t pid, uint64_t pstart, uint32_t ppid, uint64_t ppstart)
+{
+	task_ev_at(type, pid, pstart, ppid, ppstart, 0);
 }
 
 static void map(uint32_t pid, uint64_t pstart, uint64_t start, uint64_t end, uint64_t pgoff,
@@ -78,8 +88,10 @@ static void map(uint32_t pid, uint64_t pstart, uint64_t start, uint64_t end, uin
 
 static void setup(void)
 {
+	mapevents__free(me);
 	proc_table__free(pt);
 	pt = proc_table__new(0);
+	me = mapevents__new(pt, NULL);
 	memset(&st, 0, sizeof(st));
 }
 
@@ -169,8 +181,12 @@ static void test_fork_exec_exit(void)
 	if (ASSERT_OK_PTR(parent, "parent untouched"))
 		ASSERT_OK_PTR(proc__find_mapping(parent, 0x1800), "parent keeps its mapping");
 
-	task_ev(BPFSYM_EV_EXIT, 21, 6, 0, 0);
-	ASSERT_NULL(proc_table__find(pt, 21, 6), "exit drops the process");
+	task_ev_at(BPFSYM_EV_EXIT, 21, 6, 0, 0, 1000);
+	/* A sample taken while it exited can still come: it stays a while. */
+	mapevents__advance(me, 1000 + MAPEVENTS_EXIT_GRACE_NS);
+	ASSERT_OK_PTR(proc_table__find(pt, 21, 6), "kept during the exit grace");
+	mapevents__advance(me, 1001 + MAPEVENTS_EXIT_GRACE_NS);
+	ASSERT_NULL(proc_table__find(pt, 21, 6), "dropped after it");
 	ASSERT_EQ(st.forks, (uint64_t)1, "fork counted");
 	ASSERT_EQ(st.execs, (uint64_t)1, "exec counted");
 	ASSERT_EQ(st.exits, (uint64_t)1, "exit counted");
@@ -221,6 +237,29 @@ static void test_malformed(void)
 	ASSERT_NULL(proc_table__find(pt, 50, 1), "no process made by them");
 }
 
+/* A pid reused during the grace: retiring the old process spares the new one. */
+static void test_exit_grace_pid_reuse(void)
+{
+	int i;
+
+	setup();
+	map(60, 1, 0x1000, 0x2000, 0, "/old");
+	task_ev_at(BPFSYM_EV_EXIT, 60, 1, 0, 0, 5000);
+	task_ev_at(BPFSYM_EV_FORK, 60, 2, 61, 9, 6000);
+	map(60, 2, 0x3000, 0x4000, 0, "/new");
+	mapevents__advance(me, 5000 + 2 * MAPEVENTS_EXIT_GRACE_NS);
+	if (ASSERT_OK_PTR(proc_table__find(pt, 60, 2), "the new process survives"))
+		ASSERT_OK_PTR(proc__find_mapping(proc_table__find(pt, 60, 2), 0x3000), "with its mapping");
+	/* Many exits in grace at once: the queue grows, and then drains. */
+	for (i = 0; i < 1000; i++) {
+		map(1000 + i, 1, 0x1000, 0x2000, 0, "/x");
+		task_ev_at(BPFSYM_EV_EXIT, 1000 + i, 1, 0, 0, 10000 + i);
+	}
+	ASSERT_EQ(proc_table__nr_procs(pt), (size_t)1001, "all in grace");
+	mapevents__advance(me, 20000 + MAPEVENTS_EXIT_GRACE_NS);
+	ASSERT_EQ(proc_table__nr_procs(pt), (size_t)1, "all retired but the live one");
+}
+
 int main(void)
 {
 	RUN_TEST(test_map_fields);
@@ -229,6 +268,8 @@ int main(void)
 	RUN_TEST(test_fork_exec_exit);
 	RUN_TEST(test_pid_reuse);
 	RUN_TEST(test_malformed);
+	RUN_TEST(test_exit_grace_pid_reuse);
+	mapevents__free(me);
 	proc_table__free(pt);
 	return TEST_EXIT();
 }
