@@ -8,6 +8,20 @@
  * pstart is checked on the chain.  Every find moves the process to the
  * front of a recency list, so eviction when the table is full takes the
  * process sampled least recently, in O(1).
+ *
+ * A process's mappings are one array sorted by start, never overlapping,
+ * never empty: a lookup is a binary search, and an edit (map, unmap) finds
+ * the overlapped run [lo, hi) with two binary searches and replaces it by
+ * at most three pieces with one memmove.  A process has tens to a few
+ * thousand executable mappings and lookups outnumber edits by far, so an
+ * O(n) edit on a flat, cache-friendly array beats a tree here; the per
+ * process cap keeps n bounded.  A fork copies the array (and takes a
+ * reference on each path): O(n), no sharing to undo on the next edit.
+ *
+ * Paths are interned in a store shared by the whole table and counted by
+ * reference (one per mapping holding it), so a fork or a split costs no
+ * string copy, and the store holds only the distinct paths of live
+ * mappings: removing a process gives back everything it held.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -28,13 +42,43 @@
  */
 #define MAPS_MAX_LINES	(1u << 20)
 #define MAPS_FILE_CAP	((size_t)128 << 20)
+/* Mappings per process: above vm.max_map_count's default, 5 MiB of array. */
+#define MAPS_PER_PROC	65536
+/*
+ * A path of PATH_MAX bytes or more cannot be opened anyway, and the path
+ * bytes of the whole table are capped (distinct live paths: real systems
+ * need well under 1 MiB).  Past either, the mapping is kept without its
+ * path: its range stays right, and the symbolizer still finds the file
+ * through /proc/PID/map_files and checks it by (dev, ino).  Refusing the
+ * mapping instead would leave what it replaced in place: wrong answers.
+ */
+#define PATH_LEN_MAX	4095
+#define PATH_STORE_MAX	((size_t)16 << 20)
+
+/* An interned path; struct mapping.path points at s. */
+struct pstr {
+	struct pstr *next;	/* hash chain */
+	uint64_t hash;
+	size_t refs;		/* mappings holding it: may pass 2^32 */
+	size_t len;
+	char s[];
+};
+
+struct pstore {
+	struct pstr **buckets;
+	size_t nr_buckets;	/* power of two */
+	size_t nr;
+	size_t bytes;		/* charged against PATH_STORE_MAX */
+	bool warned;		/* the store was full once: said so */
+};
 
 struct proc {
 	uint32_t pid;
 	uint64_t pstart;
-	struct mapping *maps;	/* by start, not overlapping */
+	struct proc_table *pt;	/* its path store */
+	struct mapping *maps;	/* by start, not overlapping, not empty */
 	size_t nr_maps;
-	char *paths;		/* one allocation for every path in maps */
+	size_t cap_maps;	/* grows by doubling up to the cap; freed on exec */
 	int has_maps;
 	struct proc *hnext;	/* hash chain */
 	struct lru_node lru;	/* in proc_table.lru */
@@ -45,7 +89,125 @@ struct proc_table {
 	size_t nr_buckets;	/* power of two */
 	size_t nr, max, seen;
 	struct lru lru;		/* most recently used first */
+	struct pstore paths;
 };
+
+static struct pstr *pstr_of(const char *s)
+{
+	/* The store owns the string: const only toward the readers of mappings. */
+	return (struct pstr *)(s - offsetof(struct pstr, s));
+}
+
+/* What a path of @len bytes costs the store. */
+static size_t pstr_cost(size_t len)
+{
+	return sizeof(struct pstr) + len + 1;
+}
+
+/* Double the buckets.  A failure only makes chains longer, so it is not an error. */
+static void pstore_grow(struct pstore *ps)
+{
+	size_t n = ps->nr_buckets * 2, i;
+	struct pstr **b = calloc(n, sizeof(*b)), *e, *next;
+
+	if (!b)
+		return;
+	for (i = 0; i < ps->nr_buckets; i++) {
+		for (e = ps->buckets[i]; e; e = next) {
+			next = e->next;
+			e->next = b[e->hash & (n - 1)];
+			b[e->hash & (n - 1)] = e;
+		}
+	}
+	free(ps->buckets);
+	ps->buckets = b;
+	ps->nr_buckets = n;
+}
+
+/*
+ * A reference to the interned copy of @s (@len bytes, no NUL needed) in
+ * *@out; NULL for an empty path, one longer than PATH_LEN_MAX, or a new one
+ * that does not fit under PATH_STORE_MAX.  0 or -ENOMEM.
+ */
+static int pstore_get(struct pstore *ps, const char *s, size_t len, const char **out)
+{
+	struct pstr *e;
+	uint64_t h;
+	size_t b;
+
+	*out = NULL;
+	if (!len)
+		return 0;
+	if (len > PATH_LEN_MAX) {
+		pr_debug("procmap: a path of %zu bytes is too long to keep\n", len);
+		return 0;
+	}
+	h = hash_bytes(0, s, len);
+	for (e = ps->buckets[h & (ps->nr_buckets - 1)]; e; e = e->next) {
+		if (e->hash == h && e->len == len && !memcmp(e->s, s, len)) {
+			e->refs++;
+			*out = e->s;
+			return 0;
+		}
+	}
+	if (ps->bytes + pstr_cost(len) > PATH_STORE_MAX) {
+		if (!ps->warned)
+			pr_warn("procmap: %zu MiB of paths held: new mappings get no path\n",
+				PATH_STORE_MAX >> 20);
+		ps->warned = true;
+		return 0;
+	}
+	e = malloc(pstr_cost(len));
+	if (!e)
+		return -ENOMEM;
+	memcpy(e->s, s, len);
+	e->s[len] = '\0';
+	e->len = len;
+	e->hash = h;
+	e->refs = 1;
+	if (ps->nr >= ps->nr_buckets)
+		pstore_grow(ps);
+	b = h & (ps->nr_buckets - 1);
+	e->next = ps->buckets[b];
+	ps->buckets[b] = e;
+	ps->nr++;
+	ps->bytes += pstr_cost(len);
+	*out = e->s;
+	return 0;
+}
+
+/* One more reference to an interned path (NULL: none).  Cannot fail. */
+static void pstore_hold(const char *s)
+{
+	if (s)
+		pstr_of(s)->refs++;
+}
+
+/* Give back a reference from pstore_get() or pstore_hold(); NULL is a no-op. */
+static void pstore_put(struct pstore *ps, const char *s)
+{
+	struct pstr *e, **pp;
+
+	if (!s)
+		return;
+	e = pstr_of(s);
+	if (--e->refs)
+		return;
+	for (pp = &ps->buckets[e->hash & (ps->nr_buckets - 1)]; *pp != e; pp = &(*pp)->next)
+		;
+	*pp = e->next;
+	ps->nr--;
+	ps->bytes -= pstr_cost(e->len);
+	free(e);
+}
+
+static void maps_put(struct pstore *ps, const struct mapping *maps, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pstore_put(ps, maps[i].path);
+}
 
 static size_t pid_bucket(uint32_t pid, size_t nr_buckets)
 {
@@ -59,10 +221,14 @@ struct proc_table *proc_table__new(size_t max_procs)
 	if (!pt)
 		return NULL;
 	pt->max = max_procs ? max_procs : PROCS_DEFAULT;
-	/* Start small: most recordings see a handful of processes. */
+	/* Start small: most recordings see a handful of processes and files. */
 	pt->nr_buckets = 64;
 	pt->buckets = calloc(pt->nr_buckets, sizeof(*pt->buckets));
-	if (!pt->buckets) {
+	pt->paths.nr_buckets = 256;
+	pt->paths.buckets = calloc(pt->paths.nr_buckets, sizeof(*pt->paths.buckets));
+	if (!pt->buckets || !pt->paths.buckets) {
+		free(pt->buckets);
+		free(pt->paths.buckets);
 		free(pt);
 		errno = ENOMEM;
 		return NULL;
@@ -72,8 +238,8 @@ struct proc_table *proc_table__new(size_t max_procs)
 
 static void proc_free(struct proc *p)
 {
+	maps_put(&p->pt->paths, p->maps, p->nr_maps);
 	free(p->maps);
-	free(p->paths);
 	free(p);
 }
 
@@ -100,6 +266,8 @@ void proc_table__free(struct proc_table *pt)
 		next = n->next;
 		proc_free(lru_entry(n, struct proc, lru));
 	}
+	/* Every path was held by a mapping just freed: the store is empty. */
+	free(pt->paths.buckets);
 	free(pt->buckets);
 	free(pt);
 }
@@ -139,8 +307,15 @@ static void table_grow(struct proc_table *pt)
 	pt->nr_buckets = n;
 }
 
-struct proc *proc_table__add(struct proc_table *pt, uint32_t pid, uint64_t pstart)
+/*
+ * proc_table__add(), except that a full table never evicts @keep (a parent
+ * being forked; NULL: none): NULL + ENOSPC if it is the only process and
+ * the table holds one.
+ */
+static struct proc *table_insert(struct proc_table *pt, uint32_t pid, uint64_t pstart,
+				 const struct proc *keep)
 {
+	struct lru_node *victim;
 	struct proc *p;
 	size_t b;
 
@@ -148,18 +323,67 @@ struct proc *proc_table__add(struct proc_table *pt, uint32_t pid, uint64_t pstar
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	if (pt->nr >= pt->max && pt->lru.tail)
-		table_drop(pt, lru_entry(pt->lru.tail, struct proc, lru));
+	if (pt->nr >= pt->max) {
+		victim = pt->lru.tail;
+		if (keep && victim == &keep->lru)
+			victim = victim->prev;
+		if (!victim) {
+			free(p);
+			errno = ENOSPC;
+			return NULL;
+		}
+		table_drop(pt, lru_entry(victim, struct proc, lru));
+	}
 	if (pt->nr >= pt->nr_buckets)
 		table_grow(pt);
 	p->pid = pid;
 	p->pstart = pstart;
+	p->pt = pt;
 	b = pid_bucket(pid, pt->nr_buckets);
 	p->hnext = pt->buckets[b];
 	pt->buckets[b] = p;
 	lru__push_front(&pt->lru, &p->lru);
 	pt->nr++;
 	pt->seen++;
+	return p;
+}
+
+struct proc *proc_table__add(struct proc_table *pt, uint32_t pid, uint64_t pstart)
+{
+	return table_insert(pt, pid, pstart, NULL);
+}
+
+struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
+			      uint32_t pid, uint64_t pstart)
+{
+	struct mapping *maps = NULL;
+	size_t n = parent->nr_maps, i;
+	struct proc *p;
+	int err;
+
+	/* Adding the child drops every process with its pid; paths belong to one table. */
+	if (parent->pid == pid || parent->pt != pt) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (n) {
+		maps = malloc(n * sizeof(*maps));
+		if (!maps)
+			return NULL;
+		memcpy(maps, parent->maps, n * sizeof(*maps));
+	}
+	p = table_insert(pt, pid, pstart, parent);
+	if (!p) {
+		err = errno;
+		free(maps);
+		errno = err;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		pstore_hold(maps[i].path);
+	p->maps = maps;
+	p->nr_maps = p->cap_maps = n;
+	p->has_maps = parent->has_maps;
 	return p;
 }
 
@@ -188,7 +412,6 @@ uint32_t proc__pid(const struct proc *p)
 {
 	return p->pid;
 }
-
 /* Up to 16 hex digits (max_digits fewer for narrower fields); p advanced. */
 static bool parse_hex(const char **pp, const char *end, unsigned int max_digits, uint64_t *out)
 {
@@ -325,65 +548,67 @@ static int mapping_cmp(const void *a, const void *b)
 }
 
 /*
- * Walk the lines of @buf.  With @maps NULL, count the executable mappings
- * and their path bytes; otherwise fill @maps and @paths (sized by the
- * counting pass).  -E2BIG past MAPS_MAX_LINES.
+ * Walk the lines of @buf.  With @maps NULL, count the executable mappings;
+ * otherwise fill @maps (sized by the counting pass), interning each path in
+ * @ps.  *@nr: the mappings counted or filled, also on -ENOMEM, so that the
+ * caller can give their paths back.  -E2BIG past MAPS_MAX_LINES.
  */
-static int walk_maps(const char *buf, size_t len, struct mapping *maps, char *paths,
-		     size_t *nr, size_t *path_bytes)
+static int walk_maps(struct pstore *ps, const char *buf, size_t len, struct mapping *maps,
+		     size_t *nr)
 {
 	const char *p = buf, *end = buf + len, *nl, *path;
-	size_t lines = 0, n = 0, used = 0, path_len;
+	size_t lines = 0, n = 0, path_len;
 	struct mapping m;
+	int err = 0;
 
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			nl = end;
-		if (++lines > MAPS_MAX_LINES)
-			return -E2BIG;
+		if (++lines > MAPS_MAX_LINES) {
+			err = -E2BIG;
+			break;
+		}
 		/* A NUL would cut the path short (even to ""): the kernel never writes one. */
 		if (memchr(p, '\0', (size_t)(nl - p)) ||
 		    !parse_line(p, nl, &m, &path, &path_len) || !(m.prot & PROT_EXEC))
 			continue;
-		if (path_len)
-			used += path_len + 1;
 		if (maps) {
-			if (path_len) {
-				memcpy(paths, path, path_len);
-				paths[path_len] = '\0';
-				m.path = paths;
-				paths += path_len + 1;
-			}
+			err = pstore_get(ps, path, path_len, &m.path);
+			if (err)
+				break;
 			maps[n] = m;
 		}
 		n++;
 	}
 	*nr = n;
-	*path_bytes = used;
-	return 0;
+	return err;
 }
 
 int proc__parse_maps(struct proc *p, const char *buf, size_t len)
 {
-	size_t nr, bytes, nr2, bytes2, i, kept;
-	struct mapping *maps;
-	char *paths = NULL;
+	struct pstore *ps = &p->pt->paths;
+	struct mapping *maps = NULL;
+	size_t nr, i, kept;
 	int err;
 
 	/* Count, allocate once, fill: the old mappings stay until this succeeds. */
-	err = walk_maps(buf, len, NULL, NULL, &nr, &bytes);
+	err = walk_maps(ps, buf, len, NULL, &nr);
 	if (err)
 		return err;
-	maps = calloc(nr ? nr : 1, sizeof(*maps));
-	if (bytes)
-		paths = malloc(bytes);
-	if (!maps || (bytes && !paths)) {
-		free(maps);
-		free(paths);
-		return -ENOMEM;
+	if (nr > MAPS_PER_PROC)
+		return -E2BIG;
+	if (nr) {
+		maps = malloc(nr * sizeof(*maps));
+		if (!maps)
+			return -ENOMEM;
+		err = walk_maps(ps, buf, len, maps, &nr);
+		if (err) {
+			maps_put(ps, maps, nr);
+			free(maps);
+			return err;
+		}
 	}
-	walk_maps(buf, len, maps, paths, &nr2, &bytes2);
 
 	/* The kernel prints in order; other sources may not, nor avoid overlaps. */
 	for (i = 1; i < nr; i++)
@@ -392,18 +617,20 @@ int proc__parse_maps(struct proc *p, const char *buf, size_t len)
 	if (i < nr)
 		qsort(maps, nr, sizeof(*maps), mapping_cmp);
 	for (i = 0, kept = 0; i < nr; i++) {
-		if (kept && maps[i].start < maps[kept - 1].end)
+		if (kept && maps[i].start < maps[kept - 1].end) {
+			pstore_put(ps, maps[i].path);
 			continue;
+		}
 		maps[kept++] = maps[i];
 	}
 	if (kept < nr)
 		pr_debug("procmap: pid %u: dropped %zu overlapping mappings\n", p->pid, nr - kept);
 
+	maps_put(ps, p->maps, p->nr_maps);
 	free(p->maps);
-	free(p->paths);
 	p->maps = maps;
-	p->paths = paths;
 	p->nr_maps = kept;
+	p->cap_maps = nr;
 	return (int)kept;
 }
 
@@ -425,31 +652,161 @@ int proc__load_maps(struct proc *p, const char *path)
 
 void proc__clear_maps(struct proc *p)
 {
+	maps_put(&p->pt->paths, p->maps, p->nr_maps);
 	free(p->maps);
-	free(p->paths);
 	p->maps = NULL;
-	p->paths = NULL;
-	p->nr_maps = 0;
+	p->nr_maps = p->cap_maps = 0;
 }
 
-const struct mapping *proc__find_mapping(const struct proc *p, uint64_t addr)
+/*
+ * The first mapping of @p that ends above @addr: the one holding @addr if
+ * any, else the first above it.  Starts and ends both grow along the array.
+ */
+static size_t first_ending_above(const struct proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi, mid;
+	size_t lo = 0, hi = p->nr_maps, mid;
 
-	if (!p)
-		return NULL;
-	hi = p->nr_maps;
-	/* The last mapping starting at or below addr. */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (p->maps[mid].start <= addr)
+		if (p->maps[mid].end <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || addr >= p->maps[lo - 1].end)
+	return lo;
+}
+
+/* The first mapping of @p starting at or above @addr. */
+static size_t first_starting_from(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr_maps, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p->maps[mid].start < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Room for @want mappings in @p.  0 or -ENOMEM, @p unchanged. */
+static int maps_reserve(struct proc *p, size_t want)
+{
+	size_t cap = p->cap_maps ? p->cap_maps : 8;
+	struct mapping *maps;
+
+	if (want <= p->cap_maps)
+		return 0;
+	while (cap < want)
+		cap *= 2;
+	/* Growth is refused past the cap, so want is within it. */
+	if (cap > MAPS_PER_PROC)
+		cap = MAPS_PER_PROC;
+	maps = realloc(p->maps, cap * sizeof(*maps));
+	if (!maps)
+		return -ENOMEM;
+	p->maps = maps;
+	p->cap_maps = cap;
+	return 0;
+}
+
+/* Cut the part of @m below @addr (inside it) away: the pgoff arithmetic. */
+static void cut_below(struct mapping *m, uint64_t addr)
+{
+	m->pgoff += addr - m->start;
+	m->start = addr;
+}
+
+/*
+ * Make [start, end) (not empty) of @p hold @m, or nothing when @m is NULL:
+ * the mappings overlapping it, a run [lo, hi) of the array, are replaced by
+ * at most three pieces: what stuck out below, @m, what stuck out above.
+ * Everything that can fail comes first.  0, or -E2BIG or -ENOMEM with @p
+ * unchanged.
+ */
+static int maps_replace(struct proc *p, uint64_t start, uint64_t end, const struct mapping *m)
+{
+	struct pstore *ps = &p->pt->paths;
+	size_t lo, hi, nr, k = 0, i, mine = SIZE_MAX;
+	struct mapping pieces[3];
+	const char *path = NULL;
+	int err;
+
+	lo = first_ending_above(p, start);
+	hi = first_starting_from(p, end);
+	if (lo == hi && !m)
+		return 0;
+	if (lo < hi && p->maps[lo].start < start) {
+		pieces[k] = p->maps[lo];
+		pieces[k++].end = start;
+	}
+	if (m) {
+		mine = k;
+		pieces[k++] = *m;
+	}
+	if (lo < hi && p->maps[hi - 1].end > end) {
+		pieces[k] = p->maps[hi - 1];
+		cut_below(&pieces[k++], end);
+	}
+	nr = p->nr_maps - (hi - lo) + k;
+	if (nr > p->nr_maps && nr > MAPS_PER_PROC)
+		return -E2BIG;
+	if (m && m->path) {
+		err = pstore_get(ps, m->path, strnlen(m->path, PATH_LEN_MAX + 1), &path);
+		if (err)
+			return err;
+	}
+	err = maps_reserve(p, nr);
+	if (err) {
+		pstore_put(ps, path);
+		return err;
+	}
+
+	/* Hold the cut pieces' paths before the old mappings let theirs go. */
+	for (i = 0; i < k; i++) {
+		if (i == mine)
+			pieces[i].path = path;
+		else
+			pstore_hold(pieces[i].path);
+	}
+	maps_put(ps, p->maps + lo, hi - lo);
+	memmove(p->maps + lo + k, p->maps + hi, (p->nr_maps - hi) * sizeof(*p->maps));
+	memcpy(p->maps + lo, pieces, k * sizeof(*pieces));
+	p->nr_maps = nr;
+	return 0;
+}
+
+int proc__map(struct proc *p, const struct mapping *m)
+{
+	if (m->start >= m->end)
+		return -EINVAL;
+	return maps_replace(p, m->start, m->end, m);
+}
+
+int proc__unmap(struct proc *p, uint64_t start, uint64_t end)
+{
+	if (start >= end)
+		return start > end ? -EINVAL : 0;
+	return maps_replace(p, start, end, NULL);
+}
+
+size_t proc__nr_maps(const struct proc *p)
+{
+	return p->nr_maps;
+}
+
+const struct mapping *proc__find_mapping(const struct proc *p, uint64_t addr)
+{
+	size_t i;
+
+	if (!p)
 		return NULL;
-	return &p->maps[lo - 1];
+	i = first_ending_above(p, addr);
+	if (i == p->nr_maps || p->maps[i].start > addr)
+		return NULL;
+	return &p->maps[i];
 }
 
 int proc__has_maps(const struct proc *p)

@@ -72,8 +72,10 @@ uint32_t proc__pid(const struct proc *p);
 /*
  * Replace @p's mappings with the executable ones (PROT_EXEC) described by
  * /proc/PID/maps text in @buf (@len bytes, need not be NUL terminated).
- * Lines that do not parse are skipped.  Returns the number of executable
- * mappings kept, or -errno (-ENOMEM).
+ * Lines that do not parse are skipped, and so are mappings overlapping an
+ * earlier one.  Returns the number of executable mappings kept, or -errno:
+ * -E2BIG (over 2^20 lines, or over the per-process mapping cap), -ENOMEM;
+ * on error @p is unchanged.
  */
 int proc__parse_maps(struct proc *p, const char *buf, size_t len);
 
@@ -88,17 +90,22 @@ void proc__clear_maps(struct proc *p);
  * the new place of an mremap): whatever overlapped it is cut away, splitting
  * a mapping that @m lies inside (the pieces keep their own pgoff arithmetic:
  * the right piece's pgoff moves by the bytes cut from its left).  m->path is
- * copied.  Pointers from proc__find_mapping() into @p are invalid afterwards.
- * 0, or -errno: -EINVAL (empty or inverted range), -E2BIG (the per-process
- * mapping cap), -ENOMEM.  On error @p is unchanged.
+ * copied (interned, shared by every mapping of the table with that path);
+ * a path of 4096 bytes or more, or one past the table's path budget, is
+ * not kept: the mapping is made with path NULL, its range and (dev, ino)
+ * intact.  Pointers from proc__find_mapping() into @p are invalid
+ * afterwards.  0, or -errno: -EINVAL (empty or inverted range), -E2BIG (the
+ * per-process mapping cap, 65536), -ENOMEM.  On error @p is unchanged.
  */
 int proc__map(struct proc *p, const struct mapping *m);
 
 /*
  * Remove [start, end) from @p's mappings (munmap, mprotect dropping
  * PROT_EXEC, the old place of an mremap), splitting a mapping that covers
- * the range only partly.  0 or -errno (-ENOMEM when a split needs room; @p
- * is then unchanged).  Pointers into @p are invalid afterwards.
+ * the range only partly; an empty range removes nothing.  0 or -errno:
+ * -EINVAL (start > end), -E2BIG (a split past the per-process mapping cap),
+ * -ENOMEM (a split needs room); @p is then unchanged.  Pointers into @p are
+ * invalid afterwards.
  */
 int proc__unmap(struct proc *p, uint64_t start, uint64_t end);
 
@@ -108,7 +115,9 @@ size_t proc__nr_maps(const struct proc *p);
 /*
  * Fork: a new process (pid, pstart) holding a copy of @parent's mappings
  * (any other process with this pid is dropped, as by proc_table__add).
- * Returns it, or NULL + errno.  @parent stays valid.
+ * Returns it, or NULL + errno: EINVAL (@pid is @parent's, or @parent is of
+ * another table), ENOSPC (a table of one process cannot hold both),
+ * ENOMEM.  @parent stays valid: a full table evicts another process.
  */
 struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
 			      uint32_t pid, uint64_t pstart);

@@ -296,6 +296,67 @@ static void test_line_cap(void)
 	free(buf);
 }
 
+/*
+ * More executable mappings than the per-process cap: refused, the old ones
+ * kept.  A path too long to open is dropped, not its mapping.
+ */
+static void test_maps_cap_and_long_path(void)
+{
+	const size_t cap = 65536, line = 64;
+	char *buf = malloc((cap + 1) * line + 8192), *q;
+	struct proc *p = fresh(6);
+	const struct mapping *m;
+	size_t i;
+
+	if (!ASSERT_OK_PTR(buf, "malloc") || !ASSERT_OK_PTR(p, "add"))
+		goto out;
+	for (i = 0, q = buf; i < cap; i++)
+		q += sprintf(q, "%zx-%zx r-xp 00000000 08:01 1 /lib/%zu.so\n", 2 * i + 2, 2 * i + 3, i % 7);
+	ASSERT_EQ(proc__parse_maps(p, buf, (size_t)(q - buf)), (int)cap, "at the cap");
+	ASSERT_STREQ(proc__find_mapping(p, 2 * cap)->path, "/lib/1.so", "last line: 65535 % 7");
+	sprintf(q, "%zx-%zx r-xp 00000000 08:01 1 /one/more\n", 2 * cap + 2, 2 * cap + 3);
+	ASSERT_EQ(proc__parse_maps(p, buf, strlen(buf)), -E2BIG, "past the cap");
+	ASSERT_EQ(proc__nr_maps(p), cap, "old mappings kept");
+
+	q = buf + sprintf(buf, "1000-2000 r-xp 00000000 08:01 1 /");
+	memset(q, 'x', 4095);
+	strcpy(q + 4095, "\n3000-4000 r-xp 00000000 08:01 1 /");
+	q = buf + strlen(buf);
+	memset(q, 'y', 4094);
+	strcpy(q + 4094, " (deleted)\n");
+	ASSERT_EQ(proc__parse_maps(p, buf, strlen(buf)), 2, "both kept");
+	m = proc__find_mapping(p, 0x1000);
+	if (ASSERT_OK_PTR(m, "4096 bytes: mapped"))
+		ASSERT_NULL(m->path, "4096 bytes: no path");
+	m = proc__find_mapping(p, 0x3000);
+	if (ASSERT_OK_PTR(m, "4095 bytes") && ASSERT_OK_PTR(m->path, "4095 bytes: path kept")) {
+		ASSERT_EQ(strlen(m->path), (size_t)4095, "whole");
+		ASSERT_EQ(m->deleted, 1, "deleted");
+	}
+out:
+	free(buf);
+}
+
+/* The snapshot and the events share the storage: each replaces the other's. */
+static void test_parse_after_events(void)
+{
+	static const char text[] = "1000-3000 r-xp 00001000 08:01 1 /a\n";
+	struct mapping m = { .start = 0x2000, .end = 0x2800, .pgoff = 0, .path = "/b",
+			     .prot = PROT_READ | PROT_EXEC };
+	struct proc *p = fresh(7);
+
+	if (!ASSERT_OK_PTR(p, "add"))
+		return;
+	ASSERT_OK(proc__map(p, &m), "event first");
+	ASSERT_EQ(proc__parse_maps(p, text, sizeof(text) - 1), 1, "snapshot replaces");
+	ASSERT_STREQ(proc__find_mapping(p, 0x2000)->path, "/a", "the event's mapping replaced");
+	ASSERT_OK(proc__map(p, &m), "event after the snapshot");
+	ASSERT_EQ(proc__nr_maps(p), (size_t)3, "split");
+	ASSERT_EQ(proc__find_mapping(p, 0x2800)->pgoff, (uint64_t)0x2800, "right piece: pgoff moved");
+	ASSERT_STREQ(proc__find_mapping(p, 0x1fff)->path, "/a", "left piece");
+	proc_table__remove(pt, 7);
+}
+
 int main(void)
 {
 	pt = proc_table__new(0);
@@ -311,6 +372,8 @@ int main(void)
 	RUN_TEST(test_eviction_bound);
 	RUN_TEST(test_load_self);
 	RUN_TEST(test_line_cap);
+	RUN_TEST(test_maps_cap_and_long_path);
+	RUN_TEST(test_parse_after_events);
 	proc_table__free(pt);
 	proc_table__free(NULL);
 	return TEST_EXIT();
