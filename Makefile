@@ -117,7 +117,7 @@ $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_DIR)/obj/report_read.o 
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(FUZZ_DIR)/obj/kallsyms.o $(FUZZ_DIR)/obj/util.o
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_procmaps: tests/fuzz/fuzz_procmaps.c $(FUZZ_DIR)/obj/procmap.o $(FUZZ_DIR)/obj/util.o
+$(FUZZ_DIR)/fuzz_procmaps: tests/fuzz/fuzz_procmaps.c $(FUZZ_DIR)/obj/procmap.o $(FUZZ_DIR)/obj/pathstore.o $(FUZZ_DIR)/obj/util.o
 	$(FUZZ_LINK)
 $(FUZZ_BINS): $(HDRS)
 

@@ -197,7 +197,12 @@ int mapevents__apply(struct mapevents *me, const void *rec, size_t len)
 			st->unknown_parent++;
 			p = proc_table__add(pt, t->pid, t->pstart);
 		}
-		return p ? 0 : -errno;
+		/* Only running out of memory stops a recording; a record that makes no sense does not. */
+		if (!p && errno == ENOMEM)
+			return -ENOMEM;
+		if (!p)
+			st->map_errors++;
+		return 0;
 	case BPFSYM_EV_EXEC:
 		if (len < sizeof(*t))
 			break;

@@ -32,6 +32,7 @@
 
 #include "hash.h"
 #include "lru.h"
+#include "pathstore.h"
 #include "procmap.h"
 #include "util.h"
 
@@ -55,23 +56,6 @@
 #define PATH_LEN_MAX	4095
 #define PATH_STORE_MAX	((size_t)16 << 20)
 
-/* An interned path; struct mapping.path points at s. */
-struct pstr {
-	struct pstr *next;	/* hash chain */
-	uint64_t hash;
-	size_t refs;		/* mappings holding it: may pass 2^32 */
-	size_t len;
-	char s[];
-};
-
-struct pstore {
-	struct pstr **buckets;
-	size_t nr_buckets;	/* power of two */
-	size_t nr;
-	size_t bytes;		/* charged against PATH_STORE_MAX */
-	bool warned;		/* the store was full once: said so */
-};
-
 struct proc {
 	uint32_t pid;
 	uint64_t pstart;
@@ -80,6 +64,7 @@ struct proc {
 	size_t nr_maps;
 	size_t cap_maps;	/* grows by doubling up to the cap; freed on exec */
 	int has_maps;
+	int sampled;		/* counted in proc_table.sampled */
 	struct proc *hnext;	/* hash chain */
 	struct lru_node lru;	/* in proc_table.lru */
 };
@@ -87,126 +72,17 @@ struct proc {
 struct proc_table {
 	struct proc **buckets;
 	size_t nr_buckets;	/* power of two */
-	size_t nr, max, seen;
+	size_t nr, max, seen, sampled;
 	struct lru lru;		/* most recently used first */
-	struct pstore paths;
+	struct pathstore *paths;
 };
 
-static struct pstr *pstr_of(const char *s)
-{
-	/* The store owns the string: const only toward the readers of mappings. */
-	return (struct pstr *)(s - offsetof(struct pstr, s));
-}
-
-/* What a path of @len bytes costs the store. */
-static size_t pstr_cost(size_t len)
-{
-	return sizeof(struct pstr) + len + 1;
-}
-
-/* Double the buckets.  A failure only makes chains longer, so it is not an error. */
-static void pstore_grow(struct pstore *ps)
-{
-	size_t n = ps->nr_buckets * 2, i;
-	struct pstr **b = calloc(n, sizeof(*b)), *e, *next;
-
-	if (!b)
-		return;
-	for (i = 0; i < ps->nr_buckets; i++) {
-		for (e = ps->buckets[i]; e; e = next) {
-			next = e->next;
-			e->next = b[e->hash & (n - 1)];
-			b[e->hash & (n - 1)] = e;
-		}
-	}
-	free(ps->buckets);
-	ps->buckets = b;
-	ps->nr_buckets = n;
-}
-
-/*
- * A reference to the interned copy of @s (@len bytes, no NUL needed) in
- * *@out; NULL for an empty path, one longer than PATH_LEN_MAX, or a new one
- * that does not fit under PATH_STORE_MAX.  0 or -ENOMEM.
- */
-static int pstore_get(struct pstore *ps, const char *s, size_t len, const char **out)
-{
-	struct pstr *e;
-	uint64_t h;
-	size_t b;
-
-	*out = NULL;
-	if (!len)
-		return 0;
-	if (len > PATH_LEN_MAX) {
-		pr_debug("procmap: a path of %zu bytes is too long to keep\n", len);
-		return 0;
-	}
-	h = hash_bytes(0, s, len);
-	for (e = ps->buckets[h & (ps->nr_buckets - 1)]; e; e = e->next) {
-		if (e->hash == h && e->len == len && !memcmp(e->s, s, len)) {
-			e->refs++;
-			*out = e->s;
-			return 0;
-		}
-	}
-	if (ps->bytes + pstr_cost(len) > PATH_STORE_MAX) {
-		if (!ps->warned)
-			pr_warn("procmap: %zu MiB of paths held: new mappings get no path\n",
-				PATH_STORE_MAX >> 20);
-		ps->warned = true;
-		return 0;
-	}
-	e = malloc(pstr_cost(len));
-	if (!e)
-		return -ENOMEM;
-	memcpy(e->s, s, len);
-	e->s[len] = '\0';
-	e->len = len;
-	e->hash = h;
-	e->refs = 1;
-	if (ps->nr >= ps->nr_buckets)
-		pstore_grow(ps);
-	b = h & (ps->nr_buckets - 1);
-	e->next = ps->buckets[b];
-	ps->buckets[b] = e;
-	ps->nr++;
-	ps->bytes += pstr_cost(len);
-	*out = e->s;
-	return 0;
-}
-
-/* One more reference to an interned path (NULL: none).  Cannot fail. */
-static void pstore_hold(const char *s)
-{
-	if (s)
-		pstr_of(s)->refs++;
-}
-
-/* Give back a reference from pstore_get() or pstore_hold(); NULL is a no-op. */
-static void pstore_put(struct pstore *ps, const char *s)
-{
-	struct pstr *e, **pp;
-
-	if (!s)
-		return;
-	e = pstr_of(s);
-	if (--e->refs)
-		return;
-	for (pp = &ps->buckets[e->hash & (ps->nr_buckets - 1)]; *pp != e; pp = &(*pp)->next)
-		;
-	*pp = e->next;
-	ps->nr--;
-	ps->bytes -= pstr_cost(e->len);
-	free(e);
-}
-
-static void maps_put(struct pstore *ps, const struct mapping *maps, size_t n)
+static void maps_put(struct pathstore *ps, const struct mapping *maps, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		pstore_put(ps, maps[i].path);
+		pathstore__put(ps, maps[i].path);
 }
 
 static size_t pid_bucket(uint32_t pid, size_t nr_buckets)
@@ -224,11 +100,10 @@ struct proc_table *proc_table__new(size_t max_procs)
 	/* Start small: most recordings see a handful of processes and files. */
 	pt->nr_buckets = 64;
 	pt->buckets = calloc(pt->nr_buckets, sizeof(*pt->buckets));
-	pt->paths.nr_buckets = 256;
-	pt->paths.buckets = calloc(pt->paths.nr_buckets, sizeof(*pt->paths.buckets));
-	if (!pt->buckets || !pt->paths.buckets) {
+	pt->paths = pathstore__new(PATH_LEN_MAX, PATH_STORE_MAX);
+	if (!pt->buckets || !pt->paths) {
 		free(pt->buckets);
-		free(pt->paths.buckets);
+		pathstore__free(pt->paths);
 		free(pt);
 		errno = ENOMEM;
 		return NULL;
@@ -238,7 +113,7 @@ struct proc_table *proc_table__new(size_t max_procs)
 
 static void proc_free(struct proc *p)
 {
-	maps_put(&p->pt->paths, p->maps, p->nr_maps);
+	maps_put(p->pt->paths, p->maps, p->nr_maps);
 	free(p->maps);
 	free(p);
 }
@@ -267,7 +142,7 @@ void proc_table__free(struct proc_table *pt)
 		proc_free(lru_entry(n, struct proc, lru));
 	}
 	/* Every path was held by a mapping just freed: the store is empty. */
-	free(pt->paths.buckets);
+	pathstore__free(pt->paths);
 	free(pt->buckets);
 	free(pt);
 }
@@ -380,7 +255,7 @@ struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
 		return NULL;
 	}
 	for (i = 0; i < n; i++)
-		pstore_hold(maps[i].path);
+		pathstore__hold(maps[i].path);
 	p->maps = maps;
 	p->nr_maps = p->cap_maps = n;
 	p->has_maps = parent->has_maps;
@@ -553,7 +428,7 @@ static int mapping_cmp(const void *a, const void *b)
  * @ps.  *@nr: the mappings counted or filled, also on -ENOMEM, so that the
  * caller can give their paths back.  -E2BIG past MAPS_MAX_LINES.
  */
-static int walk_maps(struct pstore *ps, const char *buf, size_t len, struct mapping *maps,
+static int walk_maps(struct pathstore *ps, const char *buf, size_t len, struct mapping *maps,
 		     size_t *nr)
 {
 	const char *p = buf, *end = buf + len, *nl, *path;
@@ -574,7 +449,7 @@ static int walk_maps(struct pstore *ps, const char *buf, size_t len, struct mapp
 		    !parse_line(p, nl, &m, &path, &path_len) || !(m.prot & PROT_EXEC))
 			continue;
 		if (maps) {
-			err = pstore_get(ps, path, path_len, &m.path);
+			err = pathstore__get(ps, path, path_len, &m.path);
 			if (err)
 				break;
 			maps[n] = m;
@@ -587,7 +462,7 @@ static int walk_maps(struct pstore *ps, const char *buf, size_t len, struct mapp
 
 int proc__parse_maps(struct proc *p, const char *buf, size_t len)
 {
-	struct pstore *ps = &p->pt->paths;
+	struct pathstore *ps = p->pt->paths;
 	struct mapping *maps = NULL;
 	size_t nr, i, kept;
 	int err;
@@ -618,7 +493,7 @@ int proc__parse_maps(struct proc *p, const char *buf, size_t len)
 		qsort(maps, nr, sizeof(*maps), mapping_cmp);
 	for (i = 0, kept = 0; i < nr; i++) {
 		if (kept && maps[i].start < maps[kept - 1].end) {
-			pstore_put(ps, maps[i].path);
+			pathstore__put(ps, maps[i].path);
 			continue;
 		}
 		maps[kept++] = maps[i];
@@ -652,7 +527,7 @@ int proc__load_maps(struct proc *p, const char *path)
 
 void proc__clear_maps(struct proc *p)
 {
-	maps_put(&p->pt->paths, p->maps, p->nr_maps);
+	maps_put(p->pt->paths, p->maps, p->nr_maps);
 	free(p->maps);
 	p->maps = NULL;
 	p->nr_maps = p->cap_maps = 0;
@@ -728,7 +603,7 @@ static void cut_below(struct mapping *m, uint64_t addr)
  */
 static int maps_replace(struct proc *p, uint64_t start, uint64_t end, const struct mapping *m)
 {
-	struct pstore *ps = &p->pt->paths;
+	struct pathstore *ps = p->pt->paths;
 	size_t lo, hi, nr, k = 0, i, mine = SIZE_MAX;
 	struct mapping pieces[3];
 	const char *path = NULL;
@@ -754,13 +629,13 @@ static int maps_replace(struct proc *p, uint64_t start, uint64_t end, const stru
 	if (nr > p->nr_maps && nr > MAPS_PER_PROC)
 		return -E2BIG;
 	if (m && m->path) {
-		err = pstore_get(ps, m->path, strnlen(m->path, PATH_LEN_MAX + 1), &path);
+		err = pathstore__get(ps, m->path, strnlen(m->path, PATH_LEN_MAX + 1), &path);
 		if (err)
 			return err;
 	}
 	err = maps_reserve(p, nr);
 	if (err) {
-		pstore_put(ps, path);
+		pathstore__put(ps, path);
 		return err;
 	}
 
@@ -769,7 +644,7 @@ static int maps_replace(struct proc *p, uint64_t start, uint64_t end, const stru
 		if (i == mine)
 			pieces[i].path = path;
 		else
-			pstore_hold(pieces[i].path);
+			pathstore__hold(pieces[i].path);
 	}
 	maps_put(ps, p->maps + lo, hi - lo);
 	memmove(p->maps + lo + k, p->maps + hi, (p->nr_maps - hi) * sizeof(*p->maps));
@@ -807,6 +682,20 @@ const struct mapping *proc__find_mapping(const struct proc *p, uint64_t addr)
 	if (i == p->nr_maps || p->maps[i].start > addr)
 		return NULL;
 	return &p->maps[i];
+}
+
+int proc__note_sampled(struct proc *p)
+{
+	if (p->sampled)
+		return 0;
+	p->sampled = 1;
+	p->pt->sampled++;
+	return 1;
+}
+
+size_t proc_table__nr_sampled(const struct proc_table *pt)
+{
+	return pt->sampled;
 }
 
 int proc__has_maps(const struct proc *p)

@@ -125,6 +125,16 @@ struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
 /* The mapping holding @addr, or NULL.  O(log n).  Valid until @p's maps change. */
 const struct mapping *proc__find_mapping(const struct proc *p, uint64_t addr);
 
+/*
+ * Note that @p was sampled: returns 1 the first time, then 0.  The table
+ * counts such processes (proc_table__nr_sampled), which is what "processes
+ * seen" means to a user: the model also knows processes never sampled.
+ */
+int proc__note_sampled(struct proc *p);
+
+/* Processes noted as sampled, counting those since removed. */
+size_t proc_table__nr_sampled(const struct proc_table *pt);
+
 /* Whether the mappings were ever loaded (an empty process was never filled). */
 int proc__has_maps(const struct proc *p);
 void proc__set_has_maps(struct proc *p);

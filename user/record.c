@@ -296,6 +296,8 @@ static int handle_sample(struct recorder *r, const struct bpfsym_sample *s, size
 	}
 	/* Every sampled process is counted, kernel threads too. */
 	p = proc_of(r, s->pid, s->pstart);
+	if (p)
+		proc__note_sampled(p);
 	for (i = 0; i < nu; i++) {
 		uint64_t ip = s->ips[nk + i];
 
@@ -378,7 +380,7 @@ static void print_status(struct recorder *r, uint64_t elapsed_ns, int final)
 	human_bytes(report_writer__bytes(r->w), bytes, sizeof(bytes));
 	fprintf(stderr, "\rbpfsym: %6.1fs  %llu samples  %zu processes  %s\033[K%s",
 		elapsed_ns / 1e9, (unsigned long long)r->samples,
-		proc_table__nr_seen(r->procs), bytes, final ? "\n" : "");
+		proc_table__nr_sampled(r->procs), bytes, final ? "\n" : "");
 }
 
 /* Whether the recording should end now, besides signals and the deadline. */
@@ -437,7 +439,7 @@ static int run_loop(struct recorder *r)
 static void print_summary(struct recorder *r, const uint64_t *stats, double secs)
 {
 	char bytes[32], lost[160] = "0 lost", cmd[64] = "";
-	size_t nr = proc_table__nr_seen(r->procs);
+	size_t nr = proc_table__nr_sampled(r->procs);
 	int st = r->cmd.status;
 
 	human_bytes(report_writer__bytes(r->w), bytes, sizeof(bytes));
@@ -743,7 +745,7 @@ int record__run(const struct record_opts *o)
 	r.hdr.samples = r.samples;
 	r.hdr.lost_samples = stats[BPFSYM_STAT_LOST_SAMPLES];
 	r.hdr.lost_events = stats[BPFSYM_STAT_LOST_TASK_EVENTS];
-	r.hdr.nr_procs = proc_table__nr_seen(r.procs);
+	r.hdr.nr_procs = proc_table__nr_sampled(r.procs);
 	/* Flushed first, so the summary counts the bytes really written. */
 	err = report_writer__flush(r.w);
 	if (err) {

@@ -357,6 +357,28 @@ static void test_parse_after_events(void)
 	proc_table__remove(pt, 7);
 }
 
+/* Sampled processes are counted once each, apart from those merely known. */
+static void test_note_sampled(void)
+{
+	struct proc_table *t = proc_table__new(0);
+	struct proc *a, *b;
+
+	if (!ASSERT_OK_PTR(t, "table"))
+		return;
+	a = proc_table__add(t, 1, 1);
+	b = proc_table__add(t, 2, 1);
+	proc_table__add(t, 3, 1);
+	if (ASSERT_OK_PTR(a, "a") && ASSERT_OK_PTR(b, "b")) {
+		ASSERT_EQ(proc__note_sampled(a), 1, "first sample of a");
+		ASSERT_EQ(proc__note_sampled(a), 0, "second sample of a");
+		ASSERT_EQ(proc__note_sampled(b), 1, "first sample of b");
+		ASSERT_EQ(proc_table__nr_sampled(t), (size_t)2, "two sampled of three known");
+		proc_table__remove(t, 1);
+		ASSERT_EQ(proc_table__nr_sampled(t), (size_t)2, "removal keeps the count");
+	}
+	proc_table__free(t);
+}
+
 int main(void)
 {
 	pt = proc_table__new(0);
@@ -368,6 +390,7 @@ int main(void)
 	RUN_TEST(test_lookup_edges);
 	RUN_TEST(test_unsorted_overlapping);
 	RUN_TEST(test_nul_in_path);
+	RUN_TEST(test_note_sampled);
 	RUN_TEST(test_pid_reuse_and_remove);
 	RUN_TEST(test_eviction_bound);
 	RUN_TEST(test_load_self);
