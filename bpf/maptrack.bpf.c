@@ -119,17 +119,7 @@ __noinline int emit_map(const struct vma_info *vi, __u32 cause)
 	e = bpf_map_lookup_elem(&map_scratch, &zero);
 	if (!e)
 		return 0;
-	size = map_ev_fill(e, task, vi);
-	e->hdr.type = BPFSYM_EV_MAP;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts = bpf_ktime_get_ns();
-	e->pid = task->tgid;
-	e->tid = task->pid;
-	e->pstart = BPF_CORE_READ(task, group_leader, start_boottime);
-	e->cause = cause;
-	if (size > sizeof(*e))
-		size = sizeof(*e);
-	e->hdr.size = size;
+	size = map_ev_fill(e, task, vi, cause);
 	if (bpf_ringbuf_output(&events, e, size, 0))
 		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
 	return 0;

@@ -40,17 +40,7 @@ int snapshot(struct bpf_iter__task_vma *ctx)
 	if (!e)
 		return 0;
 	vma_info_read(vma, &vi);
-	size = map_ev_fill(e, task, &vi);
-	e->hdr.type = BPFSYM_EV_MAP;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts = bpf_ktime_get_ns();
-	e->pid = task->tgid;
-	e->tid = task->pid;
-	e->pstart = BPF_CORE_READ(task, group_leader, start_boottime);
-	e->cause = BPFSYM_MAP_SNAPSHOT;
-	if (size > sizeof(*e))
-		size = sizeof(*e);
-	e->hdr.size = size;
+	size = map_ev_fill(e, task, &vi, BPFSYM_MAP_SNAPSHOT);
 	bpf_seq_write(ctx->meta->seq, e, size);
 	return 0;
 }

@@ -203,15 +203,23 @@ static __always_inline void vma_info_read(struct vm_area_struct *vma, struct vma
 }
 
 /*
- * Fill everything in @e but the header, pid, tid, pstart and cause from the
- * VMA @vi of @task.  Returns the record's size.
+ * Make @e the MAP record, sent for @cause, of the VMA @vi of @task.
+ * Returns the record's size (header included, at most sizeof(*e)).
  */
 static __always_inline __u32 map_ev_fill(struct bpfsym_map_ev *e, struct task_struct *task,
-					 const struct vma_info *vi)
+					 const struct vma_info *vi, __u32 cause)
 {
 	struct file *file = (struct file *)vi->file;
 	struct inode *inode;
-	__u32 plen = 0;
+	__u32 plen = 0, size;
+
+	e->hdr.type = BPFSYM_EV_MAP;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts = bpf_ktime_get_ns();
+	e->pid = BPF_CORE_READ(task, tgid);
+	e->tid = BPF_CORE_READ(task, pid);
+	e->pstart = BPF_CORE_READ(task, group_leader, start_boottime);
+	e->cause = cause;
 
 	e->start = vi->start;
 	e->end = vi->end;
@@ -237,7 +245,11 @@ static __always_inline __u32 map_ev_fill(struct bpfsym_map_ev *e, struct task_st
 	}
 	e->path_len = plen;
 	/* Padded to 8 bytes, so records packed back to back stay aligned. */
-	return (BPFSYM_MAP_EV_HDR_SIZE + plen + 1 + 7) & ~7u;
+	size = (BPFSYM_MAP_EV_HDR_SIZE + plen + 1 + 7) & ~7u;
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	e->hdr.size = size;
+	return size;
 }
 
 #endif /* BPFSYM_VMA_BPF_H */

@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfnote.h"
 #include "elfsym.h"
 #include "util.h"
 
@@ -527,19 +528,6 @@ static int elfsym__build_spans(struct elfsym *es)
 	return 0;
 }
 
-static uint32_t rd32(const uint8_t *p, bool swap)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return swap ? __builtin_bswap32(v) : v;
-}
-
-static uint64_t align_up(uint64_t v, uint64_t align)
-{
-	return (v + align - 1) & ~(align - 1);
-}
-
 /*
  * Look for NT_GNU_BUILD_ID in the note area [off, off + size).  Every
  * field is checked against the area; a malformed note ends the area, a
@@ -552,7 +540,8 @@ static bool elfsym__scan_notes(struct reader *r, struct elfsym *es,
 		    (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
 	const uint8_t *p;
 	Elf_Data *data;
-	uint64_t pos = 0;
+	size_t len;
+	long at;
 
 	if (!size || size > NOTES_MAX || !in_range(off, size, r->fsize))
 		return false;
@@ -562,33 +551,15 @@ static bool elfsym__scan_notes(struct reader *r, struct elfsym *es,
 		return false;
 	}
 	p = data->d_buf;
-	/* Only 8-byte aligned notes pad to 8 (gABI); the rest pad to 4. */
-	align = align == 8 ? 8 : 4;
-	while (size - pos >= 12) {
-		uint32_t namesz = rd32(p + pos, swap), descsz = rd32(p + pos + 4, swap);
-		uint32_t type = rd32(p + pos + 8, swap);
-		uint64_t name_off = pos + 12, desc_off;
-
-		desc_off = align_up(name_off + namesz, align);
-		if (desc_off > size || descsz > size - desc_off) {
-			pr_debug("elfsym: '%s': note at 0x%llx overruns its area\n",
-				 r->name, (unsigned long long)(off + pos));
-			return false;
-		}
-		pos = align_up(desc_off + descsz, align);
-		if (pos > size)
-			pos = size;
-		if (type != NT_GNU_BUILD_ID || namesz != 4 || memcmp(p + name_off, "GNU", 4))
-			continue;
-		if (!descsz || descsz > BUILD_ID_MAX) {
-			pr_debug("elfsym: '%s': build-id of %u bytes ignored\n", r->name, descsz);
-			continue;
-		}
-		memcpy(es->build_id, p + desc_off, descsz);
-		es->build_id_len = descsz;
-		return true;
-	}
-	return false;
+	at = elfnote__build_id(p, size, align, swap, BUILD_ID_MAX, &len);
+	if (at == -EBADMSG)
+		pr_debug("elfsym: '%s': a note at 0x%llx overruns its area\n", r->name,
+			 (unsigned long long)off);
+	if (at < 0)
+		return false;
+	memcpy(es->build_id, p + at, len);
+	es->build_id_len = len;
+	return true;
 }
 
 /* PT_NOTE first (what the loader maps), then SHT_NOTE sections. */

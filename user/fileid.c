@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "elfnote.h"
 #include "fileid.h"
 #include "util.h"
 
@@ -135,19 +136,6 @@ int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mappin
 	return fd;
 }
 
-static uint32_t rd32(const uint8_t *p, bool swap)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return swap ? __builtin_bswap32(v) : v;
-}
-
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
 struct note_reader {
 	int fd;
 	uint64_t fsize;
@@ -166,8 +154,9 @@ struct note_reader {
  */
 static int scan_notes(struct note_reader *r, uint64_t off, uint64_t size, uint64_t align)
 {
-	uint64_t pos = 0;
+	size_t len;
 	ssize_t n;
+	long at;
 
 	if (!size || size > NOTE_AREA_MAX || off > r->fsize || size > r->fsize - off)
 		return 0;
@@ -187,27 +176,12 @@ static int scan_notes(struct note_reader *r, uint64_t off, uint64_t size, uint64
 		return -errno;
 	if ((uint64_t)n != size)
 		return 0;	/* truncated under us */
-	/* Only 8-byte aligned notes pad to 8 (gABI); the rest pad to 4. */
-	align = align == 8 ? 8 : 4;
-	while (size - pos >= 12) {
-		uint32_t namesz = rd32(r->buf + pos, r->swap), descsz = rd32(r->buf + pos + 4, r->swap);
-		uint32_t type = rd32(r->buf + pos + 8, r->swap);
-		uint64_t name_off = pos + 12, desc_off = align_up(name_off + namesz, align);
-
-		if (desc_off > size || descsz > size - desc_off)
-			return 0;
-		pos = align_up(desc_off + descsz, align);
-		if (pos > size)
-			pos = size;
-		if (type != NT_GNU_BUILD_ID || namesz != 4 || memcmp(r->buf + name_off, "GNU", 4))
-			continue;
-		if (!descsz || descsz > FILEID_BUILD_ID_MAX)
-			continue;
-		memcpy(r->id, r->buf + desc_off, descsz);
-		*r->len = descsz;
-		return 1;
-	}
-	return 0;
+	at = elfnote__build_id(r->buf, size, align, r->swap, FILEID_BUILD_ID_MAX, &len);
+	if (at < 0)
+		return 0;
+	memcpy(r->id, r->buf + at, len);
+	*r->len = len;
+	return 1;
 }
 
 /* The entries of a header table: 0 when the header's claim does not fit the file. */
