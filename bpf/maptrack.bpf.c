@@ -78,7 +78,7 @@ static __always_inline void emit_task_ev(__u16 type, struct task_struct *p, __u3
 	e->pstart = BPF_CORE_READ(p, group_leader, start_boottime);
 	e->ppstart = parent ? BPF_CORE_READ(parent, group_leader, start_boottime) : 0;
 	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, rb_flags());
 }
 
 static __always_inline void emit_unmap(struct task_struct *t, __u64 start, __u64 end, __u32 cause)
@@ -101,7 +101,7 @@ static __always_inline void emit_unmap(struct task_struct *t, __u64 start, __u64
 	e->end = end;
 	e->cause = cause;
 	e->pad = 0;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, rb_flags());
 }
 
 /*
@@ -120,7 +120,7 @@ __noinline int emit_map(const struct vma_info *vi, __u32 cause)
 	if (!e)
 		return 0;
 	size = map_ev_fill(e, task, vi, cause);
-	if (bpf_ringbuf_output(&events, e, size, 0))
+	if (bpf_ringbuf_output(&events, e, size, rb_flags()))
 		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
 	return 0;
 }

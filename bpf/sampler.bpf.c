@@ -89,7 +89,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		size = sizeof(*s);
 	s->hdr.size = size;
 
-	if (bpf_ringbuf_output(&events, s, size, 0))
+	if (bpf_ringbuf_output(&events, s, size, rb_flags()))
 		stat_inc(BPFSYM_STAT_LOST_SAMPLES);
 	else
 		stat_inc(BPFSYM_STAT_SAMPLES);

@@ -53,6 +53,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	s->rodata->follow_children = o->follow_children;
 	s->rodata->want_kernel = o->want_kernel;
 	s->rodata->want_user = o->want_user;
+	s->rodata->wakeup_bytes = ringbuf_size(p->nr_cpus) / 4;
 	bpf_map__set_max_entries(s->maps.targets, o->max_targets ? o->max_targets : 1);
 	bpf_map__set_max_entries(s->maps.events, ringbuf_size(p->nr_cpus));
 	err = sampler_bpf__load(s);
@@ -78,6 +79,7 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	}
 	t->rodata->target_mode = o->target_mode;
 	t->rodata->follow_children = o->follow_children;
+	t->rodata->wakeup_bytes = ringbuf_size(p->nr_cpus) / 4;
 	err = bpf_map__reuse_fd(t->maps.events, bpf_map__fd(p->sampler->maps.events));
 	err = err ?: bpf_map__reuse_fd(t->maps.targets, bpf_map__fd(p->sampler->maps.targets));
 	err = err ?: bpf_map__reuse_fd(t->maps.stats, bpf_map__fd(p->sampler->maps.stats));

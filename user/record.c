@@ -416,7 +416,14 @@ static int run_loop(struct recorder *r)
 		timeout = POLL_MS;
 		if (deadline && deadline - now < (uint64_t)POLL_MS * 1000000)
 			timeout = (int)((deadline - now) / 1000000) + 1;
+		/*
+		 * Records come without wakeups until a quarter of the ring is
+		 * full (rb_flags in bpf/maps.bpf.h): poll sleeps for the
+		 * timeout, then everything waiting is drained.
+		 */
 		err = ring_buffer__poll(r->rb, timeout);
+		if (err >= 0 || err == -EINTR)
+			err = ring_buffer__consume(r->rb);
 		if (err < 0 && err != -EINTR)
 			return r->err ? r->err : err;
 		now = now_ns(CLOCK_MONOTONIC);
