@@ -63,7 +63,6 @@ struct proc {
 	struct mapping *maps;	/* by start, not overlapping, not empty */
 	size_t nr_maps;
 	size_t cap_maps;	/* grows by doubling up to the cap; freed on exec */
-	int has_maps;
 	int sampled;		/* counted in proc_table.sampled */
 	struct proc *hnext;	/* hash chain */
 	struct lru_node lru;	/* in proc_table.lru */
@@ -258,7 +257,6 @@ struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
 		pathstore__hold(maps[i].path);
 	p->maps = maps;
 	p->nr_maps = p->cap_maps = n;
-	p->has_maps = parent->has_maps;
 	return p;
 }
 
@@ -698,12 +696,3 @@ size_t proc_table__nr_sampled(const struct proc_table *pt)
 	return pt->sampled;
 }
 
-int proc__has_maps(const struct proc *p)
-{
-	return p->has_maps;
-}
-
-void proc__set_has_maps(struct proc *p)
-{
-	p->has_maps = 1;
-}

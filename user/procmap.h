@@ -135,10 +135,6 @@ int proc__note_sampled(struct proc *p);
 /* Processes noted as sampled, counting those since removed. */
 size_t proc_table__nr_sampled(const struct proc_table *pt);
 
-/* Whether the mappings were ever loaded (an empty process was never filled). */
-int proc__has_maps(const struct proc *p);
-void proc__set_has_maps(struct proc *p);
-
 /* The file offset an address in @m corresponds to: the pgoff arithmetic. */
 static inline uint64_t mapping__file_offset(const struct mapping *m, uint64_t addr)
 {

@@ -264,7 +264,6 @@ static struct proc *proc_of(struct recorder *r, uint32_t pid, uint64_t pstart)
 		if (err < 0)
 			pr_debug("record: pid %u: reading '%s' failed: %s\n", pid, path, strerror(-err));
 	}
-	proc__set_has_maps(p);
 	return p;
 }
 

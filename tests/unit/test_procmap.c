@@ -178,9 +178,6 @@ static void test_unsorted_overlapping(void)
 	ASSERT_EQ(proc__parse_maps(p, text, sizeof(text) - 1), 2, "again");
 	proc__clear_maps(p);
 	ASSERT_NULL(proc__find_mapping(p, 0x2800), "cleared");
-	ASSERT_EQ(proc__has_maps(p), 0, "never marked");
-	proc__set_has_maps(p);
-	ASSERT_EQ(proc__has_maps(p), 1, "marked");
 }
 
 static void test_pid_reuse_and_remove(void)
