@@ -90,12 +90,14 @@ static int defer_exit(struct mapevents *me, uint32_t pid, uint64_t pstart, uint6
 	return 0;
 }
 
-uint64_t mapevents__dev(uint64_t kdev)
+/* The kernel's dev_t (major << 20 | minor) as userspace's st_dev. */
+static uint64_t kdev_to_dev(uint64_t kdev)
 {
 	return makedev((unsigned int)(kdev >> 20), (unsigned int)(kdev & 0xfffff));
 }
 
-struct proc *mapevents__proc(struct proc_table *pt, uint32_t pid, uint64_t pstart)
+/* The process (pid, pstart), created empty if the model does not know it; NULL + errno. */
+static struct proc *proc_get(struct proc_table *pt, uint32_t pid, uint64_t pstart)
 {
 	struct proc *p = proc_table__find(pt, pid, pstart);
 
@@ -118,7 +120,7 @@ static int apply_map(struct proc_table *pt, struct symbolizer *sym, const struct
 		.start = e->start,
 		.end = e->end,
 		.pgoff = e->pgoff,
-		.dev = mapevents__dev(e->dev),
+		.dev = kdev_to_dev(e->dev),
 		.ino = e->ino,
 		.mtime_sec = e->mtime_sec,
 		.mtime_nsec = e->mtime_nsec,
@@ -134,7 +136,7 @@ static int apply_map(struct proc_table *pt, struct symbolizer *sym, const struct
 		m.kind = MAPPING_SPECIAL;
 	else
 		m.kind = MAPPING_FILE;
-	p = mapevents__proc(pt, e->pid, e->pstart);
+	p = proc_get(pt, e->pid, e->pstart);
 	if (!p)
 		return -errno;
 	st->maps++;
@@ -208,7 +210,7 @@ int mapevents__apply(struct mapevents *me, const void *rec, size_t len)
 			break;
 		st->execs++;
 		/* The MAP records of the new image follow. */
-		p = mapevents__proc(pt, t->pid, t->pstart);
+		p = proc_get(pt, t->pid, t->pstart);
 		if (!p)
 			return -errno;
 		proc__clear_maps(p);

@@ -53,10 +53,4 @@ void mapevents__advance(struct mapevents *me, uint64_t ts);
 
 const struct mapevents_stats *mapevents__stats(const struct mapevents *me);
 
-/* The process (pid, pstart), created empty if the model does not know it; NULL + errno. */
-struct proc *mapevents__proc(struct proc_table *pt, uint32_t pid, uint64_t pstart);
-
-/* The kernel's dev_t (major << 20 | minor) as userspace's st_dev. */
-uint64_t mapevents__dev(uint64_t kdev);
-
 #endif /* BPFSYM_MAPEVENTS_H */

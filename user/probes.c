@@ -24,6 +24,7 @@ struct probes {
 	struct sampler_bpf *sampler;
 	struct maptrack_bpf *tracker;
 	int nr_cpus;
+	uint32_t ring_size;		/* bytes of the shared ring buffer */
 	struct bpf_link **links;	/* one per CPU event, NULL where none */
 	int *pfds;
 };
@@ -53,9 +54,9 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	s->rodata->follow_children = o->follow_children;
 	s->rodata->want_kernel = o->want_kernel;
 	s->rodata->want_user = o->want_user;
-	s->rodata->wakeup_bytes = ringbuf_size(p->nr_cpus) / 4;
+	s->rodata->wakeup_bytes = p->ring_size / 4;
 	bpf_map__set_max_entries(s->maps.targets, o->max_targets ? o->max_targets : 1);
-	bpf_map__set_max_entries(s->maps.events, ringbuf_size(p->nr_cpus));
+	bpf_map__set_max_entries(s->maps.events, p->ring_size);
 	err = sampler_bpf__load(s);
 	if (err) {
 		fprintf(stderr, "bpfsym: loading the BPF sampler failed: %s%s\n", strerror(-err),
@@ -79,7 +80,7 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	}
 	t->rodata->target_mode = o->target_mode;
 	t->rodata->follow_children = o->follow_children;
-	t->rodata->wakeup_bytes = ringbuf_size(p->nr_cpus) / 4;
+	t->rodata->wakeup_bytes = p->ring_size / 4;
 	err = bpf_map__reuse_fd(t->maps.events, bpf_map__fd(p->sampler->maps.events));
 	err = err ?: bpf_map__reuse_fd(t->maps.targets, bpf_map__fd(p->sampler->maps.targets));
 	err = err ?: bpf_map__reuse_fd(t->maps.stats, bpf_map__fd(p->sampler->maps.stats));
@@ -123,6 +124,7 @@ struct probes *probes__load(const struct probes_opts *o)
 	}
 	for (i = 0; i < p->nr_cpus; i++)
 		p->pfds[i] = -1;
+	p->ring_size = ringbuf_size(p->nr_cpus);
 	err = load_sampler(p, o);
 	err = err ?: load_tracker(p, o);
 	if (err)
