@@ -9,9 +9,10 @@ BPFTOOL	?= $(or $(shell command -v bpftool 2>/dev/null),/usr/sbin/bpftool)
 ARCH	:= x86
 BUILD	:= build
 
-PKGS	:= libbpf libelf libzstd
+PKGS	:= libbpf libelf libzstd liblzma zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# libiberty (binutils' demangler for C++ and Rust) has no pkg-config file.
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty
 
 WARN	:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
 CFLAGS	?= -O2 -g
@@ -102,7 +103,9 @@ FUZZ_SECONDS	?= 60
 FUZZ_DIR	:= $(BUILD)/fuzz
 FUZZ_CFLAGS	:= $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser $(PKG_CFLAGS) \
 		   -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_BINS	:= $(addprefix $(FUZZ_DIR)/fuzz_,elfsym report kallsyms procmaps)
+# Every tests/fuzz/fuzz_NAME.c is a target; its modules are listed below.
+FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS	:= $(addprefix $(FUZZ_DIR)/fuzz_,$(FUZZ_NAMES))
 FUZZ_LINK	 = $(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
 .PHONY: fuzz fuzz-build fuzz-targets
@@ -119,6 +122,12 @@ $(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(FUZZ_DIR)/obj/kallsyms.o
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_procmaps: tests/fuzz/fuzz_procmaps.c $(FUZZ_DIR)/obj/procmap.o $(FUZZ_DIR)/obj/pathstore.o $(FUZZ_DIR)/obj/util.o
 	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_perfmap: tests/fuzz/fuzz_perfmap.c $(FUZZ_DIR)/obj/perfmap.o $(FUZZ_DIR)/obj/util.o
+	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(FUZZ_DIR)/obj/jitdump.o $(FUZZ_DIR)/obj/util.o
+	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_hints: tests/fuzz/fuzz_hints.c $(FUZZ_DIR)/obj/hints.o $(FUZZ_DIR)/obj/util.o
+	$(FUZZ_LINK)
 $(FUZZ_BINS): $(HDRS)
 
 # The report seeds come from the real writer, itself sanitized.
@@ -126,7 +135,7 @@ $(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c user/report_write.c 
 		user/util.c $(HDRS) | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LDLIBS)
 
-$(FUZZ_DIR)/seeds/.stamp: tests/fuzz/make-corpus.sh $(FUZZ_DIR)/gen_report_seeds
+$(FUZZ_DIR)/seeds/.stamp: tests/fuzz/make-corpus.sh $(wildcard tests/fuzz/seeds-*.sh) $(FUZZ_DIR)/gen_report_seeds
 	CC=$(CC) sh tests/fuzz/make-corpus.sh $(FUZZ_DIR)/seeds $(FUZZ_DIR)/gen_report_seeds
 	touch $@
 
@@ -145,4 +154,4 @@ fuzz-build:
 	fi
 
 fuzz: fuzz-targets
-	sh tests/fuzz/replay.sh -t $(FUZZ_SECONDS) -l fuzz
+	sh tests/fuzz/replay.sh -t $(FUZZ_SECONDS) -l fuzz $(FUZZ_NAMES)

@@ -9,6 +9,7 @@
 #   report    valid recordings from the real writer (GEN_REPORT_SEEDS)
 #   kallsyms  synthetic /proc/kallsyms text, and the head of the real one
 #   procmaps  /proc/self/maps text, and crafted lines
+#   others    tests/fuzz/seeds-NAME.sh DIR/NAME writes target NAME's seeds
 #
 # A variant this toolchain cannot build is left out with a note on stderr:
 # a seed corpus is a head start, not a test.  Fails only when DIR cannot be
@@ -180,4 +181,13 @@ ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsysca
 10000000000000000-10000000000001000 r-xp 00000000 fd:01 14 /seventeen/digits
 EOF
 printf '7f0000f00000-7f0000f01000 r-xp 00000000 fd:01 15 /crlf\r\n7f0000f10000-7f0000f11000 r-xp 00000000 fd:01 16 /last/no/newline' > "$m/crlf"
+# ---- targets with their own seed script ----
+for script in "$(dirname "$0")"/seeds-*.sh; do
+	[ -f "$script" ] || continue
+	t=${script##*/seeds-}
+	t=${t%.sh}
+	rm -rf "${out:?}/$t"
+	mkdir -p "$out/$t" || exit 1
+	CC=$CC sh "$script" "$out/$t" || echo "make-corpus: $t: seed script failed" >&2
+done
 exit 0

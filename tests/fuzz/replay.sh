@@ -1,6 +1,6 @@
 #!/bin/sh
 # replay.sh [-t SECONDS] [-l LABEL] [TARGET...]: run each fuzz target (all
-# four by default) over its corpus under ASan/UBSan, then let it fuzz for
+# every tests/fuzz/fuzz_*.c by default) over its corpus under ASan/UBSan, then let it fuzz for
 # SECONDS more (default 10; 0: replay only), and print one line per target,
 # as tests/run.sh counts them:
 #   PASS fuzz/TARGET_LABEL: inputs replayed, runs, coverage, corpus growth
@@ -27,7 +27,13 @@ while getopts t:l: opt; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -gt 0 ] || set -- elfsym report kallsyms procmaps
+# Default: every target there is a source for (tests/fuzz/fuzz_NAME.c).
+if [ $# -eq 0 ]; then
+	for f in "$top"/tests/fuzz/fuzz_*.c; do
+		n=${f##*/fuzz_}
+		set -- "$@" "${n%.c}"
+	done
+fi
 case $secs in ''|*[!0-9]*) echo "replay.sh: -t wants whole seconds, not '$secs'" >&2; exit 2 ;; esac
 
 # Bigger inputs only slow the fuzzer down: ELF seeds and reports are a few
