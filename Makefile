@@ -20,9 +20,10 @@ ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I$(BU
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDLIBS	:= $(PKG_LIBS) -lm
 
-# Modules below the loader: no libbpf, unit-tested without root.
-LIB_SRCS := $(filter-out user/main.c user/record.c user/probes.c,$(wildcard user/*.c))
-APP_SRCS := user/main.c user/record.c user/probes.c
+# The command line and the loader; the rest are modules below the loader:
+# no libbpf, unit-tested without root.
+APP_SRCS := user/main.c user/record.c user/probes.c user/cli_symbolize.c
+LIB_SRCS := $(filter-out $(APP_SRCS),$(wildcard user/*.c))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS	 := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 HDRS	 := $(wildcard user/*.h include/*.h)

@@ -11,16 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "record.h"
 #include "report.h"
 #include "report_view.h"
 #include "util.h"
 
-#define EXIT_USAGE 2
-
 static const char record_usage[] =
 "Usage: bpfsym [record] [TARGET] [OPTIONS] [-- COMMAND [ARGS...]]\n"
 "       bpfsym report [FILE] [OPTIONS]\n"
+"       bpfsym symbolize (--elf FILE | --pid PID | --kernel) [ADDR...]\n"
 "\n"
 "Sample kernel and user stacks of the whole system, some processes, or a\n"
 "command, with BPF, and write a zstd-compressed report (bpfsym.data).\n"
@@ -77,8 +77,7 @@ static const char report_usage[] =
 "  bpfsym report app.data --pid 1234 --limit 20\n"
 "  bpfsym report --comm nginx --folded > nginx.folded\n";
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
+int cli__usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -90,8 +89,7 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* The option as the user typed it, for messages about unknown ones. */
-static const char *bad_option(char **argv)
+const char *cli__bad_option(char **argv)
 {
 	const char *arg = argv[optind - 1];
 
@@ -170,32 +168,32 @@ static int cmd_record(int argc, char **argv)
 			pids = NULL;
 			if (parse_pid_list(optarg, &pids, &o.nr_pids)) {
 				free(pids);
-				return usage_error("-p '%s': expected PID[,PID...] of positive numbers", optarg);
+				return cli__usage_error("-p '%s': expected PID[,PID...] of positive numbers", optarg);
 			}
 			break;
 		case 'G':
 			if (!optarg[0]) {
 				free(pids);
-				return usage_error("-G: expected a cgroup path");
+				return cli__usage_error("-G: expected a cgroup path");
 			}
 			o.cgroup = optarg;
 			break;
 		case 'F':
 			if (parse_u32(optarg, &o.freq) || o.freq == 0) {
 				free(pids);
-				return usage_error("-F '%s': expected a frequency of at least 1 Hz", optarg);
+				return cli__usage_error("-F '%s': expected a frequency of at least 1 Hz", optarg);
 			}
 			break;
 		case 'd':
 			if (parse_seconds(optarg, &o.duration) || !(o.duration > 0)) {
 				free(pids);
-				return usage_error("-d '%s': expected a positive number of seconds", optarg);
+				return cli__usage_error("-d '%s': expected a positive number of seconds", optarg);
 			}
 			break;
 		case 'o':
 			if (!optarg[0]) {
 				free(pids);
-				return usage_error("-o: expected a file name");
+				return cli__usage_error("-o: expected a file name");
 			}
 			o.output = optarg;
 			break;
@@ -217,15 +215,15 @@ static int cmd_record(int argc, char **argv)
 			return 0;
 		case ':':
 			free(pids);
-			return usage_error("option '%s' needs a value", bad_option(argv));
+			return cli__usage_error("option '%s' needs a value", cli__bad_option(argv));
 		default:
 			free(pids);
-			return usage_error("unknown option '%s'", bad_option(argv));
+			return cli__usage_error("unknown option '%s'", cli__bad_option(argv));
 		}
 	}
 	if (o.user_only && o.kernel_only) {
 		free(pids);
-		return usage_error("--user-only and --kernel-only exclude each other");
+		return cli__usage_error("--user-only and --kernel-only exclude each other");
 	}
 	o.pids = pids;
 	if (optind < argc) {
@@ -238,7 +236,7 @@ static int cmd_record(int argc, char **argv)
 	}
 	if (all + !!pids + !!o.argv + !!o.cgroup > 1) {
 		free(pids);
-		return usage_error("give one target: -a, -p PID, -G CGROUP, or -- COMMAND");
+		return cli__usage_error("give one target: -a, -p PID, -G CGROUP, or -- COMMAND");
 	}
 	if (o.verbose)
 		log_set_level(LOG_DEBUG);
@@ -296,7 +294,7 @@ static int cmd_report(int argc, char **argv)
 			free(pids);
 			pids = NULL;
 			if (parse_pid_list(optarg, &pids, &vo.nr_pids)) {
-				usage_error("--pid '%s': expected PID[,PID...] of positive numbers", optarg);
+				cli__usage_error("--pid '%s': expected PID[,PID...] of positive numbers", optarg);
 				goto out;
 			}
 			break;
@@ -306,7 +304,7 @@ static int cmd_report(int argc, char **argv)
 			free(comm_arg);
 			comm_arg = strdup(optarg);
 			if (!comm_arg || split_list(comm_arg, &comms, &vo.nr_comms)) {
-				usage_error("--comm '%s': expected NAME[,NAME...]", optarg);
+				cli__usage_error("--comm '%s': expected NAME[,NAME...]", optarg);
 				goto out;
 			}
 			break;
@@ -315,7 +313,7 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case OPT_LIMIT:
 			if (parse_u64(optarg, &limit)) {
-				usage_error("--limit '%s': expected a number of rows", optarg);
+				cli__usage_error("--limit '%s': expected a number of rows", optarg);
 				goto out;
 			}
 			vo.limit = (size_t)limit;
@@ -325,17 +323,17 @@ static int cmd_report(int argc, char **argv)
 			ret = 0;
 			goto out;
 		case ':':
-			usage_error("option '%s' needs a value", bad_option(argv));
+			cli__usage_error("option '%s' needs a value", cli__bad_option(argv));
 			goto out;
 		default:
-			usage_error("unknown option '%s'", bad_option(argv));
+			cli__usage_error("unknown option '%s'", cli__bad_option(argv));
 			goto out;
 		}
 	}
 	if (optind < argc)
 		path = argv[optind++];
 	if (optind < argc) {
-		usage_error("unexpected argument '%s'", argv[optind]);
+		cli__usage_error("unexpected argument '%s'", argv[optind]);
 		goto out;
 	}
 	vo.pids = pids;
@@ -377,9 +375,11 @@ int main(int argc, char **argv)
 	}
 	if (verb && !strcmp(verb, "report"))
 		return cmd_report(argc - 1, argv + 1);
+	if (verb && !strcmp(verb, "symbolize"))
+		return cmd_symbolize(argc - 1, argv + 1);
 	if (verb && !strcmp(verb, "record"))
 		return cmd_record(argc - 1, argv + 1);
 	if (verb && verb[0] != '-')
-		return usage_error("unknown command '%s': expected record or report", verb);
+		return cli__usage_error("unknown command '%s': expected record, report or symbolize", verb);
 	return cmd_record(argc, argv);
 }

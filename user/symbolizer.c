@@ -34,8 +34,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "elfsym.h"
 #include "fileid.h"
 #include "kallsyms.h"
@@ -114,6 +117,12 @@ struct symbolizer {
 	struct smod anon;
 	struct smod *vmlinux;
 	struct strtab names;
+	struct demangle_cache demangled;
+	bool no_demangle;
+	/* symbolizer__elf()'s last file: asked about again and again. */
+	char *elf_path;
+	struct smod *elf_mod;
+	struct mapping elf_map;
 };
 
 /* The chain holding hash @h (NULL when the table is empty). */
@@ -502,6 +511,14 @@ static uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid,
 	return RPT_OK;
 }
 
+/* What a symbol @name (stable, or NULL after a failed intern) is shown as. */
+static const char *display_name(struct symbolizer *s, const char *name)
+{
+	if (!name || s->no_demangle)
+		return name;
+	return demangle_cache__get(&s->demangled, &s->names, name);
+}
+
 static void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
 		       uint64_t ip, struct sym_frame *out)
 {
@@ -536,7 +553,7 @@ static void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping 
 		out->reason = RPT_OUTSIDE_SYMBOL;
 		return;
 	}
-	name = strtab__intern(&s->names, sym->name);
+	name = display_name(s, strtab__intern(&s->names, sym->name));
 	if (!name) {
 		out->reason = RPT_FILE_UNREADABLE;	/* ENOMEM: nothing better to say */
 		return;
@@ -581,6 +598,102 @@ int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
 	return symbolizer__user_mapping(s, pid, proc__find_mapping(p, ip), ip, out);
 }
 
+/*
+ * The module of the host file @path, opened and adopted now, kept for
+ * later calls (the last one is remembered: `symbolize --elf` asks about
+ * one file many times).  *@mp describes the whole file as mapped at 0.
+ */
+static struct smod *elf_module(struct symbolizer *s, const char *path, struct mapping *mp, int *errp)
+{
+	struct stat st;
+	struct smod *m;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st)) {
+		err = -errno;
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
+		err = -ENOEXEC;
+		goto fail;
+	}
+	memset(mp, 0, sizeof(*mp));
+	mp->end = (uint64_t)st.st_size;
+	mp->dev = st.st_dev;
+	mp->ino = st.st_ino;
+	mp->mtime_sec = st.st_mtim.tv_sec;
+	mp->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
+	mp->prot = 5;	/* PROT_READ | PROT_EXEC */
+	mp->kind = MAPPING_FILE;
+	mp->path = path;
+	m = file_module(s, mp);
+	if (!m) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (m->fd.fd >= 0) {
+		close(fd);
+		return m;
+	}
+	err = module_adopt(s, m, fd);
+	if (err) {
+		note_failure(m, 0, err);
+		*errp = err;
+		return m;
+	}
+	m->fail_reason = RPT_OK;
+	return m;
+fail:
+	if (fd >= 0)
+		close(fd);
+	*errp = err;
+	return NULL;
+}
+
+int symbolizer__elf(struct symbolizer *s, const char *path, uint64_t addr, bool file_offset,
+		    struct sym_frame *out)
+{
+	struct mapping mp;
+	uint64_t off = addr;
+	struct smod *m;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->offset = addr;
+	if (s->elf_path && !strcmp(s->elf_path, path)) {
+		m = s->elf_mod;
+		mp = s->elf_map;
+	} else {
+		m = elf_module(s, path, &mp, &err);
+		if (m && !err) {
+			free(s->elf_path);
+			s->elf_path = strdup(path);
+			s->elf_mod = s->elf_path ? m : NULL;
+			s->elf_map = mp;
+			s->elf_map.path = s->elf_path;
+		}
+	}
+	if (!m || err) {
+		out->module = m ? &m->pub : NULL;
+		out->reason = RPT_FILE_UNREADABLE;
+		return err;
+	}
+	if (!file_offset) {
+		out->module = &m->pub;
+		out->reason = file_load(s, m, 0, &mp);
+		if (out->reason != RPT_OK)
+			return 0;
+		if (elfsym__vaddr_to_offset(m->img->es, addr, &off)) {
+			out->reason = RPT_OUTSIDE_SYMBOL;
+			return 0;
+		}
+	}
+	mp.end = UINT64_MAX;	/* an offset past the end is the lookup's to refuse */
+	file_frame(s, 0, &mp, off, out);
+	return 0;
+}
+
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out)
 {
 	const struct ksym *ks;
@@ -604,7 +717,12 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out)
 	}
 	m = ks->module ? named_module(s, RPT_MOD_KERNEL, ks->module, true) : s->vmlinux;
 	out->module = m ? &m->pub : NULL;
-	out->sym = ks->name;
+	/* Rust in the kernel has mangled names too. */
+	out->sym = display_name(s, ks->name);
+	if (!out->sym) {
+		out->reason = RPT_NO_SYMBOLS;	/* ENOMEM: nothing better to say */
+		return 0;
+	}
 	out->sym_off = ip - ks->addr;
 	out->reason = RPT_OK;
 	return 0;
@@ -623,6 +741,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		return NULL;
 	s->max_files = opts->max_files ? opts->max_files : MAX_FILES_DEFAULT;
 	s->fds.cap = opts->max_fds ? opts->max_fds : MAX_FDS_DEFAULT;
+	s->no_demangle = opts->no_demangle;
 	s->proc_root = strdup(opts->proc_root ? opts->proc_root : "/proc");
 	s->debug_root = strdup(opts->debug_root ? opts->debug_root : "/usr/lib/debug");
 	if (!s->proc_root || !s->debug_root) {
@@ -671,6 +790,8 @@ void symbolizer__free(struct symbolizer *s)
 		free(img);
 	}
 	free(s->images.b);
+	demangle_cache__free(&s->demangled);
+	free(s->elf_path);
 	strtab__free(&s->names);
 	free(s->vmlinux);
 	ksyms__free(s->ks);

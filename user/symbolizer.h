@@ -11,6 +11,7 @@
 #ifndef BPFSYM_SYMBOLIZER_H
 #define BPFSYM_SYMBOLIZER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "procmap.h"
@@ -23,6 +24,7 @@ struct symbolizer_opts {
 	const char *kallsyms;		/* "/proc/kallsyms" when NULL */
 	const char *debug_root;		/* "/usr/lib/debug" when NULL: build-id debug files */
 	int no_kernel;			/* do not load kallsyms (user-only recordings) */
+	int no_demangle;		/* keep C++/Rust names as mangled in the file */
 	size_t max_files;		/* symbol tables kept in memory, one per build-id; 0: 4096 */
 	size_t max_fds;			/* mapped files kept open; 0: 256 */
 };
@@ -82,6 +84,18 @@ int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
 /* symbolizer__user() in mapping @m (NULL: none), which holds @ip. */
 int symbolizer__user_mapping(struct symbolizer *s, uint32_t pid, const struct mapping *m,
 			     uint64_t ip, struct sym_frame *out);
+
+/*
+ * Resolve an address of the ELF file at host path @path, as `bpfsym
+ * symbolize --elf` does: @addr is a virtual address of the file (what
+ * `addr2line -e` takes; for a relocatable .o, a file offset), or with
+ * @file_offset an offset in the file.  The file is opened once and kept
+ * like a mapped file (module, image, debug files, demangling: the same
+ * path as a sampled address).  Always fills @out; 0, or -errno when the
+ * file cannot be opened or is not a regular ELF file.
+ */
+int symbolizer__elf(struct symbolizer *s, const char *path, uint64_t addr, bool file_offset,
+		    struct sym_frame *out);
 
 /* Resolve kernel address @ip through kallsyms.  Always fills @out; returns 0. */
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out);

@@ -26,6 +26,8 @@ void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(pri
  */
 int parse_u64(const char *s, uint64_t *out);
 int parse_u32(const char *s, uint32_t *out);
+/* Hexadecimal, with or without 0x (as addr2line reads addresses). */
+int parse_hex_u64(const char *s, uint64_t *out);
 /* A finite, non-negative decimal (fractions allowed). */
 int parse_seconds(const char *s, double *out);
 
