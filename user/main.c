@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hints.h"
 #include "record.h"
 #include "report.h"
 #include "report_view.h"
@@ -41,6 +42,13 @@ static const char record_usage[] =
 "      --user-only           keep only the user side of each stack (kernel\n"
 "                            threads are not sampled)\n"
 "      --kernel-only         sample only kernel time, keep only kernel frames\n"
+"      --map-anon FILE@PID,START,LEN[,OFFSET]\n"
+"                            the bytes of FILE from OFFSET (default 0) were\n"
+"                            copied to [START, START+LEN) of process PID: name\n"
+"                            addresses there with FILE's symbols (a .so, an\n"
+"                            executable or a .o; repeatable; numbers 0x.. or\n"
+"                            decimal; PID must be running and recorded; the hint\n"
+"                            follows it through fork until exec)\n"
 "  -q, --quiet               no live status line\n"
 "  -v, --verbose             libbpf and debug messages on stderr\n"
 "  -h, --help                this help\n"
@@ -54,6 +62,7 @@ static const char record_usage[] =
 "  sudo bpfsym -p 1234 -F 999 -o app.data # one process at 999 Hz\n"
 "  sudo bpfsym -- make -j8                # a build and everything it runs\n"
 "  sudo bpfsym -G system.slice/docker-ID.scope -d 30   # one container\n"
+"  sudo bpfsym -p 257 --map-anon ./plugin.o@257,0x7f864c0000,0x60\n"
 "  bpfsym report                          # the hottest functions\n"
 "  bpfsym report --folded | flamegraph.pl > flame.svg\n";
 
@@ -137,7 +146,7 @@ static int parse_pid_list(const char *s, uint32_t **out, size_t *nr)
 
 static int cmd_record(int argc, char **argv)
 {
-	enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY };
+	enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON };
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -147,12 +156,15 @@ static int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
+		{ "map-anon", required_argument, NULL, OPT_MAP_ANON },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct record_opts o = { .freq = 99, .output = "bpfsym.data" };
+	struct anon_hint *hints = NULL, *tmp;
+	char why[128];
 	uint32_t *pids = NULL;
 	int c, all = 0, ret;
 
@@ -166,34 +178,35 @@ static int cmd_record(int argc, char **argv)
 		case 'p':
 			free(pids);
 			pids = NULL;
+			o.nr_pids = 0;
 			if (parse_pid_list(optarg, &pids, &o.nr_pids)) {
-				free(pids);
-				return cli__usage_error("-p '%s': expected PID[,PID...] of positive numbers", optarg);
+				ret = cli__usage_error("-p '%s': expected PID[,PID...] of positive numbers", optarg);
+				goto out;
 			}
 			break;
 		case 'G':
 			if (!optarg[0]) {
-				free(pids);
-				return cli__usage_error("-G: expected a cgroup path");
+				ret = cli__usage_error("-G: expected a cgroup path");
+				goto out;
 			}
 			o.cgroup = optarg;
 			break;
 		case 'F':
 			if (parse_u32(optarg, &o.freq) || o.freq == 0) {
-				free(pids);
-				return cli__usage_error("-F '%s': expected a frequency of at least 1 Hz", optarg);
+				ret = cli__usage_error("-F '%s': expected a frequency of at least 1 Hz", optarg);
+				goto out;
 			}
 			break;
 		case 'd':
 			if (parse_seconds(optarg, &o.duration) || !(o.duration > 0)) {
-				free(pids);
-				return cli__usage_error("-d '%s': expected a positive number of seconds", optarg);
+				ret = cli__usage_error("-d '%s': expected a positive number of seconds", optarg);
+				goto out;
 			}
 			break;
 		case 'o':
 			if (!optarg[0]) {
-				free(pids);
-				return cli__usage_error("-o: expected a file name");
+				ret = cli__usage_error("-o: expected a file name");
+				goto out;
 			}
 			o.output = optarg;
 			break;
@@ -203,6 +216,19 @@ static int cmd_record(int argc, char **argv)
 		case OPT_KERNEL_ONLY:
 			o.kernel_only = true;
 			break;
+		case OPT_MAP_ANON:
+			tmp = realloc(hints, (o.nr_hints + 1) * sizeof(*hints));
+			if (!tmp) {
+				ret = cli__usage_error("out of memory");
+				goto out;
+			}
+			hints = tmp;
+			if (anon_hint__parse(optarg, &hints[o.nr_hints], why, sizeof(why))) {
+				ret = cli__usage_error("--map-anon '%s': %s", optarg, why);
+				goto out;
+			}
+			o.nr_hints++;
+			break;
 		case 'q':
 			o.quiet = true;
 			break;
@@ -210,20 +236,20 @@ static int cmd_record(int argc, char **argv)
 			o.verbose = true;
 			break;
 		case 'h':
-			free(pids);
 			fputs(record_usage, stdout);
-			return 0;
+			ret = 0;
+			goto out;
 		case ':':
-			free(pids);
-			return cli__usage_error("option '%s' needs a value", cli__bad_option(argv));
+			ret = cli__usage_error("option '%s' needs a value", cli__bad_option(argv));
+			goto out;
 		default:
-			free(pids);
-			return cli__usage_error("unknown option '%s'", cli__bad_option(argv));
+			ret = cli__usage_error("unknown option '%s'", cli__bad_option(argv));
+			goto out;
 		}
 	}
 	if (o.user_only && o.kernel_only) {
-		free(pids);
-		return cli__usage_error("--user-only and --kernel-only exclude each other");
+		ret = cli__usage_error("--user-only and --kernel-only exclude each other");
+		goto out;
 	}
 	o.pids = pids;
 	if (optind < argc) {
@@ -235,13 +261,20 @@ static int cmd_record(int argc, char **argv)
 		o.target = RECORD_CGROUP;
 	}
 	if (all + !!pids + !!o.argv + !!o.cgroup > 1) {
-		free(pids);
-		return cli__usage_error("give one target: -a, -p PID, -G CGROUP, or -- COMMAND");
+		ret = cli__usage_error("give one target: -a, -p PID, -G CGROUP, or -- COMMAND");
+		goto out;
 	}
+	if (o.nr_hints && o.argv) {
+		ret = cli__usage_error("--map-anon names a running process; it does not go with -- COMMAND");
+		goto out;
+	}
+	o.hints = hints;
 	if (o.verbose)
 		log_set_level(LOG_DEBUG);
 	ret = record__run(&o);
+out:
 	free(pids);
+	free(hints);
 	return ret;
 }
 

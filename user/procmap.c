@@ -64,6 +64,8 @@ struct proc {
 	size_t nr_maps;
 	size_t cap_maps;	/* grows by doubling up to the cap; freed on exec */
 	int sampled;		/* counted in proc_table.sampled */
+	struct proc_hint *hints;	/* the user's --map-anon ranges, oldest first */
+	size_t nr_hints;
 	struct proc *hnext;	/* hash chain */
 	struct lru_node lru;	/* in proc_table.lru */
 };
@@ -114,6 +116,7 @@ static void proc_free(struct proc *p)
 {
 	maps_put(p->pt->paths, p->maps, p->nr_maps);
 	free(p->maps);
+	free(p->hints);
 	free(p);
 }
 
@@ -230,6 +233,7 @@ struct proc *proc_table__add(struct proc_table *pt, uint32_t pid, uint64_t pstar
 struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
 			      uint32_t pid, uint64_t pstart)
 {
+	struct proc_hint *hints = NULL;
 	struct mapping *maps = NULL;
 	size_t n = parent->nr_maps, i;
 	struct proc *p;
@@ -246,13 +250,25 @@ struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
 			return NULL;
 		memcpy(maps, parent->maps, n * sizeof(*maps));
 	}
+	/* The child has a copy of the memory the hints describe. */
+	if (parent->nr_hints) {
+		hints = malloc(parent->nr_hints * sizeof(*hints));
+		if (!hints) {
+			free(maps);
+			return NULL;
+		}
+		memcpy(hints, parent->hints, parent->nr_hints * sizeof(*hints));
+	}
 	p = table_insert(pt, pid, pstart, parent);
 	if (!p) {
 		err = errno;
 		free(maps);
+		free(hints);
 		errno = err;
 		return NULL;
 	}
+	p->hints = hints;
+	p->nr_hints = hints ? parent->nr_hints : 0;
 	for (i = 0; i < n; i++)
 		pathstore__hold(maps[i].path);
 	p->maps = maps;
@@ -529,6 +545,52 @@ void proc__clear_maps(struct proc *p)
 	free(p->maps);
 	p->maps = NULL;
 	p->nr_maps = p->cap_maps = 0;
+	/* A new image: what the hints described is gone with the old one. */
+	free(p->hints);
+	p->hints = NULL;
+	p->nr_hints = 0;
+}
+
+int proc__add_hint(struct proc *p, const struct proc_hint *h)
+{
+	struct proc_hint *tmp;
+
+	if (h->start >= h->end)
+		return -EINVAL;
+	if (p->nr_hints >= PROC_MAX_HINTS)
+		return -E2BIG;
+	tmp = realloc(p->hints, (p->nr_hints + 1) * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	p->hints = tmp;
+	p->hints[p->nr_hints++] = *h;
+	return 0;
+}
+
+const struct proc_hint *proc__find_hint(const struct proc *p, uint64_t addr)
+{
+	size_t i;
+
+	/* Newest first: a later hint for the same range replaces an earlier one. */
+	for (i = p ? p->nr_hints : 0; i-- > 0;)
+		if (addr >= p->hints[i].start && addr < p->hints[i].end)
+			return &p->hints[i];
+	return NULL;
+}
+
+struct proc *proc_table__find_pid(struct proc_table *pt, uint32_t pid)
+{
+	struct proc *p, *best = NULL;
+
+	for (p = pt->buckets[pid_bucket(pid, pt->nr_buckets)]; p; p = p->hnext)
+		if (p->pid == pid && (!best || p->pstart > best->pstart))
+			best = p;
+	return best;
+}
+
+uint64_t proc__pstart(const struct proc *p)
+{
+	return p->pstart;
 }
 
 /*

@@ -109,6 +109,32 @@ int proc__map(struct proc *p, const struct mapping *m);
  */
 int proc__unmap(struct proc *p, uint64_t start, uint64_t end);
 
+/*
+ * A user's hint (--map-anon, see hints.h): [start, end) of the process
+ * holds a copy of the bytes of hint file @id from file offset @file_off.
+ * Hints are carried by the process: copied to a forked child, dropped at
+ * exec (proc__clear_maps) and when the process leaves the table.
+ */
+struct proc_hint {
+	uint64_t start, end;
+	uint64_t file_off;	/* file offset of start */
+	uint32_t id;		/* the caller's: which file */
+};
+
+#define PROC_MAX_HINTS 64
+
+/* Add @h to @p; for an address two hints cover, the later one wins.  0, -EINVAL (empty), -E2BIG (PROC_MAX_HINTS), -ENOMEM. */
+int proc__add_hint(struct proc *p, const struct proc_hint *h);
+
+/* The hint covering @addr in @p (NULL @p: none), or NULL.  Valid until @p's hints change. */
+const struct proc_hint *proc__find_hint(const struct proc *p, uint64_t addr);
+
+/* The process with this pid started last, or NULL. */
+struct proc *proc_table__find_pid(struct proc_table *pt, uint32_t pid);
+
+/* The start time @p is keyed by, with its pid. */
+uint64_t proc__pstart(const struct proc *p);
+
 /* Number of mappings of @p. */
 size_t proc__nr_maps(const struct proc *p);
 

@@ -63,6 +63,7 @@ struct recorder {
 	uint8_t *pid_gone;
 	uint64_t samples;		/* samples written to the report */
 	uint64_t bad_events;		/* malformed ring-buffer records (should stay 0) */
+	uint32_t *hint_ids;		/* the symbolizer's id of each --map-anon file */
 	int err;			/* first write error, sticky */
 };
 
@@ -150,6 +151,73 @@ static int check_pids(const struct record_opts *o)
 		if (kill((pid_t)o->pids[i], 0) && errno == ESRCH) {
 			fprintf(stderr, "bpfsym: no such process: %u\n", o->pids[i]);
 			return -1;
+		}
+	}
+	for (i = 0; i < o->nr_hints; i++) {
+		if (kill((pid_t)o->hints[i].pid, 0) && errno == ESRCH) {
+			fprintf(stderr, "bpfsym: --map-anon: no such process: %u\n", o->hints[i].pid);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Open each --map-anon FILE now: a bad one is a usage error, not unnamed frames later. */
+static int load_hint_files(struct recorder *r)
+{
+	const struct anon_hint *h;
+	char *path;
+	size_t i;
+	int err;
+
+	r->hint_ids = calloc(r->o->nr_hints + 1, sizeof(*r->hint_ids));
+	if (!r->hint_ids)
+		return -ENOMEM;
+	for (i = 0; i < r->o->nr_hints; i++) {
+		h = &r->o->hints[i];
+		path = strndup(h->file, h->file_len);
+		if (!path)
+			return -ENOMEM;
+		err = symbolizer__add_hint_file(r->sym, path, &r->hint_ids[i]);
+		if (err)
+			fprintf(stderr, "bpfsym: --map-anon: '%s': %s\n", path,
+				err == -ENOEXEC ? "not a regular, non-empty ELF file" : strerror(-err));
+		free(path);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Give each hint to its process in the model, which the snapshot has just
+ * filled: from there on the hint follows the process (fork, exit).
+ */
+static int attach_hints(struct recorder *r)
+{
+	const struct anon_hint *h;
+	struct proc_hint ph;
+	struct proc *p;
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->o->nr_hints; i++) {
+		h = &r->o->hints[i];
+		p = proc_table__find_pid(r->procs, h->pid);
+		if (!p) {
+			fprintf(stderr, "bpfsym: --map-anon: process %u is not among the processes "
+				"recorded (give it with -p, or record the whole system)\n", h->pid);
+			return -ESRCH;
+		}
+		ph.start = h->start;
+		ph.end = h->start + h->len;
+		ph.file_off = h->offset;
+		ph.id = r->hint_ids[i];
+		err = proc__add_hint(p, &ph);
+		if (err) {
+			fprintf(stderr, "bpfsym: --map-anon: process %u: %s\n", h->pid,
+				err == -E2BIG ? "too many hints for one process" : strerror(-err));
+			return err;
 		}
 	}
 	return 0;
@@ -473,6 +541,7 @@ static void recorder__cleanup(struct recorder *r)
 	symbolizer__free(r->sym);
 	proc_table__free(r->procs);
 	free(r->pid_gone);
+	free(r->hint_ids);
 	if (r->cgroup_fd >= 0)
 		close(r->cgroup_fd);
 }
@@ -665,6 +734,10 @@ int record__run(const struct record_opts *o)
 		fprintf(stderr, "bpfsym: out of memory\n");
 		goto out;
 	}
+	if (load_hint_files(&r)) {
+		ret = 2;
+		goto out;
+	}
 	if (!o->user_only && symbolizer__kernel_restricted(r.sym))
 		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kptr_restrict): kernel frames stay unnamed\n");
 
@@ -699,6 +772,10 @@ int record__run(const struct record_opts *o)
 	if (o->target != RECORD_COMMAND && !o->kernel_only &&
 	    probes__snapshot(r.bpf, snapshot_record, &r))
 		goto out;
+	if (attach_hints(&r)) {
+		ret = 2;
+		goto out;
+	}
 	fill_header(&r, event);
 	if (probes__attach_sampler(r.bpf, o->freq, o->kernel_only, &event))
 		goto out;

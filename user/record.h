@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hints.h"
+
 enum record_target {
 	RECORD_ALL = 0,		/* every process */
 	RECORD_PIDS = 1,	/* pids[] and all their threads */
@@ -23,6 +25,8 @@ struct record_opts {
 	uint32_t freq;			/* Hz per CPU */
 	double duration;		/* seconds; 0: until a signal or the command exits */
 	const char *output;
+	const struct anon_hint *hints;	/* --map-anon */
+	size_t nr_hints;
 	bool user_only, kernel_only;
 	bool quiet, verbose;
 };

@@ -119,6 +119,12 @@ struct symbolizer {
 	struct strtab names;
 	struct demangle_cache demangled;
 	bool no_demangle;
+	/* --map-anon files, by the id proc_hint.id holds. */
+	struct hint_file {
+		struct smod *m;
+		struct mapping mp;	/* the whole file, as if mapped at 0 */
+	} *hints;
+	uint32_t nr_hints;
 	/* symbolizer__elf()'s last file: asked about again and again. */
 	char *elf_path;
 	struct smod *elf_mod;
@@ -592,12 +598,6 @@ int symbolizer__user_mapping(struct symbolizer *s, uint32_t pid, const struct ma
 	return 0;
 }
 
-int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
-		     uint64_t ip, struct sym_frame *out)
-{
-	return symbolizer__user_mapping(s, pid, proc__find_mapping(p, ip), ip, out);
-}
-
 /*
  * The module of the host file @path, opened and adopted now, kept for
  * later calls (the last one is remembered: `symbolize --elf` asks about
@@ -649,6 +649,42 @@ fail:
 		close(fd);
 	*errp = err;
 	return NULL;
+}
+
+int symbolizer__add_hint_file(struct symbolizer *s, const char *path, uint32_t *id)
+{
+	struct hint_file *tmp;
+	struct mapping mp;
+	struct smod *m;
+	int err = 0;
+
+	m = elf_module(s, path, &mp, &err);
+	if (!m || err)
+		return err ? err : -ENOMEM;
+	tmp = realloc(s->hints, (s->nr_hints + 1) * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	s->hints = tmp;
+	mp.path = m->path;
+	mp.end = UINT64_MAX;
+	s->hints[s->nr_hints].m = m;
+	s->hints[s->nr_hints].mp = mp;
+	*id = s->nr_hints++;
+	return 0;
+}
+
+int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
+		     uint64_t ip, struct sym_frame *out)
+{
+	const struct proc_hint *h = proc__find_hint(p, ip);
+
+	/* The user's word first, as perf's maps_anon: it may cover a file mapping too. */
+	if (h && h->id < s->nr_hints) {
+		memset(out, 0, sizeof(*out));
+		file_frame(s, 0, &s->hints[h->id].mp, h->file_off + (ip - h->start), out);
+		return 0;
+	}
+	return symbolizer__user_mapping(s, pid, proc__find_mapping(p, ip), ip, out);
 }
 
 int symbolizer__elf(struct symbolizer *s, const char *path, uint64_t addr, bool file_offset,
@@ -792,6 +828,7 @@ void symbolizer__free(struct symbolizer *s)
 	free(s->images.b);
 	demangle_cache__free(&s->demangled);
 	free(s->elf_path);
+	free(s->hints);
 	strtab__free(&s->names);
 	free(s->vmlinux);
 	ksyms__free(s->ks);

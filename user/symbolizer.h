@@ -72,8 +72,18 @@ void symbolizer__free(struct symbolizer *s);	/* NULL is a no-op */
 int symbolizer__pin(struct symbolizer *s, uint32_t pid, const struct mapping *m);
 
 /*
+ * Make host file @path a source of --map-anon hints (hints.h): it is
+ * opened and identified now, so a bad FILE is an error at start-up rather
+ * than unnamed frames later.  *@id receives the id for struct proc_hint.
+ * 0 or -errno (-ENOEXEC: not a regular, non-empty ELF file).
+ */
+int symbolizer__add_hint_file(struct symbolizer *s, const char *path, uint32_t *id);
+
+/*
  * Resolve user address @ip of process @pid, whose mapping model is @p
- * (p may be NULL: no mapping).  A pinned file is read through the fd kept
+ * (p may be NULL: no mapping).  A hint of @p covering @ip comes first: the
+ * address is then at file offset hint.file_off + (ip - hint.start) of the
+ * hint's file.  A pinned file is read through the fd kept
  * since; otherwise (never pinned, or its fd closed since) it is opened as
  * by symbolizer__pin through @pid's view, and must also have the build-id
  * known for it (else RPT_BUILD_ID_MISMATCH).  Always fills @out; returns 0.

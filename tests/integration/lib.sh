@@ -297,3 +297,108 @@ folded() {
 	fi
 	return 0
 }
+
+# ---- recording in the background, and what folded stacks say about a comm
+
+exists() {
+	[ -e "$1" ]
+}
+
+# ustats FOLDED COMMRE FN: over the stacks whose comm matches ^(COMMRE)$,
+# prints "TOTAL USER NAMED FN UNKNOWN ANON NCOMMS": samples; samples with a
+# user frame; those whose user leaf is a symbol name (not [...]); whose
+# user leaf is FN; is [unknown]; is [anon+0x..]; distinct comms.
+ustats() {
+	awk -v cre="^($2)\$" -v fn="$3" '
+	{
+		n = $NF
+		stack = substr($0, 1, length($0) - length($NF) - 1)
+		k = split(stack, f, ";")
+		if (f[1] !~ cre)
+			next
+		total += n
+		comms[f[1]] += n
+		leaf = ""
+		for (i = 2; i <= k; i++)
+			if (f[i] !~ /_\[k\]$/)
+				leaf = f[i]
+		if (leaf == "")
+			next
+		user += n
+		if (leaf !~ /^\[/)
+			named += n
+		if (leaf == fn)
+			hit += n
+		if (leaf == "[unknown]")
+			unk += n
+		if (leaf ~ /^\[anon\+0x[0-9a-f]+\]$/)
+			anon += n
+	}
+	END {
+		nc = 0
+		for (c in comms)
+			nc++
+		print total + 0, user + 0, named + 0, hit + 0, unk + 0, anon + 0, nc
+	}' "$1"
+}
+
+# uleaves FOLDED COMMRE: the 10 most frequent user leaves of those stacks.
+uleaves() {
+	awk -v cre="^($2)\$" '
+	{
+		n = $NF
+		stack = substr($0, 1, length($0) - length($NF) - 1)
+		k = split(stack, f, ";")
+		if (f[1] !~ cre)
+			next
+		leaf = "(no user frame)"
+		for (i = 2; i <= k; i++)
+			if (f[i] !~ /_\[k\]$/)
+				leaf = f[i]
+		c[leaf] += n
+	}
+	END { for (l in c) print l, c[l] }' "$1" | sort -k2,2nr | head -10 | show
+}
+
+# ustats into variables: S_TOTAL S_USER S_NAMED S_FN S_UNK S_ANON S_NCOMMS
+ustats_set() {
+	set -- $(ustats "$@")
+	S_TOTAL=$1 S_USER=$2 S_NAMED=$3 S_FN=$4 S_UNK=$5 S_ANON=$6 S_NCOMMS=$7
+}
+
+# fn_count FOLDED COMMRE FN: samples of those comms with FN anywhere in the stack.
+fn_count() {
+	folded_count "$1" "^($2);(.*;)?$3(;|\$)"
+}
+
+# bg_record DATA ARGS...: start `bpfsym record -q -F 199 -o DATA ARGS` in the
+# background (stderr to DATA.err) and wait until it samples (it creates
+# DATA once the sampler is attached).  $REC is its pid.  False (recorder
+# stopped) when it never got there.
+bg_record() {
+	data=$1
+	shift
+	rm -f "$data"
+	bg_start "$BPFSYM" record -q -F 199 -o "$data" "$@" 2> "$data.err"
+	REC=$BG_PID
+	wait_until 30 rec_started
+	if ! file_nonempty "$data"; then
+		stop "$REC"
+		return 1
+	fi
+	return 0
+}
+
+rec_started() {
+	file_nonempty "$data" || ! alive "$REC"
+}
+
+# end_record: SIGINT the background recorder $REC (unless it already
+# ended) and reap it; its status in $REC_RC.
+end_record() {
+	if alive "$REC"; then
+		kill -INT "$REC" 2>/dev/null
+	fi
+	reap "$REC"
+	REC_RC=$REAP_RC
+}
