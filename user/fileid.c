@@ -136,6 +136,35 @@ int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mappin
 	return fd;
 }
 
+int fileid__open_regular_in_root(int root_fd, const char *path, struct stat *st)
+{
+	char self[64];
+	int pfd, fd, err = 0;
+
+	pfd = open_at(root_fd, path, O_PATH, true);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, st))
+		err = -errno;
+	else if (!S_ISREG(st->st_mode))
+		err = -ENOEXEC;
+	if (err) {
+		close(pfd);
+		return err;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open_at(root_fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, true);
+	err = fd < 0 ? -errno : 0;
+	close(pfd);
+	if (!err && (fstat(fd, st) || !S_ISREG(st->st_mode))) {
+		err = -ENOEXEC;
+		close(fd);
+	}
+	return err ? err : fd;
+}
+
 struct note_reader {
 	int fd;
 	uint64_t fsize;

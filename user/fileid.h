@@ -36,6 +36,16 @@
 int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mapping *mp);
 
 /*
+ * Open for reading the regular file at @path resolved inside @root_fd (a
+ * process's root directory: RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, so no
+ * symlink or ".." leads out of it).  Looked at through O_PATH first, so a
+ * FIFO or device there is never opened.  Returns the fd, with *@st filled
+ * from it, or -errno: -ENOEXEC when it is not a regular file.
+ */
+struct stat;
+int fileid__open_regular_in_root(int root_fd, const char *path, struct stat *st);
+
+/*
  * The GNU build-id of the ELF file open on @fd, into @id (room for
  * FILEID_BUILD_ID_MAX bytes), its length in *@len (0: the file has none).
  * Looked for where elfsym looks, in the same order (PT_NOTE areas, then

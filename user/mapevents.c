@@ -151,7 +151,7 @@ static int apply_map(struct proc_table *pt, struct symbolizer *sym, const struct
 		return 0;
 	}
 	/* Open the file now, while the mapping (and maybe the process) exists. */
-	if (sym && m.kind == MAPPING_FILE && symbolizer__pin(sym, e->pid, &m))
+	if (sym && m.kind == MAPPING_FILE && symbolizer__pin(sym, e->pid, e->pstart, &m))
 		st->pin_errors++;
 	return 0;
 }

@@ -41,6 +41,7 @@
 #include "demangle.h"
 #include "elfsym.h"
 #include "fileid.h"
+#include "jitmap.h"
 #include "kallsyms.h"
 #include "hash.h"
 #include "lru.h"
@@ -119,6 +120,7 @@ struct symbolizer {
 	struct strtab names;
 	struct demangle_cache demangled;
 	bool no_demangle;
+	struct jitmap *jit;	/* perf maps and jitdumps, per process */
 	/* --map-anon files, by the id proc_hint.id holds. */
 	struct hint_file {
 		struct smod *m;
@@ -394,12 +396,18 @@ static int module_open(struct symbolizer *s, struct smod *m, uint32_t pid, const
 	return 0;
 }
 
-int symbolizer__pin(struct symbolizer *s, uint32_t pid, const struct mapping *mp)
+int symbolizer__pin(struct symbolizer *s, uint32_t pid, uint64_t pstart, const struct mapping *mp)
 {
 	struct smod *m;
+	int fd;
 
 	if (!mp || mp->kind != MAPPING_FILE)
 		return 0;
+	/* A JIT maps its jitdump file so that profilers find it: read it, it is no ELF. */
+	if (s->jit && jitmap__is_jitdump_path(mp->path)) {
+		fd = fileid__open_mapped(s->proc_root, pid, mp);
+		return fd < 0 ? fd : jitmap__add_jitdump(s->jit, pid, pstart, fd, mp->path);
+	}
 	m = file_module(s, mp);
 	if (!m)
 		return -ENOMEM;
@@ -673,10 +681,69 @@ int symbolizer__add_hint_file(struct symbolizer *s, const char *path, uint32_t *
 	return 0;
 }
 
+/*
+ * The module of JIT symbol file @hit->source: one per file (path, dev,
+ * ino), so two containers' /tmp/perf-1.map are two modules.  NULL on ENOMEM.
+ */
+static struct smod *jit_module(struct symbolizer *s, const struct jit_hit *hit)
+{
+	size_t len = strlen(hit->source);
+	uint64_t h = hash_u64(hash_u64(hash_u64(hash_bytes(0, hit->source, len), RPT_MOD_ANON),
+				       hit->dev), hit->ino);
+	struct hnode *n;
+	struct smod *m;
+
+	for (n = htab_first(&s->named, h); n; n = n->next) {
+		m = hnode_entry(n, struct smod, hn);
+		if (n->hash == h && m->pub.rpt.kind == RPT_MOD_ANON && m->pub.rpt.dev == hit->dev &&
+		    m->pub.rpt.ino == hit->ino && m->path_len == len && !memcmp(m->path, hit->source, len))
+			return m;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->path = strdup(hit->source);
+	if (!m->path || htab_insert(&s->named, &m->hn)) {
+		free(m->path);
+		free(m);
+		return NULL;
+	}
+	m->path_len = len;
+	m->hn.hash = h;
+	m->pub.rpt.kind = RPT_MOD_ANON;
+	m->pub.rpt.path = m->path;
+	m->pub.rpt.dev = hit->dev;
+	m->pub.rpt.ino = hit->ino;
+	return m;
+}
+
+/* Name @ip of process @p from its JIT's own files: true when they did. */
+static bool jit_frame(struct symbolizer *s, const struct proc *p, uint64_t ip, struct sym_frame *out)
+{
+	struct jit_hit hit;
+	struct smod *m;
+	const char *name;
+
+	if (!s->jit || !p || jitmap__lookup(s->jit, proc__pid(p), proc__pstart(p), ip, &hit))
+		return false;
+	m = jit_module(s, &hit);
+	name = display_name(s, strtab__intern(&s->names, hit.name));
+	if (!m || !name)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->module = &m->pub;
+	out->offset = ip;
+	out->sym = name;
+	out->sym_off = ip - hit.start;
+	out->reason = RPT_OK;
+	return true;
+}
+
 int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
 		     uint64_t ip, struct sym_frame *out)
 {
 	const struct proc_hint *h = proc__find_hint(p, ip);
+	const struct mapping *mp;
 
 	/* The user's word first, as perf's maps_anon: it may cover a file mapping too. */
 	if (h && h->id < s->nr_hints) {
@@ -684,7 +751,11 @@ int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
 		file_frame(s, 0, &s->hints[h->id].mp, h->file_off + (ip - h->start), out);
 		return 0;
 	}
-	return symbolizer__user_mapping(s, pid, proc__find_mapping(p, ip), ip, out);
+	mp = proc__find_mapping(p, ip);
+	/* JIT code: anonymous, or where the model knows no mapping (a missed record). */
+	if ((!mp || mp->kind == MAPPING_ANON) && jit_frame(s, p, ip, out))
+		return 0;
+	return symbolizer__user_mapping(s, pid, mp, ip, out);
 }
 
 int symbolizer__elf(struct symbolizer *s, const char *path, uint64_t addr, bool file_offset,
@@ -784,6 +855,15 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		err = ENOMEM;
 		goto fail;
 	}
+	if (!opts->no_jit) {
+		struct jitmap_opts jo = { .proc_root = s->proc_root };
+
+		s->jit = jitmap__new(&jo);
+		if (!s->jit) {
+			err = errno;
+			goto fail;
+		}
+	}
 	s->anon.pub.rpt.kind = RPT_MOD_ANON;
 	s->anon.pub.rpt.path = "[anon]";
 	if (!opts->no_kernel) {
@@ -829,6 +909,7 @@ void symbolizer__free(struct symbolizer *s)
 	demangle_cache__free(&s->demangled);
 	free(s->elf_path);
 	free(s->hints);
+	jitmap__free(s->jit);
 	strtab__free(&s->names);
 	free(s->vmlinux);
 	ksyms__free(s->ks);

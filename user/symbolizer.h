@@ -25,6 +25,7 @@ struct symbolizer_opts {
 	const char *debug_root;		/* "/usr/lib/debug" when NULL: build-id debug files */
 	int no_kernel;			/* do not load kallsyms (user-only recordings) */
 	int no_demangle;		/* keep C++/Rust names as mangled in the file */
+	int no_jit;			/* do not read perf maps and jitdumps */
 	size_t max_files;		/* symbol tables kept in memory, one per build-id; 0: 4096 */
 	size_t max_fds;			/* mapped files kept open; 0: 256 */
 };
@@ -52,7 +53,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
 void symbolizer__free(struct symbolizer *s);	/* NULL is a no-op */
 
 /*
- * Read the file that mapping @m of process @pid maps, now, while the
+ * Read the file that mapping @m of process (@pid, @pstart) maps, now, while the
  * mapping surely exists: call it at each MAP event of a file mapping (mmap,
  * mprotect to exec, exec, the start-up snapshot), before any sample in it.
  * The file is opened through PROC_ROOT/PID/map_files/START-END, else
@@ -69,7 +70,7 @@ void symbolizer__free(struct symbolizer *s);	/* NULL is a no-op */
  * its frames get, retried through other processes a bounded number of
  * times.
  */
-int symbolizer__pin(struct symbolizer *s, uint32_t pid, const struct mapping *m);
+int symbolizer__pin(struct symbolizer *s, uint32_t pid, uint64_t pstart, const struct mapping *m);
 
 /*
  * Make host file @path a source of --map-anon hints (hints.h): it is
@@ -83,7 +84,9 @@ int symbolizer__add_hint_file(struct symbolizer *s, const char *path, uint32_t *
  * Resolve user address @ip of process @pid, whose mapping model is @p
  * (p may be NULL: no mapping).  A hint of @p covering @ip comes first: the
  * address is then at file offset hint.file_off + (ip - hint.start) of the
- * hint's file.  A pinned file is read through the fd kept
+ * hint's file.  Then, for anonymous memory (or no mapping), the process's
+ * perf map and jitdump files (jitmap.h), read when first needed and again
+ * when an address misses.  A pinned file is read through the fd kept
  * since; otherwise (never pinned, or its fd closed since) it is opened as
  * by symbolizer__pin through @pid's view, and must also have the build-id
  * known for it (else RPT_BUILD_ID_MISMATCH).  Always fills @out; returns 0.

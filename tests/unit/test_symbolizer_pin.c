@@ -200,7 +200,7 @@ static void test_pin_deleted(void)
 	cold = new_sym(proc, 0, 0);
 	if (!ASSERT_OK_PTR(s, "new") || !ASSERT_OK_PTR(cold, "new"))
 		goto out;
-	ASSERT_OK(symbolizer__pin(s, pid, &fm.m), "pin");
+	ASSERT_OK(symbolizer__pin(s, pid, 0, &fm.m), "pin");
 	ASSERT_EQ(symbolizer__nr_loaded(s), (size_t)0, "symbols are loaded on first use");
 	ASSERT_OK(unlink(path), "unlink");
 	sym_alpha(s, pid, &fm, &f);
@@ -262,7 +262,7 @@ static void test_pin_exited_child(void)
 		goto reap;
 	m = proc__find_mapping(p, (uint64_t)(uintptr_t)one);
 	if (ASSERT_OK_PTR(m, "exe mapping"))
-		ASSERT_OK(symbolizer__pin(s, (uint32_t)pid, m), "pin the child's exe");
+		ASSERT_OK(symbolizer__pin(s, (uint32_t)pid, 0, m), "pin the child's exe");
 reap:
 	close(in[1]);
 	if (pid > 0)
@@ -308,9 +308,9 @@ static void test_pin_replaced(void)
 	small = new_sym(proc, 1, 1);
 	if (!ASSERT_OK_PTR(s, "new") || !ASSERT_OK_PTR(cold, "new") || !ASSERT_OK_PTR(small, "new"))
 		goto out;
-	ASSERT_OK(symbolizer__pin(s, pid, &fm.m), "pin");
-	ASSERT_OK(symbolizer__pin(small, pid, &fm.m), "pin, small");
-	ASSERT_OK(symbolizer__pin(small, pid, &fo.m), "pin another, small");
+	ASSERT_OK(symbolizer__pin(s, pid, 0, &fm.m), "pin");
+	ASSERT_OK(symbolizer__pin(small, pid, 0, &fm.m), "pin, small");
+	ASSERT_OK(symbolizer__pin(small, pid, 0, &fo.m), "pin another, small");
 
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s.new' && mv '%s.new' '%s'", fy_path, path, path, path);
 	if (!ASSERT_OK(run(cmd), "rename another build over it"))
@@ -328,8 +328,8 @@ static void test_pin_replaced(void)
 	/* Rewritten in place, mtime unknown (a maps-text model): only the build-id tells. */
 	fw.m.mtime_sec = 0;
 	fw.m.mtime_nsec = 0;
-	ASSERT_OK(symbolizer__pin(small, pid, &fw.m), "pin, small");
-	ASSERT_OK(symbolizer__pin(small, pid, &fo.m), "pin another, small");
+	ASSERT_OK(symbolizer__pin(small, pid, 0, &fw.m), "pin, small");
+	ASSERT_OK(symbolizer__pin(small, pid, 0, &fo.m), "pin another, small");
 	snprintf(cmd, sizeof(cmd), "cat '%s' > '%s'", fy_path, inplace);
 	if (!ASSERT_OK(run(cmd), "rewrite in place"))
 		goto out;
@@ -359,8 +359,8 @@ static void test_shared_build_id(void)
 	if (!ASSERT_OK_PTR(s, "new") || copy(fx_path, p1) || copy(fx_path, p2) ||
 	    !fmap_open(&f1, p1) || !fmap_open(&f2, p2) || !fmap_open(&f3, fx_path))
 		goto out;
-	ASSERT_OK(symbolizer__pin(s, (uint32_t)getpid(), &f1.m), "pin 1");
-	ASSERT_OK(symbolizer__pin(s, (uint32_t)getpid(), &f2.m), "pin 2");
+	ASSERT_OK(symbolizer__pin(s, (uint32_t)getpid(), 0, &f1.m), "pin 1");
+	ASSERT_OK(symbolizer__pin(s, (uint32_t)getpid(), 0, &f2.m), "pin 2");
 	sym_alpha(s, (uint32_t)getpid(), &f1, &a);
 	sym_alpha(s, (uint32_t)getpid(), &f2, &b);
 	/* Never pinned: read at its first frame, then shared as well. */
@@ -402,13 +402,13 @@ static void test_mtime_version(void)
 	s = new_sym(NULL, 0, 0);
 	if (!ASSERT_OK_PTR(s, "new") || copy(fx_path, path) || !fmap_open(&fv, path))
 		goto out;
-	ASSERT_OK(symbolizer__pin(s, pid, &fv.m), "pin version 1");
+	ASSERT_OK(symbolizer__pin(s, pid, 0, &fv.m), "pin version 1");
 	if (!ASSERT_OK(utimensat(AT_FDCWD, path, times, 0), "set mtime"))
 		goto out;
 	m2 = fv.m;
 	m2.mtime_sec = times[1].tv_sec;
 	m2.mtime_nsec = (uint32_t)times[1].tv_nsec;
-	ASSERT_OK(symbolizer__pin(s, pid, &m2), "pin version 2");
+	ASSERT_OK(symbolizer__pin(s, pid, 0, &m2), "pin version 2");
 	sym_alpha(s, pid, &fv, &a);
 	symbolizer__user_mapping(s, pid, &m2, alpha_ip(&fv), &b);
 	ASSERT_STREQ(a.sym, "fx_alpha", "version 1");
@@ -421,7 +421,7 @@ static void test_mtime_version(void)
 	late = new_sym(NULL, 0, 0);
 	if (!ASSERT_OK_PTR(late, "new"))
 		goto out;
-	ASSERT_EQ(symbolizer__pin(late, pid, &fv.m), -ESTALE, "version 1 is gone");
+	ASSERT_EQ(symbolizer__pin(late, pid, 0, &fv.m), -ESTALE, "version 1 is gone");
 	sym_alpha(late, pid, &fv, &a);
 	ASSERT_EQ(a.reason, (uint32_t)RPT_BUILD_ID_MISMATCH, "version 1 frames");
 out:
@@ -462,7 +462,7 @@ static void test_pin_escape(void)
 		s = new_sym(procs[i], 0, 0);
 		if (!ASSERT_OK_PTR(s, "new"))
 			break;
-		ASSERT_TRUE(symbolizer__pin(s, pid, &fm.m) < 0, paths[i]);
+		ASSERT_TRUE(symbolizer__pin(s, pid, 0, &fm.m) < 0, paths[i]);
 		sym_alpha(s, pid, &fm, &f);
 		ASSERT_EQ(f.reason, (uint32_t)RPT_FILE_UNREADABLE, paths[i]);
 		ASSERT_NULL(f.sym, "never the host file's names");
@@ -529,7 +529,7 @@ static void test_pin_not_files(void)
 		s = new_sym(proc, 0, 0);
 		if (!ASSERT_OK_PTR(s, "new"))
 			break;
-		ASSERT_EQ(symbolizer__pin(s, pid, &m), -ENOEXEC, path);
+		ASSERT_EQ(symbolizer__pin(s, pid, 0, &m), -ENOEXEC, path);
 		symbolizer__user_mapping(s, pid, &m, 0x10010, &f);
 		ASSERT_EQ(f.reason, (uint32_t)RPT_FILE_UNREADABLE, path);
 		symbolizer__free(s);
@@ -538,7 +538,7 @@ static void test_pin_not_files(void)
 	/* The empty file really mapped, through map_files. */
 	s = new_sym(NULL, 0, 0);
 	if (ASSERT_OK_PTR(s, "new"))
-		ASSERT_EQ(symbolizer__pin(s, pid, &fe.m), -ENOEXEC, "empty, mapped");
+		ASSERT_EQ(symbolizer__pin(s, pid, 0, &fe.m), -ENOEXEC, "empty, mapped");
 	alarm(0);
 out:
 	symbolizer__free(s);
@@ -577,7 +577,7 @@ static void test_pin_memfd(void)
 	s = new_sym(NULL, 0, 0);
 	if (!ASSERT_OK_PTR(s, "new"))
 		goto out;
-	ASSERT_OK(symbolizer__pin(s, (uint32_t)getpid(), &fm.m), "pin");
+	ASSERT_OK(symbolizer__pin(s, (uint32_t)getpid(), 0, &fm.m), "pin");
 	sym_alpha(s, (uint32_t)getpid(), &fm, &f);
 	ASSERT_STREQ(f.sym, "fx_alpha", "memfd name");
 out:
@@ -617,7 +617,7 @@ static void test_fd_cap(void)
 	before = count_fds();
 	for (i = 0; i < NR; i++) {
 		t0 = now_ns();
-		ok += !symbolizer__pin(s, pid, &fms[i].m);
+		ok += !symbolizer__pin(s, pid, 0, &fms[i].m);
 		t_new += now_ns() - t0;
 		if (count_fds() > most)
 			most = count_fds();
@@ -632,7 +632,7 @@ static void test_fd_cap(void)
 	ASSERT_TRUE(count_fds() <= before + CAP, "still within the cap");
 	t0 = now_ns();
 	for (i = 0; i < KNOWN; i++)
-		symbolizer__pin(s, pid, &fms[NR - 1].m);
+		symbolizer__pin(s, pid, 0, &fms[NR - 1].m);
 	printf("     symbolizer__pin: %.1f us for a new file (map_files%s), %.0f ns for a known one (this build)\n",
 	       t_new / NR / 1e3, map_files_ok ? "" : " refused: root", (now_ns() - t0) / KNOWN);
 	symbolizer__free(s);
