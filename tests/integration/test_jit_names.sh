@@ -1,0 +1,170 @@
+#!/bin/sh
+# JIT code named by the JIT itself: perf maps and jitdump files.
+#
+#   jit_perfmap        a test JIT writes /tmp/perf-PID.map for code it copied
+#                      into anonymous memory: its samples name jit_hot_one
+#                      and jit_hot_two, about 2:1
+#   jit_perfmap_owner  the same map owned by another user than the process's
+#                      (anyone can write /tmp): not read, the samples stay
+#                      anonymous
+#   jit_jitdump        a test JIT writes jit-PID.dump records and maps the
+#                      file, as perf's JIT agents do: jd_hot_one, jd_hot_two
+#   jit_node           node --perf-basic-prof: JavaScript functions by name
+. "$(dirname "$0")/lib.sh"
+lib_init integration/jit_perfmap integration/jit_perfmap_owner integration/jit_jitdump integration/jit_node
+
+case $(uname -m) in x86_64) ;; *) skip_all "the test JITs write x86-64 code" ;; esac
+for f in jit_perfmap jit_jitdump; do
+	build_fixture $f $f || { show "$T/$f.build.log"; skip_all "cannot build $f"; }
+done
+
+# start_jit NAME ARGS...: start a fixture that prints "ready" once its
+# names are published; LPID is its pid.
+start_jit() {
+	f=$1
+	shift
+	rm -f "$T/$f.out"
+	bg_start "$T/$f" "$@" > "$T/$f.out"
+	LPID=$BG_PID
+	wait_until 10 grep -q ready "$T/$f.out"
+}
+
+# leaf_share FOLDED COMM A B: "TOTAL A B ANON" over the user leaves of COMM.
+leaf_share() {
+	awk -v comm="$2" -v fa="$3" -v fb="$4" '
+	{
+		n = $NF
+		stack = substr($0, 1, length($0) - length($NF) - 1)
+		k = split(stack, f, ";")
+		if (f[1] != comm)
+			next
+		leaf = ""
+		for (i = 2; i <= k; i++)
+			if (f[i] !~ /_\[k\]$/)
+				leaf = f[i]
+		if (leaf == "")
+			next
+		t += n
+		if (leaf == fa) a += n
+		else if (leaf == fb) b += n
+		else if (leaf ~ /^\[anon\+0x[0-9a-f]+\]$/) an += n
+	}
+	END { print t + 0, a + 0, b + 0, an + 0 }' "$1"
+}
+
+# check_two NAME FOLDED COMM A B: >= 90% of COMM's user leaves are A or B, A ~ 2/3.
+check_two() {
+	set -- "$@" $(leaf_share "$2" "$3" "$4" "$5")
+	note "$1: $6 user samples: $4 $7, $5 $8, [anon] $9"
+	if [ "$6" -lt 50 ]; then
+		fail "$1" "only $6 user samples of $3"
+		uleaves "$2" "$3"
+	elif [ $((100 * ($7 + $8))) -lt $((90 * $6)) ]; then
+		fail "$1" "only $(pct $(($7 + $8)) $6)% of $3's samples are named $4/$5"
+		uleaves "$2" "$3"
+	elif [ $((100 * $7)) -lt $((45 * ($7 + $8))) ] || [ $((100 * $7)) -gt $((85 * ($7 + $8))) ]; then
+		fail "$1" "$4 has $(pct $7 $(($7 + $8)))% of the named samples, ~67% expected"
+	else
+		pass "$1"
+	fi
+}
+
+# record_pid NAME PID OUT SECS: record PID for SECS into OUT.data, fold it
+# into OUT.folded.  False (after a FAIL) when either step failed.
+record_pid() {
+	run_to 60 "$BPFSYM" record -q -F 199 -d "$4" -p "$2" -o "$3.data" 2> "$3.err"
+	rc=$?
+	record_ok "$1" "$3.data" "$3.err" $rc && folded "$1" "$3.data" "$3.folded"
+}
+
+# ---- perf map
+name=integration/jit_perfmap
+if start_jit jit_perfmap 30; then
+	p=$LPID
+	record_pid "$name" "$p" "$T/pm" 2 && check_two "$name" "$T/pm.folded" jit_perfmap jit_hot_one jit_hot_two
+	# Now the map belongs to someone else: a planted file must not be read.
+	name=integration/jit_perfmap_owner
+	if chown nobody "/tmp/perf-$p.map" 2>/dev/null; then
+		if record_pid "$name" "$p" "$T/pmo" 1.5; then
+			set -- $(leaf_share "$T/pmo.folded" jit_perfmap jit_hot_one jit_hot_two)
+			note "$name: $1 user samples: named $(($2 + $3)), [anon] $4"
+			if [ "$1" -lt 50 ]; then
+				fail "$name" "only $1 user samples of jit_perfmap"
+			elif [ $(($2 + $3)) -ne 0 ]; then
+				fail "$name" "$(($2 + $3)) samples named from a perf map owned by another user"
+			elif [ $((100 * $4)) -lt $((90 * $1)) ]; then
+				fail "$name" "only $4 of $1 samples are [anon+0x..]"
+				uleaves "$T/pmo.folded" jit_perfmap
+			else
+				pass "$name"
+			fi
+		fi
+	else
+		skip "$name" "cannot chown the perf map to nobody"
+	fi
+	stop "$p"
+	rm -f "/tmp/perf-$p.map"
+else
+	fail "$name" "jit_perfmap did not start"
+	show "$T/jit_perfmap.out"
+	skip integration/jit_perfmap_owner "jit_perfmap did not start"
+	stop "$LPID"
+fi
+
+# ---- jitdump
+name=integration/jit_jitdump
+mkdir -p "$T/jd"
+if start_jit jit_jitdump 30 "$T/jd"; then
+	p=$LPID
+	# The recording must see the file mapped: -a started before it would;
+	# here the start-up snapshot finds the mapping.
+	record_pid "$name" "$p" "$T/jdr" 2 && check_two "$name" "$T/jdr.folded" jit_jitdump jd_hot_one jd_hot_two
+	stop "$p"
+else
+	fail "$name" "jit_jitdump did not start"
+	show "$T/jit_jitdump.out"
+	stop "$LPID"
+fi
+
+# ---- node --perf-basic-prof
+name=integration/jit_node
+if ! command -v node > /dev/null 2>&1; then
+	skip "$name" "node is not installed"
+else
+	cat > "$T/hot.js" <<'EOF'
+function hotAlpha(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 31 + i) | 0; return x; }
+function hotBeta(n) { let x = 1; for (let i = 0; i < n; i++) x = (x ^ (i << 1)) | 0; return x; }
+const end = Date.now() + 1000 * Number(process.argv[2] || 3);
+let s = 0;
+console.log("ready");
+while (Date.now() < end) { s += hotAlpha(2e6); s += hotAlpha(2e6); s += hotBeta(2e6); }
+console.log(s);
+EOF
+	rm -f "$T/node.out"
+	bg_start node --perf-basic-prof "$T/hot.js" 30 > "$T/node.out"
+	p=$BG_PID
+	# Let it warm up: the optimized code and its perf map lines come first.
+	if wait_until 10 grep -q ready "$T/node.out" && sleep 1 && record_pid "$name" "$p" "$T/node" 2; then
+		tot=$(folded_count "$T/node.folded" '^node;')
+		a=$(folded_count "$T/node.folded" '^node;(.*;)?JS:[*^~]?hotAlpha[^;]*$')
+		b=$(folded_count "$T/node.folded" '^node;(.*;)?JS:[*^~]?hotBeta[^;]*$')
+		note "$name: $tot samples of node; leaf hotAlpha $a, hotBeta $b"
+		if [ "$tot" -lt 50 ]; then
+			fail "$name" "only $tot samples of node"
+		elif [ $((100 * (a + b))) -lt $((70 * tot)) ]; then
+			fail "$name" "only $(pct $((a + b)) "$tot")% of node's samples end in hotAlpha/hotBeta"
+			uleaves "$T/node.folded" node
+		elif [ "$a" -le "$b" ]; then
+			fail "$name" "hotAlpha ($a) should have about twice hotBeta's samples ($b)"
+		else
+			pass "$name"
+		fi
+	else
+		fail "$name" "node did not run or the recording failed"
+		show "$T/node.out"
+	fi
+	stop "$p"
+	rm -f "/tmp/perf-$p.map"
+fi
+
+lib_done
