@@ -31,6 +31,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpfsym.h"
+#include "cgroup.h"
 #include "mapevents.h"
 #include "probes.h"
 #include "procmap.h"
@@ -547,101 +548,6 @@ static void recorder__cleanup(struct recorder *r)
 }
 
 /*
- * The path of the cgroup2 directory @abs inside its hierarchy ("/a/b", as
- * /proc/PID/cgroup prints it), from the cgroup2 mounts in mountinfo.
- */
-static int cgroup_relpath(const char *abs, char *out, size_t len)
-{
-	char *buf, *line, *save = NULL, mp[4096], root[4096], fstype[64];
-	size_t n, blen;
-	int err = -ENOENT;
-
-	if (read_file_capped("/proc/self/mountinfo", 16u << 20, &buf, &blen))
-		return -EIO;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *sep = strstr(line, " - ");
-
-		if (!sep || sscanf(sep, " - %63s", fstype) != 1 || strcmp(fstype, "cgroup2") ||
-		    sscanf(line, "%*s %*s %*s %4095s %4095s", root, mp) != 2 || strcmp(root, "/"))
-			continue;
-		n = strlen(mp);
-		if (!strncmp(abs, mp, n) && (abs[n] == '/' || abs[n] == '\0')) {
-			snprintf(out, len, "%s", abs[n] ? abs + n : "/");
-			err = 0;
-			break;
-		}
-	}
-	free(buf);
-	return err;
-}
-
-/*
- * -G PATH: a cgroup v2 directory, absolute or relative to the unified
- * hierarchy (/sys/fs/cgroup/unified on hybrid machines, else /sys/fs/cgroup).
- * Returns an open fd and its path in the hierarchy in @rel, or -1 after
- * printing why.
- */
-static int open_cgroup(const char *path, char *rel, size_t rel_len)
-{
-	static const char *const roots[] = { "/sys/fs/cgroup/unified", "/sys/fs/cgroup" };
-	char buf[4096], abs[PATH_MAX];
-	struct statfs sf;
-	size_t i;
-	int fd = -1;
-
-	if (path[0] == '/') {
-		snprintf(buf, sizeof(buf), "%s", path);
-		fd = open(buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	} else {
-		for (i = 0; i < sizeof(roots) / sizeof(roots[0]) && fd < 0; i++) {
-			if (statfs(roots[i], &sf) || sf.f_type != CGROUP2_SUPER_MAGIC)
-				continue;
-			snprintf(buf, sizeof(buf), "%s/%s", roots[i], path);
-			fd = open(buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		}
-	}
-	if (fd < 0) {
-		fprintf(stderr, "bpfsym: no such cgroup: '%s'\n", path);
-		return -1;
-	}
-	if (fstatfs(fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
-		fprintf(stderr, "bpfsym: '%s' is not a cgroup v2 directory (try /sys/fs/cgroup/unified/...)\n", path);
-		close(fd);
-		return -1;
-	}
-	if (!realpath(buf, abs) || cgroup_relpath(abs, rel, rel_len)) {
-		fprintf(stderr, "bpfsym: cannot place '%s' in the cgroup v2 hierarchy\n", path);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Whether process @pid is in the target cgroup or below it, from /proc/PID/cgroup. */
-static int in_target_cgroup(const struct recorder *r, uint32_t pid)
-{
-	size_t n = strlen(r->cgroup_rel), len;
-	char path[64], *buf, *line, *save = NULL;
-	int in = 0;
-
-	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
-	if (read_file_capped(path, 1u << 20, &buf, &len))
-		return 0;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *cg;
-
-		if (strncmp(line, "0::", 3))
-			continue;
-		cg = line + 3;
-		in = !strcmp(r->cgroup_rel, "/") ||
-		     (!strncmp(cg, r->cgroup_rel, n) && (cg[n] == '/' || cg[n] == '\0'));
-		break;
-	}
-	free(buf);
-	return in;
-}
-
-/*
  * Snapshot records: with -p only the targets', with -G only those of
  * processes in the cgroup, so no other process's files are opened.  The
  * records of one process come together: the decision is made once.
@@ -660,7 +566,7 @@ static int snapshot_record(void *ctx, const void *rec, size_t len)
 				;
 			r->snap_keep = i < r->o->nr_pids;
 		} else if (r->o->target == RECORD_CGROUP) {
-			r->snap_keep = in_target_cgroup(r, e->pid);
+			r->snap_keep = cgroup__has_pid(r->cgroup_rel, e->pid);
 		}
 	}
 	return r->snap_keep ? mapevents__apply(r->mev, rec, len) : 0;
@@ -707,7 +613,7 @@ int record__run(const struct record_opts *o)
 		}
 	}
 	if (o->target == RECORD_CGROUP) {
-		r.cgroup_fd = popts.cgroup_fd = open_cgroup(o->cgroup, r.cgroup_rel, sizeof(r.cgroup_rel));
+		r.cgroup_fd = popts.cgroup_fd = cgroup__open(o->cgroup, r.cgroup_rel, sizeof(r.cgroup_rel));
 		if (r.cgroup_fd < 0)
 			return 2;
 	}
