@@ -529,8 +529,11 @@ static int elfsym__read_debuglink(struct reader *r, struct elfsym *es)
 	return 0;
 }
 
-static int elfsym__read_mini(struct reader *sub, const struct reader *outer)
+/* Its addresses are taken as @outer's own: it must describe that very file. */
+static int elfsym__read_mini(struct reader *sub, const struct reader *outer,
+			     const struct elfsym *es)
 {
+	struct elfsym ids = {};
 	int err;
 
 	if (elf_kind(sub->elf) != ELF_K_ELF)
@@ -538,14 +541,16 @@ static int elfsym__read_mini(struct reader *sub, const struct reader *outer)
 	err = elfsym__check_headers(sub);
 	if (err)
 		return err;
-	/* Its addresses are taken as the file's own: it must describe the same kind of file. */
 	if (sub->eh.e_type != outer->eh.e_type || sub->eh.e_machine != outer->eh.e_machine ||
 	    sub->eh.e_ident[EI_CLASS] != outer->eh.e_ident[EI_CLASS])
 		return malformed(sub, "not the same kind of file as its container");
 	err = elfsym__read_sections(sub);
 	if (!err)
-		err = elfsym__read_symbols(sub);
-	return err;
+		err = elfsym__read_build_id(sub, &ids);
+	if (!err && ids.build_id_len && es->build_id_len &&
+	    (ids.build_id_len != es->build_id_len || memcmp(ids.build_id, es->build_id, ids.build_id_len)))
+		return malformed(sub, "another file's: not its container's build-id");
+	return err ? err : elfsym__read_symbols(sub);
 }
 
 /*
@@ -554,7 +559,7 @@ static int elfsym__read_mini(struct reader *sub, const struct reader *outer)
  * @r (the candidates' names point into it) until the symbols are built.
  * Every failure leaves @r as it was: logged, never fatal.
  */
-static void elfsym__read_debugdata(struct reader *r)
+static void elfsym__read_debugdata(struct reader *r, const struct elfsym *es)
 {
 	Elf_Scn *scn = elf_getscn(r->elf, r->debugdata_idx);
 	struct reader sub;
@@ -592,7 +597,7 @@ static void elfsym__read_debugdata(struct reader *r)
 		.syms_seen = r->syms_seen, .strtab_seen = r->strtab_seen,
 	};
 	sub.elf = elf_memory(buf, len);
-	err = sub.elf ? elfsym__read_mini(&sub, r) : libelf_failed(&sub, "elf_memory");
+	err = sub.elf ? elfsym__read_mini(&sub, r, es) : libelf_failed(&sub, "elf_memory");
 	free(sub.secs);
 	/* Grown or not, the array holds r's candidates first. */
 	r->cands = sub.cands;
@@ -627,14 +632,14 @@ static int elfsym__read(struct reader *r, struct elfsym *es)
 		err = elfsym__read_symbols(r);
 	if (!err)
 		err = elfsym__read_debuglink(r, es);
-	if (!err) {
-		elfsym__read_debugdata(r);
-		err = symidx__build(&es->idx, r->cands, r->nr_cands, r->max_strtab);
-		if (err == -E2BIG)
-			pr_debug("elfsym: '%s': more than %zu bytes of names\n", r->name, r->max_strtab);
-	}
 	if (!err)
 		err = elfsym__read_build_id(r, es);
+	if (err)
+		return err;
+	elfsym__read_debugdata(r, es);
+	err = symidx__build(&es->idx, r->cands, r->nr_cands, r->max_strtab);
+	if (err == -E2BIG)
+		pr_debug("elfsym: '%s': more than %zu bytes of names\n", r->name, r->max_strtab);
 	return err;
 }
 

@@ -3,14 +3,16 @@
  * minidebug: bounded xz decompression of .gnu_debugdata.
  *
  * The section comes from a file we do not trust, so it may be an xz bomb:
- * a few KiB that expand to gigabytes, or a header claiming any size.  The
- * output buffer therefore starts small and doubles only as the decoder
- * fills it, and decoding stops as soon as it would pass the cap; the time
+ * a few KiB that expand to gigabytes, or an index claiming any size.  A
+ * stream whose index admits more than the cap is refused at once; for the
+ * others the output buffer starts small and doubles only as the decoder
+ * fills it, and decoding stops as soon as it would pass the cap: the time
  * spent is bounded by the cap too, since xz decodes at a roughly constant
  * rate per output byte.
  */
 #include <errno.h>
 #include <lzma.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -24,6 +26,8 @@
 #define DECODER_MEMLIMIT	(80ULL << 20)
 /* A first guess at the output for a compression ratio of 4, at least this. */
 #define FIRST_CHUNK		(64UL << 10)
+/* An index lists a few blocks; this is room for thousands. */
+#define INDEX_MEMLIMIT		(1ULL << 20)
 
 static int lzma_err(lzma_ret ret)
 {
@@ -38,6 +42,36 @@ static int lzma_err(lzma_ret ret)
 	}
 }
 
+/*
+ * Whether the index of the last stream in @in says it holds more than
+ * @max_out bytes: an honest bomb is then refused before any decoding.  An
+ * index that lies is caught by the decoder, which checks it against the
+ * blocks, and the output cap holds meanwhile; so any doubt here is false.
+ */
+static bool claims_too_much(const uint8_t *in, size_t len, size_t max_out)
+{
+	uint64_t memlimit = INDEX_MEMLIMIT;
+	lzma_stream_flags footer;
+	lzma_index *idx = NULL;
+	size_t pos, end;
+	bool over;
+
+	/* Stream padding: zero words after the last stream. */
+	while (len >= 4 && !in[len - 1] && !in[len - 2] && !in[len - 3] && !in[len - 4])
+		len -= 4;
+	if (len < 2 * LZMA_STREAM_HEADER_SIZE ||
+	    lzma_stream_footer_decode(&footer, in + len - LZMA_STREAM_HEADER_SIZE) != LZMA_OK ||
+	    footer.backward_size > len - 2 * LZMA_STREAM_HEADER_SIZE)
+		return false;
+	end = len - LZMA_STREAM_HEADER_SIZE;
+	pos = end - (size_t)footer.backward_size;
+	if (lzma_index_buffer_decode(&idx, &memlimit, NULL, in, &pos, end) != LZMA_OK)
+		return false;
+	over = lzma_index_uncompressed_size(idx) > max_out;
+	lzma_index_end(idx, NULL);
+	return over;
+}
+
 int minidebug__decompress(const void *in, size_t in_len, size_t max_out,
 			  void **out, size_t *out_len)
 {
@@ -49,6 +83,8 @@ int minidebug__decompress(const void *in, size_t in_len, size_t max_out,
 
 	*out = NULL;
 	*out_len = 0;
+	if (claims_too_much(in, in_len, max_out))
+		return -E2BIG;
 	/*
 	 * One byte of room past the cap: a stream of exactly @max_out bytes
 	 * can then reach its end (and have its index and check verified)
