@@ -90,7 +90,7 @@ static struct elfsym *try_candidate(const struct debugfile_query *q, int root_fd
 	bin_id = elfsym__build_id(q->es, &bin_len);
 	e = fileid__build_id(fd, id, &id_len);
 	if (e) {
-		rejected(path, "no ELF build-id to read", e);
+		rejected(path, "no build-id to read", e);
 		goto fail;
 	}
 	/* By debuglink, build-ids are compared only when both files have one. */

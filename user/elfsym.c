@@ -88,7 +88,6 @@ struct reader {
 	size_t syms_seen, strtab_seen;
 	size_t shstrndx;
 	size_t debugdata_idx, debuglink_idx;	/* 0: no such section */
-	bool nested;		/* reading the MiniDebugInfo of another file */
 	Elf *mini;		/* the MiniDebugInfo merged, its names in r->cands */
 	void *mini_buf;
 };
@@ -570,7 +569,7 @@ static void elfsym__read_debugdata(struct reader *r, const struct elfsym *es)
 	size_t len;
 	int err;
 
-	if (!r->debugdata_idx || r->nested || r->eh.e_type == ET_REL || !scn ||
+	if (!r->debugdata_idx || r->eh.e_type == ET_REL || !scn ||
 	    !gelf_getshdr(scn, &sh))
 		return;
 	snprintf(name, sizeof(name), "%s:.gnu_debugdata", r->name);
@@ -591,7 +590,7 @@ static void elfsym__read_debugdata(struct reader *r, const struct elfsym *es)
 		return;
 	}
 	sub = (struct reader){
-		.name = name, .fsize = len, .nested = true,
+		.name = name, .fsize = len,
 		.cands = r->cands, .nr_cands = r->nr_cands,
 		.max_syms = r->max_syms, .max_strtab = r->max_strtab,
 		.syms_seen = r->syms_seen, .strtab_seen = r->strtab_seen,
@@ -643,7 +642,7 @@ static int elfsym__read(struct reader *r, struct elfsym *es)
 	return err;
 }
 
-/* Read @r->elf (NULL: elf_begin/elf_memory failed) into a new elfsym; ends it. */
+/* Read @r->elf (NULL: elf_version, elf_begin or elf_memory failed) into a new elfsym; ends it. */
 static struct elfsym *elfsym__load(struct reader *r, const struct elfsym_opts *opts)
 {
 	struct elfsym *es = calloc(1, sizeof(*es));
@@ -658,7 +657,7 @@ static struct elfsym *elfsym__load(struct reader *r, const struct elfsym_opts *o
 	if (!es)
 		err = -ENOMEM;
 	else if (!r->elf)
-		err = libelf_failed(r, "elf_begin");
+		err = libelf_failed(r, "elf_begin or elf_memory");
 	else
 		err = elfsym__read(r, es);
 
@@ -677,15 +676,6 @@ static struct elfsym *elfsym__load(struct reader *r, const struct elfsym_opts *o
 	return es;
 }
 
-static bool libelf_ready(const char *name)
-{
-	if (elf_version(EV_CURRENT) != EV_NONE)
-		return true;
-	pr_debug("elfsym: '%s': libelf: %s\n", name, elf_errmsg(-1));
-	errno = ENOEXEC;
-	return false;
-}
-
 struct elfsym *elfsym__open_fd(int fd, const char *name, const struct elfsym_opts *opts)
 {
 	struct reader r = { .name = name ? name : "(fd)" };
@@ -698,11 +688,10 @@ struct elfsym *elfsym__open_fd(int fd, const char *name, const struct elfsym_opt
 		errno = ENOEXEC;
 		return NULL;
 	}
-	if (!libelf_ready(r.name))
-		return NULL;
 	r.fsize = (uint64_t)st.st_size;
 	/* ELF_C_READ: libelf preads what it needs; never mmap a file we do not trust. */
-	r.elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf_version(EV_CURRENT) != EV_NONE)
+		r.elf = elf_begin(fd, ELF_C_READ, NULL);
 	return elfsym__load(&r, opts);
 }
 
@@ -711,9 +700,8 @@ struct elfsym *elfsym__open_mem(void *buf, size_t len, const char *name,
 {
 	struct reader r = { .name = name ? name : "(memory)", .fsize = len };
 
-	if (!libelf_ready(r.name))
-		return NULL;
-	r.elf = elf_memory(buf, len);
+	if (elf_version(EV_CURRENT) != EV_NONE)
+		r.elf = elf_memory(buf, len);
 	return elfsym__load(&r, opts);
 }
 

@@ -27,6 +27,7 @@ static const char *dtmp_why;	/* why there is none, for SKIP lines */
 static bool dsetup(const char *const *tools)
 {
 	static char why[128];
+	const char *base;
 	char cmd[128];
 	size_t i;
 
@@ -45,7 +46,11 @@ static bool dsetup(const char *const *tools)
 			return false;
 		}
 	}
-	strcpy(dtmp, "/tmp/bpfsym-debug.XXXXXX");
+	/* Under the test runner's directory when it has one (no quote: paths go in sh '...'). */
+	base = getenv("BPFSYM_TEST_TMP");
+	if (!base || !*base || strchr(base, '\'') || strlen(base) > PATH_MAX - 64)
+		base = "/tmp";
+	snprintf(dtmp, sizeof(dtmp), "%s/bpfsym-debug.XXXXXX", base);
 	if (!mkdtemp(dtmp)) {
 		dtmp[0] = 0;
 		dtmp_why = "mkdtemp failed";
