@@ -14,25 +14,23 @@
  *   STT_NOTYPE is not kept: in code sections those are assembler labels
  *   (jump targets, markers such as _etext) that point into or past a
  *   function more often than at its start; perf makes the same choice.
- * - Aliases (several names at one address) are folded into one entry, named
- *   by the rule in elfsym.h; it covers the largest of their sizes.
- * - A symbol with st_size 0 ends where the next symbol starts; no symbol
- *   extends past the end of its section.
- * - Nested symbols: an address resolves to the covering symbol that starts
- *   last, i.e. the innermost one (an inner entry point, not the function
- *   around it), and to the outer one again past the inner one's end.  This
- *   is precomputed as a flat list of spans, so a lookup stays one binary
- *   search whatever the nesting.
+ * - Aliases, st_size 0 and nesting are symidx's rules (symidx.h); no
+ *   symbol extends past the end of its section.
  * - ET_REL (.o) files: st_value is relative to its section, so a symbol's
  *   address is its section's sh_offset + st_value, and offset_to_vaddr is
- *   the identity over the file.  Code copied from a .o into anonymous memory
- *   is then symbolized by its file offset, like any mapping.
+ *   the identity over the code sections' bytes.  Code copied from a .o into
+ *   anonymous memory is then symbolized by its file offset, like a mapping.
+ * - MiniDebugInfo (.gnu_debugdata) is read with the same reader, over the
+ *   decompressed bytes, into the same candidate list: its functions are
+ *   folded and sized with the file's own.  It is an extra: when it cannot
+ *   be read the file keeps what it has, and one in it is not looked at.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,36 +38,32 @@
 
 #include "elfnote.h"
 #include "elfsym.h"
+#include "minidebug.h"
+#include "symidx.h"
 #include "util.h"
 
 #define DEFAULT_MAX_SYMS	(4UL << 20)
 #define DEFAULT_MAX_STRTAB	(256UL << 20)
+#define DEFAULT_MAX_DEBUGDATA	(64UL << 20)
+/* A debuglink holds a file name, NUL, padding and a CRC. */
+#define DEBUGLINK_MAX		(4096 + 8)
 /* Real build-ids are 8 to 20 bytes; anything longer is not one we can key by. */
 #define BUILD_ID_MAX		64
 /* Note areas hold a few hundred bytes: do not read a hostile giant one. */
 #define NOTES_MAX		(1UL << 20)
-#define NO_SYM			SIZE_MAX
 
 struct seg {
 	uint64_t off, vaddr, filesz;
 };
 
-/* [start, next span's start) resolves to syms[sym], or to nothing (NO_SYM). */
-struct span {
-	uint64_t start;
-	size_t sym;
-};
-
 struct elfsym {
-	struct elfsym_sym *syms;
-	size_t nr_syms;
-	struct span *spans;
-	size_t nr_spans;
+	struct symidx idx;
 	struct seg *segs;
 	size_t nr_segs;
-	char *names;		/* one arena holding every name */
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
+	char *debuglink;	/* NULL: none */
+	uint32_t debuglink_crc;
 	int type;
 };
 
@@ -80,14 +74,6 @@ struct sec {
 	bool exec;
 };
 
-/* A function symbol while reading; its name still points into libelf data. */
-struct cand {
-	uint64_t addr, size, sec_end;
-	const char *name;
-	size_t len;
-	int rank;		/* alias preference: lower wins */
-};
-
 /* State of one elfsym__open_fd(); freed before it returns. */
 struct reader {
 	const char *name;
@@ -96,10 +82,14 @@ struct reader {
 	GElf_Ehdr eh;
 	size_t shnum, phnum;
 	struct sec *secs;
-	struct cand *cands;
+	struct symidx_cand *cands;	/* names still point into libelf data */
 	size_t nr_cands;
-	size_t max_syms, max_strtab;
+	size_t max_syms, max_strtab, max_debugdata;
 	size_t syms_seen, strtab_seen;
+	size_t shstrndx;
+	size_t debugdata_idx, debuglink_idx;	/* 0: no such section */
+	Elf *mini;		/* the MiniDebugInfo merged, its names in r->cands */
+	void *mini_buf;
 };
 
 /* [off, off + size) lies within [0, limit), without overflowing. */
@@ -157,6 +147,7 @@ static int elfsym__check_headers(struct reader *r)
 			return libelf_failed(r, "elf_getshdrstrndx");
 		if (shstrndx >= r->shnum)
 			return malformed(r, "e_shstrndx out of range");
+		r->shstrndx = shstrndx;
 	}
 
 	/* elf_getphdrnum() clamps to what fits in the file: check the claim. */
@@ -190,12 +181,22 @@ static int elfsym__read_segments(struct reader *r, struct elfsym *es)
 	size_t i;
 
 	if (r->eh.e_type == ET_REL) {
-		/* No segments: "vaddr" is the file offset (see the top comment). */
-		es->segs = calloc(1, sizeof(*es->segs));
+		/* No segments: "vaddr" is the offset in a code section (see the top comment). */
+		if (!r->shnum)
+			return 0;
+		es->segs = calloc(r->shnum, sizeof(*es->segs));
 		if (!es->segs)
 			return -ENOMEM;
-		es->segs[0].filesz = r->fsize;
-		es->nr_segs = r->fsize ? 1 : 0;
+		for (i = 1; i < r->shnum; i++) {
+			const struct sec *s = &r->secs[i];
+
+			if (!s->exec || s->end == s->start)
+				continue;
+			es->segs[es->nr_segs].off = s->start;
+			es->segs[es->nr_segs].vaddr = s->start;
+			es->segs[es->nr_segs].filesz = s->end - s->start;
+			es->nr_segs++;
+		}
 		return 0;
 	}
 	if (!r->phnum)
@@ -228,6 +229,23 @@ static int elfsym__read_segments(struct reader *r, struct elfsym *es)
 	return 0;
 }
 
+/* Remember where the sections pointing to more debug info are, by name. */
+static void elfsym__note_section(struct reader *r, const GElf_Shdr *sh, size_t idx)
+{
+	const char *name;
+
+	if (sh->sh_type != SHT_PROGBITS || !r->shstrndx)
+		return;
+	/* libelf checks the name lies, NUL-terminated, in the string table. */
+	name = elf_strptr(r->elf, r->shstrndx, sh->sh_name);
+	if (!name)
+		return;
+	if (!strcmp(name, ".gnu_debugdata") && !r->debugdata_idx)
+		r->debugdata_idx = idx;
+	else if (!strcmp(name, ".gnu_debuglink") && !r->debuglink_idx)
+		r->debuglink_idx = idx;
+}
+
 /* Record every section's range and kind; reject those past end of file. */
 static int elfsym__read_sections(struct reader *r)
 {
@@ -253,10 +271,10 @@ static int elfsym__read_sections(struct reader *r)
 		s->link = sh.sh_link;
 		s->exec = (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) ==
 			  (SHF_ALLOC | SHF_EXECINSTR);
+		elfsym__note_section(r, &sh, i);
 		if (rel) {
-			/* A .o section not in the file has no offset to name it by. */
-			if (sh.sh_type == SHT_NOBITS)
-				s->exec = false;
+			/* Code is what a .o holds as bytes: other sections have no offset to name it by. */
+			s->exec = (sh.sh_flags & SHF_EXECINSTR) && sh.sh_type == SHT_PROGBITS;
 			s->start = sh.sh_offset;
 		} else {
 			/* Debug files' NOBITS .text keeps sh_addr/sh_size: use them. */
@@ -301,7 +319,7 @@ static int elfsym__read_symtab(struct reader *r, size_t idx)
 	const char *strbuf;
 	GElf_Shdr sh, strsh;
 	Elf_Scn *scn, *strscn;
-	struct cand *tmp;
+	struct symidx_cand *tmp;
 
 	scn = elf_getscn(r->elf, idx);
 	if (!scn || !gelf_getshdr(scn, &sh))
@@ -353,7 +371,7 @@ static int elfsym__read_symtab(struct reader *r, size_t idx)
 	for (i = 0; i < n; i++) {
 		Elf32_Word xndx = 0;
 		const struct sec *s;
-		struct cand *c;
+		struct symidx_cand *c;
 		GElf_Sym sym;
 		size_t shndx, max_len;
 		int type;
@@ -387,7 +405,7 @@ static int elfsym__read_symtab(struct reader *r, size_t idx)
 		if (c->addr < s->start || c->addr >= s->end)
 			continue;
 		c->size = sym.st_size < s->end - c->addr ? sym.st_size : s->end - c->addr;
-		c->sec_end = s->end;
+		c->limit = s->end;
 		c->rank = bind_rank(GELF_ST_BIND(sym.st_info));
 		r->nr_cands++;
 	}
@@ -406,125 +424,6 @@ static int elfsym__read_symbols(struct reader *r)
 		if (err)
 			return err;
 	}
-	return 0;
-}
-
-/* Address, then the alias preference of elfsym.h; total, so qsort is deterministic. */
-static int cand_cmp(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* Sort, fold aliases, copy names into the arena and fix up sizes. */
-static int elfsym__build_syms(struct reader *r, struct elfsym *es)
-{
-	size_t i, j, nr_groups = 0, name_bytes = 0, pos = 0;
-	struct cand *c = r->cands;
-
-	if (!r->nr_cands)
-		return 0;
-	qsort(c, r->nr_cands, sizeof(*c), cand_cmp);
-	for (i = 0; i < r->nr_cands; i = j) {
-		for (j = i + 1; j < r->nr_cands && c[j].addr == c[i].addr; j++)
-			;
-		nr_groups++;
-		name_bytes += c[i].len + 1;
-		/* Shared tail strings can make copies outgrow their tables. */
-		if (name_bytes > r->max_strtab) {
-			pr_debug("elfsym: '%s': more than %zu bytes of names\n",
-				 r->name, r->max_strtab);
-			return -E2BIG;
-		}
-	}
-
-	es->syms = calloc(nr_groups, sizeof(*es->syms));
-	es->names = malloc(name_bytes);
-	if (!es->syms || !es->names)
-		return -ENOMEM;
-
-	for (i = 0; i < r->nr_cands; i = j) {
-		struct elfsym_sym *s = &es->syms[es->nr_syms++];
-		uint64_t size = c[i].size, end;
-
-		for (j = i + 1; j < r->nr_cands && c[j].addr == c[i].addr; j++) {
-			if (c[j].size > size)
-				size = c[j].size;
-		}
-		if (!size) {
-			end = j < r->nr_cands && c[j].addr < c[i].sec_end ?
-			      c[j].addr : c[i].sec_end;
-			size = end - c[i].addr;
-		}
-		memcpy(es->names + pos, c[i].name, c[i].len + 1);
-		s->name = es->names + pos;
-		pos += c[i].len + 1;
-		s->addr = c[i].addr;
-		s->size = size;
-	}
-	return 0;
-}
-
-static void push_span(struct elfsym *es, uint64_t start, size_t sym)
-{
-	es->spans[es->nr_spans].start = start;
-	es->spans[es->nr_spans].sym = sym;
-	es->nr_spans++;
-}
-
-/*
- * Flatten the (possibly nested) symbols into disjoint spans, each owned by
- * the covering symbol that starts last.  Sweep by start address with a stack
- * of open symbols: the innermost open one is the most recently pushed one
- * that has not ended.  Each span either closes a symbol or reaches the next
- * start, and each gap adds one hole: at most 2n + 1 spans.
- */
-static int elfsym__build_spans(struct elfsym *es)
-{
-	size_t n = es->nr_syms, top = 0, i, *stack;
-	uint64_t pos;
-
-	if (!n)
-		return 0;
-	es->spans = calloc(2 * n + 1, sizeof(*es->spans));
-	stack = calloc(n, sizeof(*stack));
-	if (!es->spans || !stack) {
-		free(stack);
-		return -ENOMEM;
-	}
-	pos = es->syms[0].addr;
-	for (i = 0; i <= n; i++) {
-		uint64_t next = i < n ? es->syms[i].addr : UINT64_MAX;
-
-		while (top && pos < next) {
-			const struct elfsym_sym *s = &es->syms[stack[top - 1]];
-			uint64_t end = s->addr + s->size;
-
-			if (end > pos) {
-				push_span(es, pos, stack[top - 1]);
-				if (end > next) {
-					pos = next;
-					break;
-				}
-				pos = end;
-			}
-			top--;
-		}
-		if (pos < next)
-			push_span(es, pos, NO_SYM);
-		if (i < n) {
-			stack[top++] = i;
-			pos = next;
-		}
-	}
-	free(stack);
 	return 0;
 }
 
@@ -587,6 +486,134 @@ static int elfsym__read_build_id(struct reader *r, struct elfsym *es)
 	return 0;
 }
 
+/*
+ * .gnu_debuglink: the name of the separate debug file, NUL-terminated and
+ * padded to 4 bytes, then the CRC32 of that file in this file's byte order.
+ * A malformed one is ignored: it only points elsewhere.
+ */
+static int elfsym__read_debuglink(struct reader *r, struct elfsym *es)
+{
+	Elf_Scn *scn = elf_getscn(r->elf, r->debuglink_idx);
+	size_t len, crc_off;
+	const char *p;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	uint32_t crc;
+
+	if (!r->debuglink_idx || !scn || !gelf_getshdr(scn, &sh))
+		return 0;
+	if (sh.sh_size > DEBUGLINK_MAX) {
+		pr_debug("elfsym: '%s': .gnu_debuglink of %llu bytes ignored\n", r->name,
+			 (unsigned long long)sh.sh_size);
+		return 0;
+	}
+	d = elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf || d->d_size != sh.sh_size)
+		return 0;
+	p = d->d_buf;
+	len = strnlen(p, d->d_size);
+	crc_off = (len + 4) & ~(size_t)3;	/* past the NUL, 4-byte aligned */
+	if (!len || len == d->d_size || d->d_size < 4 || crc_off > d->d_size - 4) {
+		pr_debug("elfsym: '%s': malformed .gnu_debuglink ignored\n", r->name);
+		return 0;
+	}
+	memcpy(&crc, p + crc_off, sizeof(crc));
+	if (r->eh.e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
+				       ELFDATA2LSB : ELFDATA2MSB))
+		crc = __builtin_bswap32(crc);
+	es->debuglink = strndup(p, len);
+	if (!es->debuglink)
+		return -ENOMEM;
+	es->debuglink_crc = crc;
+	return 0;
+}
+
+/* Its addresses are taken as @outer's own: it must describe that very file. */
+static int elfsym__read_mini(struct reader *sub, const struct reader *outer,
+			     const struct elfsym *es)
+{
+	struct elfsym ids = {};
+	int err;
+
+	if (elf_kind(sub->elf) != ELF_K_ELF)
+		return malformed(sub, "not an ELF file");
+	err = elfsym__check_headers(sub);
+	if (err)
+		return err;
+	if (sub->eh.e_type != outer->eh.e_type || sub->eh.e_machine != outer->eh.e_machine ||
+	    sub->eh.e_ident[EI_CLASS] != outer->eh.e_ident[EI_CLASS])
+		return malformed(sub, "not the same kind of file as its container");
+	err = elfsym__read_sections(sub);
+	if (!err)
+		err = elfsym__read_build_id(sub, &ids);
+	if (!err && ids.build_id_len && es->build_id_len &&
+	    (ids.build_id_len != es->build_id_len || memcmp(ids.build_id, es->build_id, ids.build_id_len)))
+		return malformed(sub, "another file's: not its container's build-id");
+	return err ? err : elfsym__read_symbols(sub);
+}
+
+/*
+ * Add the functions of the MiniDebugInfo in .gnu_debugdata to r->cands,
+ * under the same caps.  On success the decompressed file stays open in
+ * @r (the candidates' names point into it) until the symbols are built.
+ * Every failure leaves @r as it was: logged, never fatal.
+ */
+static void elfsym__read_debugdata(struct reader *r, const struct elfsym *es)
+{
+	Elf_Scn *scn = elf_getscn(r->elf, r->debugdata_idx);
+	struct reader sub;
+	char name[512];
+	void *buf;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	size_t len;
+	int err;
+
+	if (!r->debugdata_idx || r->eh.e_type == ET_REL || !scn ||
+	    !gelf_getshdr(scn, &sh))
+		return;
+	snprintf(name, sizeof(name), "%s:.gnu_debugdata", r->name);
+	/* Compressed, it cannot be larger than what it may expand to. */
+	if (sh.sh_size > r->max_debugdata) {
+		pr_debug("elfsym: '%s': %llu bytes, over the cap of %zu\n", name,
+			 (unsigned long long)sh.sh_size, r->max_debugdata);
+		return;
+	}
+	d = elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf || d->d_size != sh.sh_size) {
+		libelf_failed(r, "elf_rawdata");
+		return;
+	}
+	err = minidebug__decompress(d->d_buf, d->d_size, r->max_debugdata, &buf, &len);
+	if (err) {
+		pr_debug("elfsym: '%s': cannot decompress: %s\n", name, strerror(-err));
+		return;
+	}
+	sub = (struct reader){
+		.name = name, .fsize = len,
+		.cands = r->cands, .nr_cands = r->nr_cands,
+		.max_syms = r->max_syms, .max_strtab = r->max_strtab,
+		.syms_seen = r->syms_seen, .strtab_seen = r->strtab_seen,
+	};
+	sub.elf = elf_memory(buf, len);
+	err = sub.elf ? elfsym__read_mini(&sub, r, es) : libelf_failed(&sub, "elf_memory");
+	free(sub.secs);
+	/* Grown or not, the array holds r's candidates first. */
+	r->cands = sub.cands;
+	if (err) {
+		pr_debug("elfsym: '%s': ignored: %s\n", name, strerror(-err));
+		elf_end(sub.elf);
+		free(buf);
+		return;
+	}
+	pr_debug("elfsym: '%s': %zu functions\n", name, sub.nr_cands - r->nr_cands);
+	r->nr_cands = sub.nr_cands;
+	r->syms_seen = sub.syms_seen;
+	r->strtab_seen = sub.strtab_seen;
+	r->mini = sub.elf;
+	r->mini_buf = buf;
+}
+
 static int elfsym__read(struct reader *r, struct elfsym *es)
 {
 	int err;
@@ -597,26 +624,62 @@ static int elfsym__read(struct reader *r, struct elfsym *es)
 	if (err)
 		return err;
 	es->type = r->eh.e_type;
-	err = elfsym__read_segments(r, es);
+	err = elfsym__read_sections(r);
 	if (!err)
-		err = elfsym__read_sections(r);
+		err = elfsym__read_segments(r, es);
 	if (!err)
 		err = elfsym__read_symbols(r);
 	if (!err)
-		err = elfsym__build_syms(r, es);
-	if (!err)
-		err = elfsym__build_spans(es);
+		err = elfsym__read_debuglink(r, es);
 	if (!err)
 		err = elfsym__read_build_id(r, es);
+	if (err)
+		return err;
+	elfsym__read_debugdata(r, es);
+	err = symidx__build(&es->idx, r->cands, r->nr_cands, r->max_strtab);
+	if (err == -E2BIG)
+		pr_debug("elfsym: '%s': more than %zu bytes of names\n", r->name, r->max_strtab);
 	return err;
+}
+
+/* Read @r->elf (NULL: elf_version, elf_begin or elf_memory failed) into a new elfsym; ends it. */
+static struct elfsym *elfsym__load(struct reader *r, const struct elfsym_opts *opts)
+{
+	struct elfsym *es = calloc(1, sizeof(*es));
+	int err;
+
+	r->max_syms = opts && opts->max_syms ? opts->max_syms : DEFAULT_MAX_SYMS;
+	r->max_strtab = opts && opts->max_strtab ? opts->max_strtab : DEFAULT_MAX_STRTAB;
+	r->max_debugdata = opts && opts->max_debugdata ? opts->max_debugdata : DEFAULT_MAX_DEBUGDATA;
+	/* libelf indexes symbols with an int. */
+	if (r->max_syms > INT_MAX)
+		r->max_syms = INT_MAX;
+	if (!es)
+		err = -ENOMEM;
+	else if (!r->elf)
+		err = libelf_failed(r, "elf_begin or elf_memory");
+	else
+		err = elfsym__read(r, es);
+
+	free(r->cands);
+	free(r->secs);
+	elf_end(r->mini);
+	free(r->mini_buf);
+	elf_end(r->elf);
+	if (err) {
+		elfsym__free(es);
+		errno = -err;
+		return NULL;
+	}
+	pr_debug("elfsym: '%s': %zu functions, %zu PT_LOAD, build-id of %zu bytes\n",
+		 r->name, es->idx.nr_syms, es->nr_segs, es->build_id_len);
+	return es;
 }
 
 struct elfsym *elfsym__open_fd(int fd, const char *name, const struct elfsym_opts *opts)
 {
 	struct reader r = { .name = name ? name : "(fd)" };
-	struct elfsym *es;
 	struct stat st;
-	int err;
 
 	if (fstat(fd, &st))
 		return NULL;
@@ -626,38 +689,20 @@ struct elfsym *elfsym__open_fd(int fd, const char *name, const struct elfsym_opt
 		return NULL;
 	}
 	r.fsize = (uint64_t)st.st_size;
-	r.max_syms = opts && opts->max_syms ? opts->max_syms : DEFAULT_MAX_SYMS;
-	r.max_strtab = opts && opts->max_strtab ? opts->max_strtab : DEFAULT_MAX_STRTAB;
-	/* libelf indexes symbols with an int. */
-	if (r.max_syms > INT_MAX)
-		r.max_syms = INT_MAX;
-
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		pr_debug("elfsym: '%s': libelf: %s\n", r.name, elf_errmsg(-1));
-		errno = ENOEXEC;
-		return NULL;
-	}
-	es = calloc(1, sizeof(*es));
-	if (!es)
-		return NULL;
 	/* ELF_C_READ: libelf preads what it needs; never mmap a file we do not trust. */
-	r.elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!r.elf)
-		err = libelf_failed(&r, "elf_begin");
-	else
-		err = elfsym__read(&r, es);
+	if (elf_version(EV_CURRENT) != EV_NONE)
+		r.elf = elf_begin(fd, ELF_C_READ, NULL);
+	return elfsym__load(&r, opts);
+}
 
-	free(r.cands);
-	free(r.secs);
-	elf_end(r.elf);
-	if (err) {
-		elfsym__free(es);
-		errno = -err;
-		return NULL;
-	}
-	pr_debug("elfsym: '%s': %zu functions, %zu PT_LOAD, build-id of %zu bytes\n",
-		 r.name, es->nr_syms, es->nr_segs, es->build_id_len);
-	return es;
+struct elfsym *elfsym__open_mem(void *buf, size_t len, const char *name,
+				const struct elfsym_opts *opts)
+{
+	struct reader r = { .name = name ? name : "(memory)", .fsize = len };
+
+	if (elf_version(EV_CURRENT) != EV_NONE)
+		r.elf = elf_memory(buf, len);
+	return elfsym__load(&r, opts);
 }
 
 struct elfsym *elfsym__open(const char *path, const struct elfsym_opts *opts)
@@ -683,10 +728,9 @@ void elfsym__free(struct elfsym *es)
 {
 	if (!es)
 		return;
-	free(es->syms);
-	free(es->spans);
+	symidx__free(&es->idx);
 	free(es->segs);
-	free(es->names);
+	free(es->debuglink);
 	free(es);
 }
 
@@ -722,31 +766,12 @@ int elfsym__vaddr_to_offset(const struct elfsym *es, uint64_t vaddr, uint64_t *f
 
 const struct elfsym_sym *elfsym__lookup(const struct elfsym *es, uint64_t vaddr)
 {
-	size_t lo = 0, hi = es->nr_spans, mid;
-	const struct elfsym_sym *s;
-	const struct span *sp;
-
-	/* The last span starting at or before vaddr. */
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (es->spans[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	sp = &es->spans[lo - 1];
-	if (sp->sym == NO_SYM)
-		return NULL;
-	s = &es->syms[sp->sym];
-	/* Spans run to the next one; the symbol's own end still bounds it. */
-	return vaddr - s->addr < s->size ? s : NULL;
+	return symidx__lookup(&es->idx, vaddr);
 }
 
 size_t elfsym__nr_syms(const struct elfsym *es)
 {
-	return es->nr_syms;
+	return es->idx.nr_syms;
 }
 
 int elfsym__type(const struct elfsym *es)
@@ -758,4 +783,10 @@ const uint8_t *elfsym__build_id(const struct elfsym *es, size_t *len)
 {
 	*len = es->build_id_len;
 	return es->build_id_len ? es->build_id : NULL;
+}
+
+const char *elfsym__debuglink(const struct elfsym *es, uint32_t *crc)
+{
+	*crc = es->debuglink ? es->debuglink_crc : 0;
+	return es->debuglink;
 }

@@ -58,39 +58,42 @@ static int open_at(int dirfd, const char *path, int flags, bool in_root)
 	return openat(dirfd, *path ? path : ".", flags | O_CLOEXEC | O_NOFOLLOW);
 }
 
-/* 0 when @fd is the regular, non-empty file @mp maps; -ESTALE or -ENOEXEC. */
-static int check_mapped_file(int fd, const struct mapping *mp)
+/*
+ * 0 when @fd is a regular, non-empty file and, if @mp is set, the one @mp
+ * maps; -ESTALE or -ENOEXEC.  Its fstat in *@st.
+ */
+static int check_file(int fd, const struct mapping *mp, struct stat *st)
 {
-	struct stat st;
-
-	if (fstat(fd, &st))
+	if (fstat(fd, st))
 		return -errno;
-	if ((uint64_t)st.st_dev != mp->dev || (uint64_t)st.st_ino != mp->ino)
+	if (mp && ((uint64_t)st->st_dev != mp->dev || (uint64_t)st->st_ino != mp->ino))
 		return -ESTALE;
 	/* Written in place since it was mapped: not the bytes that ran. */
-	if ((mp->mtime_sec || mp->mtime_nsec) &&
-	    (st.st_mtim.tv_sec != mp->mtime_sec || (uint64_t)st.st_mtim.tv_nsec != mp->mtime_nsec))
+	if (mp && (mp->mtime_sec || mp->mtime_nsec) &&
+	    (st->st_mtim.tv_sec != mp->mtime_sec || (uint64_t)st->st_mtim.tv_nsec != mp->mtime_nsec))
 		return -ESTALE;
-	if (!S_ISREG(st.st_mode) || st.st_size <= 0)
+	if (!S_ISREG(st->st_mode) || st->st_size <= 0)
 		return -ENOEXEC;
 	return 0;
 }
 
 /*
- * Open @path for reading only if it is the file @mp maps.  O_PATH first,
- * so a FIFO or a device found there is never opened for real; then the
- * checked O_PATH fd itself is reopened, so nothing can be swapped in
- * between the check and the open.
+ * Open @path for reading only if it is a regular file, and the file @mp
+ * maps when @mp is set.  O_PATH first, so a FIFO or a device found there
+ * is never opened for real; then the checked O_PATH fd itself is reopened,
+ * so nothing can be swapped in between the check and the open.
  */
-static int open_verified(int dirfd, const char *path, bool in_root, const struct mapping *mp)
+static int open_verified(int dirfd, const char *path, bool in_root, const struct mapping *mp,
+			 struct stat *st)
 {
+	struct stat first;
 	char self[64];
 	int pfd, fd, err;
 
 	pfd = open_at(dirfd, path, O_PATH, in_root);
 	if (pfd < 0)
 		return -errno;
-	err = check_mapped_file(pfd, mp);
+	err = check_file(pfd, mp, &first);
 	if (err) {
 		close(pfd);
 		return err;
@@ -102,7 +105,9 @@ static int open_verified(int dirfd, const char *path, bool in_root, const struct
 	err = fd < 0 ? -errno : 0;
 	close(pfd);
 	if (!err) {
-		err = check_mapped_file(fd, mp);
+		err = check_file(fd, mp, st);
+		if (!err && (st->st_dev != first.st_dev || st->st_ino != first.st_ino))
+			err = -ESTALE;
 		if (err)
 			close(fd);
 	}
@@ -113,10 +118,11 @@ int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mappin
 {
 	char path[PATH_MAX];
 	int fd, dirfd, err;
+	struct stat st;
 
 	snprintf(path, sizeof(path), "%s/%u/map_files/%" PRIx64 "-%" PRIx64,
 		 proc_root, pid, mp->start, mp->end);
-	fd = open_verified(AT_FDCWD, path, false, mp);
+	fd = open_verified(AT_FDCWD, path, false, mp, &st);
 	if (fd >= 0)
 		return fd;
 	err = fd;
@@ -126,7 +132,7 @@ int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mappin
 	dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return err;
-	fd = open_verified(dirfd, mp->path, true, mp);
+	fd = open_verified(dirfd, mp->path, true, mp, &st);
 	close(dirfd);
 	if (fd >= 0)
 		return fd;
@@ -136,33 +142,9 @@ int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mappin
 	return fd;
 }
 
-int fileid__open_regular_in_root(int root_fd, const char *path, struct stat *st)
+int fileid__open_in_root(int root_fd, const char *path, struct stat *st)
 {
-	char self[64];
-	int pfd, fd, err = 0;
-
-	pfd = open_at(root_fd, path, O_PATH, true);
-	if (pfd < 0)
-		return -errno;
-	if (fstat(pfd, st))
-		err = -errno;
-	else if (!S_ISREG(st->st_mode))
-		err = -ENOEXEC;
-	if (err) {
-		close(pfd);
-		return err;
-	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		fd = open_at(root_fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY, true);
-	err = fd < 0 ? -errno : 0;
-	close(pfd);
-	if (!err && (fstat(fd, st) || !S_ISREG(st->st_mode))) {
-		err = -ENOEXEC;
-		close(fd);
-	}
-	return err ? err : fd;
+	return open_verified(root_fd, path, root_fd != AT_FDCWD, NULL, st);
 }
 
 struct note_reader {

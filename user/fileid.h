@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "lru.h"
 #include "procmap.h"
@@ -36,14 +37,14 @@
 int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mapping *mp);
 
 /*
- * Open for reading the regular file at @path resolved inside @root_fd (a
- * process's root directory: RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, so no
- * symlink or ".." leads out of it).  Looked at through O_PATH first, so a
- * FIFO or device there is never opened.  Returns the fd, with *@st filled
- * from it, or -errno: -ENOEXEC when it is not a regular file.
+ * Open for reading @path, resolved inside the directory @root_fd as its
+ * root (openat2 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, as above), or as
+ * we see it when @root_fd is AT_FDCWD; only if it is a non-empty regular
+ * file, looked at through O_PATH first.  Its fstat in *@st.  Returns the
+ * fd, which the caller closes, or -errno: -ENOEXEC when it is not a
+ * non-empty regular file, else the open's error.
  */
-struct stat;
-int fileid__open_regular_in_root(int root_fd, const char *path, struct stat *st);
+int fileid__open_in_root(int root_fd, const char *path, struct stat *st);
 
 /*
  * The GNU build-id of the ELF file open on @fd, into @id (room for

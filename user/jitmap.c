@@ -204,13 +204,9 @@ static void perfmap_open(struct jitmap *jm, struct jitproc *jp)
 	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		goto absent;
-	fd = fileid__open_regular_in_root(root, mapname, &st);
+	/* Not a regular file, or still empty (just created): look again later. */
+	fd = fileid__open_in_root(root, mapname, &st);
 	close(root);
-	if (fd == -ENOEXEC) {
-		pr_debug("jitmap: pid %u: '%s' is not a regular file: not read\n", jp->pid, mapname);
-		jp->pm_state = PM_REFUSED;
-		return;
-	}
 	if (fd < 0)
 		goto absent;
 	if (st.st_uid != pst.st_uid && st.st_uid != 0) {
@@ -257,7 +253,7 @@ static int src_fd(struct jitmap *jm, struct jitproc *jp, struct jitsrc *src)
 	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return -1;
-	fd = fileid__open_regular_in_root(root, src->path, &st);
+	fd = fileid__open_in_root(root, src->path, &st);
 	close(root);
 	if (fd < 0)
 		return -1;

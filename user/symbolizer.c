@@ -28,7 +28,9 @@
  * long as the symbolizer already.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debugfile.h"
 #include "demangle.h"
 #include "elfsym.h"
 #include "fileid.h"
@@ -422,43 +425,31 @@ int symbolizer__pin(struct symbolizer *s, uint32_t pid, uint64_t pstart, const s
 }
 
 /*
- * The symbols of the separate debug file named by @es's build-id,
- * DEBUG_ROOT/.build-id/xx/rest.debug, as Debian's -dbg and -dbgsym packages
- * install them: stripped binaries keep only .dynsym, the debug file has the
- * full .symtab.  Used only when it carries the same build-id and more
- * symbols.  The debug root is the host's own directory, not a process's.
+ * The symbols of @m's separate debug file, when one has more than @es:
+ * by build-id under the debug root, else by .gnu_debuglink next to the
+ * binary as @pid sees it (inside its root; pid 0: a file the user named,
+ * as we see it), else under the debug root (debugfile.h).  The PT_LOAD
+ * arithmetic keeps using @es.
  */
-static struct elfsym *open_debug_file(const struct symbolizer *s, const struct elfsym *es)
+static struct elfsym *open_debug_file(const struct symbolizer *s, const struct smod *m,
+				      uint32_t pid, const struct elfsym *es)
 {
-	const uint8_t *id, *dbg_id;
-	size_t len, dbg_len, i;
+	struct debugfile_query q = {
+		.es = es, .path = m->path, .dev = m->pub.rpt.dev, .ino = m->pub.rpt.ino,
+		.debug_root = s->debug_root,
+	};
 	struct elfsym *dbg;
-	char path[4096];
-	int off;
+	char root[PATH_MAX];
 
-	id = elfsym__build_id(es, &len);
-	if (!id || len < 2 || !s->debug_root)
-		return NULL;
-	off = snprintf(path, sizeof(path), "%s/.build-id/%02x/", s->debug_root, id[0]);
-	for (i = 1; i < len && off > 0 && (size_t)off + 3 < sizeof(path); i++)
-		off += snprintf(path + off, sizeof(path) - (size_t)off, "%02x", id[i]);
-	if (off <= 0 || (size_t)off + sizeof(".debug") > sizeof(path))
-		return NULL;
-	strcpy(path + off, ".debug");
-	if (access(path, R_OK))
-		return NULL;
-	dbg = elfsym__open(path, NULL);
-	if (!dbg) {
-		pr_debug("symbolizer: '%s': unusable debug file: %s\n", path, strerror(errno));
-		return NULL;
+	if (pid) {
+		snprintf(root, sizeof(root), "%s/%u/root", s->proc_root, pid);
+		q.root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		q.root_fd = AT_FDCWD;
 	}
-	dbg_id = elfsym__build_id(dbg, &dbg_len);
-	if (!dbg_id || dbg_len != len || memcmp(dbg_id, id, len) ||
-	    elfsym__nr_syms(dbg) <= elfsym__nr_syms(es)) {
-		elfsym__free(dbg);
-		return NULL;
-	}
-	pr_debug("symbolizer: using debug file '%s'\n", path);
+	dbg = debugfile__open(&q);
+	if (q.root_fd >= 0)
+		close(q.root_fd);
 	return dbg;
 }
 
@@ -494,7 +485,7 @@ static uint32_t image_load(struct symbolizer *s, struct smod *m, uint32_t pid)
 	m->fail_reason = RPT_OK;
 	m->attempts = 0;
 	img->es = es;
-	img->dbg = open_debug_file(s, es);
+	img->dbg = open_debug_file(s, m, pid, es);
 	lru__push_front(&s->loaded, &img->lru);
 	s->nr_loaded++;
 	evict_images(s);

@@ -4,8 +4,10 @@
 # nothing binary is committed.
 #
 #   elfsym    small ELF files built with $CC (default cc): PIE, non-PIE,
-#             shared, static, relocatable, stripped, a debug-only file, a
-#             debuglink, compressed debug sections, 32-bit
+#             shared, static, relocatable (one with a section per function),
+#             stripped, a debug-only file, a debuglink, compressed debug
+#             sections, 32-bit, MiniDebugInfo (.gnu_debugdata), xz bombs in
+#             .gnu_debugdata, and a bare .xz for the decoder
 #   report    valid recordings from the real writer (GEN_REPORT_SEEDS)
 #   kallsyms  synthetic /proc/kallsyms text, and the head of the real one
 #   procmaps  /proc/self/maps text, and crafted lines
@@ -78,6 +80,31 @@ seed pie.debug "objcopy --only-keep-debug pie pie.debug"
 seed pie_debuglink "objcopy --add-gnu-debuglink=pie.debug pie pie_debuglink"
 seed exe32 "$CC -m32 $small -static -nostdlib -no-pie -DSEED_NOLIBC -Wl,--build-id=sha1 -o exe32 seed.c"
 seed seed32.o "$CC -m32 -O1 -c -o seed32.o seed.c"
+# Functions in several code sections, a data section between them.
+seed rel_secs.o "$CC -O1 -c -ffunction-sections -fdata-sections -o rel_secs.o seed.c"
+# MiniDebugInfo as Fedora's find-debuginfo makes it: the stripped file gets
+# the function symbols .dynsym lacks, as an xz-compressed ELF.
+minidebug() {
+	objcopy --only-keep-debug "$1" "$1.dbg" &&
+	strip --strip-all -o "$1.stripped" "$1" &&
+	{ nm -D --format=posix --defined-only "$1.stripped" 2>/dev/null || :; } |
+		awk '{ print $1 }' | sort > "$1.dynsyms" &&
+	nm --format=posix --defined-only "$1.dbg" | awk '$2 == "T" || $2 == "t" { print $1 }' |
+		sort > "$1.funcsyms" &&
+	comm -13 "$1.dynsyms" "$1.funcsyms" > "$1.keep" &&
+	objcopy -S --remove-section .gdb_index --remove-section .comment \
+		--keep-symbols="$1.keep" "$1.dbg" "$1.mini" &&
+	xz -kf "$1.mini" &&
+	objcopy --add-section .gnu_debugdata="$1.mini.xz" "$1.stripped" "$2"
+}
+seed mini "minidebug pie mini"
+seed mini_lib.so "minidebug lib.so mini_lib.so"
+seed mini.xz "cp pie.mini.xz mini.xz"
+# 8 MiB of zeros in 1 KiB (fuzz_elfsym's cap is 1 MiB); and without the
+# index that says so, so the decoder itself must stop.
+seed bomb "head -c 8M /dev/zero | xz > bomb.xz && objcopy --add-section .gnu_debugdata=bomb.xz pie.stripped bomb"
+seed bomb_noindex "head -c \$((\$(wc -c < bomb.xz) - 64)) bomb.xz > bomb_cut.xz &&
+	objcopy --add-section .gnu_debugdata=bomb_cut.xz pie.stripped bomb_noindex"
 
 # ---- report ----
 "$gen" "$out/report" || { echo "make-corpus: $gen failed" >&2; exit 1; }

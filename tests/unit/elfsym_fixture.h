@@ -69,7 +69,7 @@ static const char fx_src[] =
 "#endif\n";
 
 enum fx_id { FX_PIE, FX_NOPIE, FX_STATIC, FX_SO, FX_SO_STRIPPED, FX_NOBID, FX_LONGBID,
-	     FX_REL, FX_32, FX_NOTE8, FX_NR };
+	     FX_REL, FX_REL_SECS, FX_32, FX_NOTE8, FX_NR };
 
 static const struct fixture {
 	const char *file, *cmd;
@@ -84,6 +84,8 @@ static const struct fixture {
 	/* 100 bytes: the linker accepts it, elfsym must not (cap 64). */
 	[FX_LONGBID]	 = { "longbid", "cc -O1 -Wl,--build-id=0x$(printf 'ab%.0s' $(seq 100)) -o longbid fx.c" },
 	[FX_REL]	 = { "fx.o", "cc -O1 -c -DFX_NO_MAIN -o fx.o fx.c" },
+	/* One section per C function (.text.NAME), the asm ones in .text. */
+	[FX_REL_SECS]	 = { "fx_secs.o", "cc -O1 -c -ffunction-sections -DFX_NO_MAIN -o fx_secs.o fx.c" },
 	[FX_32]		 = { "exe32", "cc -m32 -O1 -nostdlib -static -no-pie -DFX_START -Wl,--build-id=sha1 -o exe32 fx.c" },
 	/* Its only build-id is a hand-made 8-byte aligned note (bytes 1..20). */
 	[FX_NOTE8]	 = { "note8", "cc -O1 -DFX_NOTE8 -Wl,--build-id=none -o note8 fx.c" },

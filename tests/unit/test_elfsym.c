@@ -652,26 +652,6 @@ static void test_pgoff_static(void) { check_pgoff(FX_STATIC); }
 static void test_pgoff_so(void) { check_pgoff(FX_SO); }
 static void test_pgoff_elf32(void) { check_pgoff(FX_32); }
 
-/* ET_REL: "vaddr" is the file offset, over the whole file. */
-static void test_pgoff_rel(void)
-{
-	char path[PATH_MAX];
-	struct elfsym *es;
-	struct stat st;
-	uint64_t got;
-
-	if (!fixture(FX_REL, path, sizeof(path)) || !ASSERT_OK(stat(path, &st), "stat") ||
-	    !(es = open_ok(path)))
-		return;
-	ASSERT_EQ(elfsym__type(es), ET_REL, "e_type");
-	if (ASSERT_OK(elfsym__offset_to_vaddr(es, 0x40, &got), "offset 0x40"))
-		ASSERT_EQ(got, (uint64_t)0x40, "identity");
-	if (ASSERT_OK(elfsym__vaddr_to_offset(es, (uint64_t)st.st_size - 1, &got), "last byte"))
-		ASSERT_EQ(got, (uint64_t)st.st_size - 1, "identity");
-	ASSERT_EQ(elfsym__offset_to_vaddr(es, (uint64_t)st.st_size, &got), -ENOENT, "past end of file");
-	elfsym__free(es);
-}
-
 /*
  * The whole path of design.md section 2: a sample in a mapping of the text
  * segment (mapped from a non-zero, page-aligned offset) back to its name.
@@ -864,7 +844,6 @@ int main(void)
 	RUN_TEST(test_pgoff_static);
 	RUN_TEST(test_pgoff_so);
 	RUN_TEST(test_pgoff_elf32);
-	RUN_TEST(test_pgoff_rel);
 	RUN_TEST(test_mapping_pie);
 	RUN_TEST(test_mapping_nopie);
 	RUN_TEST(test_mapping_so);

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * debugfile: the separate debug file of a loaded binary, where
+ * distributions install it, looked for in gdb's order:
+ *   1. by build-id: DEBUG_ROOT/.build-id/xx/rest.debug (Debian's -dbgsym,
+ *      Fedora's -debuginfo packages);
+ *   2. by .gnu_debuglink NAME, next to the binary: DIR/NAME, DIR/.debug/NAME,
+ *      then DEBUG_ROOT/DIR/NAME, DIR being the binary's directory.
+ * The binary belongs to a process we do not trust, and so does what is
+ * next to it: those candidates are resolved inside the process's root
+ * (its mount namespace, RESOLVE_IN_ROOT), and must be regular files whose
+ * CRC32 is the one the debuglink names.  DEBUG_ROOT is the host's own.
+ * No libbpf here.
+ */
+#ifndef BPFSYM_DEBUGFILE_H
+#define BPFSYM_DEBUGFILE_H
+
+#include <stdint.h>
+
+#include "elfsym.h"
+
+struct debugfile_query {
+	const struct elfsym *es;	/* the binary's symbols: build-id, debuglink, count */
+	const char *path;		/* the binary's absolute path as its process sees it */
+	uint64_t dev, ino;		/* the binary's file, which a debuglink must not name */
+	int root_fd;			/* the process's root directory, AT_FDCWD: the host's view; other < 0: skip DIR/NAME, DIR/.debug/NAME */
+	const char *debug_root;		/* the host's debug directory; NULL: skip 1 and DEBUG_ROOT/DIR/NAME */
+	const struct elfsym_opts *opts;	/* caps for reading a debug file; may be NULL */
+	uint64_t max_crc_size;		/* larger debuglink targets are not read; 0: 1 GiB */
+};
+
+/*
+ * The symbols of the first candidate (order above) that is a regular file,
+ * not the binary itself (dev, ino), an ELF file with more function symbols
+ * than the binary, and that the binary names: the same build-id for 1;
+ * for 2 a NAME without '/', the CRC32 (zlib's, as gdb computes it) of the
+ * whole file matching, and the same build-id when both have one.  Each
+ * candidate rejected is logged at debug level with the reason.  Returns a
+ * new struct elfsym (elfsym__free() it), or NULL with errno set: ENOENT
+ * when no candidate is usable, ENOMEM.
+ */
+struct elfsym *debugfile__open(const struct debugfile_query *q);
+
+#endif /* BPFSYM_DEBUGFILE_H */
