@@ -604,6 +604,7 @@ int symbolizer__user_mapping(struct symbolizer *s, uint32_t pid, const struct ma
  */
 static struct smod *elf_module(struct symbolizer *s, const char *path, struct mapping *mp, int *errp)
 {
+	char abs[PATH_MAX];
 	struct stat st;
 	struct smod *m;
 	int fd, err;
@@ -625,7 +626,8 @@ static struct smod *elf_module(struct symbolizer *s, const char *path, struct ma
 	mp->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
 	mp->prot = 5;	/* PROT_READ | PROT_EXEC */
 	mp->kind = MAPPING_FILE;
-	mp->path = path;
+	/* Absolute, like a mapped file's: its debuglink is looked for next to it. */
+	mp->path = realpath(path, abs) ? abs : path;
 	m = file_module(s, mp);
 	if (!m) {
 		err = -ENOMEM;
