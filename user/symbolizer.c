@@ -49,7 +49,7 @@
 #include "hash.h"
 #include "lru.h"
 #include "strtab.h"
-#include "symbolizer.h"
+#include "symbolizer_int.h"
 #include "util.h"
 
 #define MAX_FILES_DEFAULT	4096
@@ -65,79 +65,9 @@
 
 _Static_assert(FILEID_BUILD_ID_MAX == RPT_BUILD_ID_MAX, "a build-id read is a build-id reported");
 
-/* A link in a chained hash table, embedded in what it links. */
-struct hnode {
-	struct hnode *next;
-	uint64_t hash;
-};
-
-struct htab {
-	struct hnode **b;
-	size_t nb, nr;		/* nb: power of two */
-};
-
-#define hnode_entry(n, type, member) ((type *)((char *)(n) - offsetof(type, member)))
-
-/* The symbols of one file content. */
-struct image {
-	struct elfsym *es;	/* NULL: not loaded (yet, or evicted) */
-	struct elfsym *dbg;	/* the separate debug file's symbols, if richer */
-	struct lru_node lru;	/* in symbolizer.loaded while es is set */
-	uint8_t build_id[FILEID_BUILD_ID_MAX];
-	size_t build_id_len;	/* 0: none, the image of one module only */
-	struct hnode hn;	/* in symbolizer.images when it has a build-id */
-	struct image *next;	/* in symbolizer.all_images */
-};
-
-struct smod {
-	struct sym_module pub;	/* first: frames point here */
-	char *path;		/* owned; pub.rpt.path */
-	size_t path_len;
-	struct hnode hn;	/* in files or named */
-	/* Files only. */
-	int64_t mtime_sec;
-	uint32_t mtime_nsec;
-	struct image *img;	/* NULL: never read, the identity is not known */
-	struct fd_slot fd;	/* the file, kept open since it was read */
-	uint32_t fail_reason;	/* RPT_OK: the last attempt did not fail */
-	int fail_err;		/* its -errno, for symbolizer__pin */
-	uint32_t fail_pid;
-	unsigned int attempts;	/* failed attempts since the last success */
-	bool fail_final;	/* the file itself is unusable: never retried */
-};
-
-struct symbolizer {
-	char *proc_root;
-	char *debug_root;
-	struct ksyms *ks;
-	uint64_t text_addr;
-	size_t max_files, nr_loaded;
-	struct htab files;	/* smod by (dev, ino, mtime) */
-	struct htab named;	/* smod, kernel modules and [vdso]-like, by (kind, path) */
-	struct htab images;	/* image by build-id */
-	struct image *all_images;
-	struct lru loaded;	/* images with symbols in memory, most recent first */
-	struct fd_cache fds;	/* file modules' open files */
-	struct smod anon;
-	struct smod *vmlinux;
-	struct strtab names;
-	struct demangle_cache demangled;
-	bool no_demangle;
-	struct jitmap *jit;	/* perf maps and jitdumps, per process */
-	/* --map-anon files, by the id proc_hint.id holds. */
-	struct hint_file {
-		struct smod *m;
-		struct mapping mp;	/* the whole file, as if mapped at 0 */
-	} *hints;
-	uint32_t nr_hints;
-	/* symbolizer__elf()'s last file: asked about again and again. */
-	char *elf_path;
-	struct smod *elf_mod;
-	struct mapping elf_map;
-};
 
 /* The chain holding hash @h (NULL when the table is empty). */
-static struct hnode *htab_first(const struct htab *t, uint64_t h)
+struct hnode *htab_first(const struct htab *t, uint64_t h)
 {
 	return t->nb ? t->b[h & (t->nb - 1)] : NULL;
 }
@@ -146,7 +76,7 @@ static struct hnode *htab_first(const struct htab *t, uint64_t h)
  * Link @n, whose hash is set, into @t.  A failed grow only lengthens
  * chains; -ENOMEM only when there is no bucket at all.
  */
-static int htab_insert(struct htab *t, struct hnode *n)
+int htab_insert(struct htab *t, struct hnode *n)
 {
 	size_t i;
 
@@ -235,7 +165,7 @@ static uint64_t file_hash(uint64_t dev, uint64_t ino, int64_t mtime_sec, uint32_
 }
 
 /* The module of the file version mapped by @mp, by (dev, ino, mtime).  NULL on ENOMEM. */
-static struct smod *file_module(struct symbolizer *s, const struct mapping *mp)
+struct smod *file_module(struct symbolizer *s, const struct mapping *mp)
 {
 	uint64_t h = file_hash(mp->dev, mp->ino, mp->mtime_sec, mp->mtime_nsec);
 	const char *path = mp->path ? mp->path : "";
@@ -328,7 +258,7 @@ static void set_identity(struct smod *m)
  * That is @m's file's fault, not its content's: a copy with the same
  * build-id still gets its own chance.
  */
-static uint32_t note_failure(struct smod *m, uint32_t pid, int err)
+uint32_t note_failure(struct smod *m, uint32_t pid, int err)
 {
 	m->fail_reason = err == -ESTALE ? RPT_BUILD_ID_MISMATCH : RPT_FILE_UNREADABLE;
 	m->fail_err = err;
@@ -350,7 +280,7 @@ static bool may_retry(const struct smod *m, uint32_t pid)
  * check it is the content already known, and keep it open.  @fd is
  * consumed.  0 or -errno: -ESTALE (another build-id), -ENOEXEC (not ELF).
  */
-static int module_adopt(struct symbolizer *s, struct smod *m, int fd)
+int module_adopt(struct symbolizer *s, struct smod *m, int fd)
 {
 	uint8_t id[FILEID_BUILD_ID_MAX];
 	size_t len;
@@ -493,7 +423,7 @@ static uint32_t image_load(struct symbolizer *s, struct smod *m, uint32_t pid)
 }
 
 /* Make @m's symbols available: RPT_OK, or why not. */
-static uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid,
+uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid,
 			  const struct mapping *mp)
 {
 	uint32_t reason;
@@ -517,14 +447,14 @@ static uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid,
 }
 
 /* What a symbol @name (stable, or NULL after a failed intern) is shown as. */
-static const char *display_name(struct symbolizer *s, const char *name)
+const char *display_name(struct symbolizer *s, const char *name)
 {
 	if (!name || s->no_demangle)
 		return name;
 	return demangle_cache__get(&s->demangled, &s->names, name);
 }
 
-static void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
+void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
 		       uint64_t ip, struct sym_frame *out)
 {
 	const struct elfsym_sym *sym;
@@ -597,141 +527,6 @@ int symbolizer__user_mapping(struct symbolizer *s, uint32_t pid, const struct ma
 	return 0;
 }
 
-/*
- * The module of the host file @path, opened and adopted now, kept for
- * later calls (the last one is remembered: `symbolize --elf` asks about
- * one file many times).  *@mp describes the whole file as mapped at 0.
- */
-static struct smod *elf_module(struct symbolizer *s, const char *path, struct mapping *mp, int *errp)
-{
-	char abs[PATH_MAX];
-	struct stat st;
-	struct smod *m;
-	int fd, err;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0 || fstat(fd, &st)) {
-		err = -errno;
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size == 0) {
-		err = -ENOEXEC;
-		goto fail;
-	}
-	memset(mp, 0, sizeof(*mp));
-	mp->end = (uint64_t)st.st_size;
-	mp->dev = st.st_dev;
-	mp->ino = st.st_ino;
-	mp->mtime_sec = st.st_mtim.tv_sec;
-	mp->mtime_nsec = (uint32_t)st.st_mtim.tv_nsec;
-	mp->prot = 5;	/* PROT_READ | PROT_EXEC */
-	mp->kind = MAPPING_FILE;
-	/* Absolute, like a mapped file's: its debuglink is looked for next to it. */
-	mp->path = realpath(path, abs) ? abs : path;
-	m = file_module(s, mp);
-	if (!m) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	if (m->fd.fd >= 0) {
-		close(fd);
-		return m;
-	}
-	err = module_adopt(s, m, fd);
-	if (err) {
-		note_failure(m, 0, err);
-		*errp = err;
-		return m;
-	}
-	m->fail_reason = RPT_OK;
-	return m;
-fail:
-	if (fd >= 0)
-		close(fd);
-	*errp = err;
-	return NULL;
-}
-
-int symbolizer__add_hint_file(struct symbolizer *s, const char *path, uint32_t *id)
-{
-	struct hint_file *tmp;
-	struct mapping mp;
-	struct smod *m;
-	int err = 0;
-
-	m = elf_module(s, path, &mp, &err);
-	if (!m || err)
-		return err ? err : -ENOMEM;
-	tmp = realloc(s->hints, (s->nr_hints + 1) * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	s->hints = tmp;
-	mp.path = m->path;
-	mp.end = UINT64_MAX;
-	s->hints[s->nr_hints].m = m;
-	s->hints[s->nr_hints].mp = mp;
-	*id = s->nr_hints++;
-	return 0;
-}
-
-/*
- * The module of JIT symbol file @hit->source: one per file (path, dev,
- * ino), so two containers' /tmp/perf-1.map are two modules.  NULL on ENOMEM.
- */
-static struct smod *jit_module(struct symbolizer *s, const struct jit_hit *hit)
-{
-	size_t len = strlen(hit->source);
-	uint64_t h = hash_u64(hash_u64(hash_u64(hash_bytes(0, hit->source, len), RPT_MOD_ANON),
-				       hit->dev), hit->ino);
-	struct hnode *n;
-	struct smod *m;
-
-	for (n = htab_first(&s->named, h); n; n = n->next) {
-		m = hnode_entry(n, struct smod, hn);
-		if (n->hash == h && m->pub.rpt.kind == RPT_MOD_ANON && m->pub.rpt.dev == hit->dev &&
-		    m->pub.rpt.ino == hit->ino && m->path_len == len && !memcmp(m->path, hit->source, len))
-			return m;
-	}
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return NULL;
-	m->path = strdup(hit->source);
-	if (!m->path || htab_insert(&s->named, &m->hn)) {
-		free(m->path);
-		free(m);
-		return NULL;
-	}
-	m->path_len = len;
-	m->hn.hash = h;
-	m->pub.rpt.kind = RPT_MOD_ANON;
-	m->pub.rpt.path = m->path;
-	m->pub.rpt.dev = hit->dev;
-	m->pub.rpt.ino = hit->ino;
-	return m;
-}
-
-/* Name @ip of process @p from its JIT's own files: true when they did. */
-static bool jit_frame(struct symbolizer *s, const struct proc *p, uint64_t ip, struct sym_frame *out)
-{
-	struct jit_hit hit;
-	struct smod *m;
-	const char *name;
-
-	if (!s->jit || !p || jitmap__lookup(s->jit, proc__pid(p), proc__pstart(p), ip, &hit))
-		return false;
-	m = jit_module(s, &hit);
-	name = display_name(s, strtab__intern(&s->names, hit.name));
-	if (!m || !name)
-		return false;
-	memset(out, 0, sizeof(*out));
-	out->module = &m->pub;
-	out->offset = ip;
-	out->sym = name;
-	out->sym_off = ip - hit.start;
-	out->reason = RPT_OK;
-	return true;
-}
-
 int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
 		     uint64_t ip, struct sym_frame *out)
 {
@@ -749,49 +544,6 @@ int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
 	if ((!mp || mp->kind == MAPPING_ANON) && jit_frame(s, p, ip, out))
 		return 0;
 	return symbolizer__user_mapping(s, pid, mp, ip, out);
-}
-
-int symbolizer__elf(struct symbolizer *s, const char *path, uint64_t addr, bool file_offset,
-		    struct sym_frame *out)
-{
-	struct mapping mp;
-	uint64_t off = addr;
-	struct smod *m;
-	int err = 0;
-
-	memset(out, 0, sizeof(*out));
-	out->offset = addr;
-	if (s->elf_path && !strcmp(s->elf_path, path)) {
-		m = s->elf_mod;
-		mp = s->elf_map;
-	} else {
-		m = elf_module(s, path, &mp, &err);
-		if (m && !err) {
-			free(s->elf_path);
-			s->elf_path = strdup(path);
-			s->elf_mod = s->elf_path ? m : NULL;
-			s->elf_map = mp;
-			s->elf_map.path = s->elf_path;
-		}
-	}
-	if (!m || err) {
-		out->module = m ? &m->pub : NULL;
-		out->reason = RPT_FILE_UNREADABLE;
-		return err;
-	}
-	if (!file_offset) {
-		out->module = &m->pub;
-		out->reason = file_load(s, m, 0, &mp);
-		if (out->reason != RPT_OK)
-			return 0;
-		if (elfsym__vaddr_to_offset(m->img->es, addr, &off)) {
-			out->reason = RPT_OUTSIDE_SYMBOL;
-			return 0;
-		}
-	}
-	mp.end = UINT64_MAX;	/* an offset past the end is the lookup's to refuse */
-	file_frame(s, 0, &mp, off, out);
-	return 0;
 }
 
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out)
