@@ -124,9 +124,9 @@ $(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(FUZZ_DIR)/obj/kallsyms.o
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_procmaps: tests/fuzz/fuzz_procmaps.c $(FUZZ_DIR)/obj/procmap.o $(FUZZ_DIR)/obj/pathstore.o $(FUZZ_DIR)/obj/util.o
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_perfmap: tests/fuzz/fuzz_perfmap.c $(FUZZ_DIR)/obj/perfmap.o $(FUZZ_DIR)/obj/util.o
+$(FUZZ_DIR)/fuzz_perfmap: tests/fuzz/fuzz_perfmap.c $(FUZZ_DIR)/obj/perfmap.o $(FUZZ_DIR)/obj/jitsyms.o $(FUZZ_DIR)/obj/util.o
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(FUZZ_DIR)/obj/jitdump.o $(FUZZ_DIR)/obj/util.o
+$(FUZZ_DIR)/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(FUZZ_DIR)/obj/jitdump.o $(FUZZ_DIR)/obj/jitsyms.o $(FUZZ_DIR)/obj/util.o
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_hints: tests/fuzz/fuzz_hints.c $(FUZZ_DIR)/obj/hints.o $(FUZZ_DIR)/obj/util.o
 	$(FUZZ_LINK)
