@@ -84,6 +84,9 @@ int elfsym__vaddr_to_offset(const struct elfsym *es, uint64_t vaddr, uint64_t *f
  */
 const struct elfsym_sym *elfsym__lookup(const struct elfsym *es, uint64_t vaddr);
 
+/* Bytes of memory @es holds (symbols, names, index): what a memory cap counts. */
+size_t elfsym__mem_bytes(const struct elfsym *es);
+
 /* Number of function symbols kept. */
 size_t elfsym__nr_syms(const struct elfsym *es);
 

@@ -19,9 +19,9 @@
  * use.  The fd is kept, up to max_fds of them, so a file deleted or
  * replaced at its path later still symbolizes as what ran.  Without an fd
  * the file is reopened through a live process's view, and accepted only
- * with the same (dev, ino, mtime) and build-id.  At most max_files images
- * keep their symbols in memory; the least recently used is dropped and
- * reloaded if needed again.
+ * with the same (dev, ino, mtime) and build-id.  At most max_files images,
+ * taking at most max_mem bytes, keep their symbols in memory; the least
+ * recently used is dropped and reloaded if needed again.
  *
  * Symbol names handed out must outlive an image's eviction, so the names
  * of ELF symbols are interned in the symbolizer; kallsyms names live as
@@ -53,6 +53,8 @@
 #include "util.h"
 
 #define MAX_FILES_DEFAULT	4096
+/* A few hundred libraries' symbols; libLLVM-14's take about 12 MiB. */
+#define MAX_MEM_DEFAULT		(512ul << 20)
 /* Well below the usual 1024 soft RLIMIT_NOFILE, whatever else is open. */
 #define MAX_FDS_DEFAULT		256
 /*
@@ -237,6 +239,8 @@ static void image_unload(struct symbolizer *s, struct image *img)
 	img->es = NULL;
 	img->dbg = NULL;
 	s->nr_loaded--;
+	s->loaded_bytes -= img->bytes;
+	img->bytes = 0;
 }
 
 /* @m's identity is now its image's: what reports say of it. */
@@ -383,9 +387,14 @@ static struct elfsym *open_debug_file(const struct symbolizer *s, const struct s
 	return dbg;
 }
 
+/*
+ * Past either cap, drop the least recently used images' symbols; the one
+ * just loaded (the head) stays, however big: it is needed now.
+ */
 static void evict_images(struct symbolizer *s)
 {
-	while (s->nr_loaded > s->max_files && s->loaded.tail)
+	while ((s->nr_loaded > s->max_files || s->loaded_bytes > s->max_bytes) &&
+	       s->loaded.tail && s->loaded.tail != s->loaded.head)
 		image_unload(s, lru_entry(s->loaded.tail, struct image, lru));
 }
 
@@ -416,8 +425,10 @@ static uint32_t image_load(struct symbolizer *s, struct smod *m, uint32_t pid)
 	m->attempts = 0;
 	img->es = es;
 	img->dbg = open_debug_file(s, m, pid, es);
+	img->bytes = elfsym__mem_bytes(es) + (img->dbg ? elfsym__mem_bytes(img->dbg) : 0);
 	lru__push_front(&s->loaded, &img->lru);
 	s->nr_loaded++;
+	s->loaded_bytes += img->bytes;
 	evict_images(s);
 	return RPT_OK;
 }
@@ -592,6 +603,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	if (!s)
 		return NULL;
 	s->max_files = opts->max_files ? opts->max_files : MAX_FILES_DEFAULT;
+	s->max_bytes = opts->max_mem ? opts->max_mem : MAX_MEM_DEFAULT;
 	s->fds.cap = opts->max_fds ? opts->max_fds : MAX_FDS_DEFAULT;
 	s->no_demangle = opts->no_demangle;
 	s->proc_root = strdup(opts->proc_root ? opts->proc_root : "/proc");
@@ -671,6 +683,11 @@ uint64_t symbolizer__text_addr(const struct symbolizer *s)
 int symbolizer__kernel_restricted(const struct symbolizer *s)
 {
 	return ksyms__restricted(s->ks);
+}
+
+size_t symbolizer__loaded_bytes(const struct symbolizer *s)
+{
+	return s->loaded_bytes;
 }
 
 size_t symbolizer__nr_loaded(const struct symbolizer *s)

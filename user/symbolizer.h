@@ -27,6 +27,8 @@ struct symbolizer_opts {
 	int no_demangle;		/* keep C++/Rust names as mangled in the file */
 	int no_jit;			/* do not read perf maps and jitdumps */
 	size_t max_files;		/* symbol tables kept in memory, one per build-id; 0: 4096 */
+	size_t max_mem;			/* bytes those tables may take; 0: 512 MiB (the one in use
+					 * is kept even past it) */
 	size_t max_fds;			/* mapped files kept open; 0: 256 */
 };
 
@@ -118,6 +120,9 @@ uint64_t symbolizer__text_addr(const struct symbolizer *s);
 
 /* True when kallsyms addresses are all zero (kptr_restrict). */
 int symbolizer__kernel_restricted(const struct symbolizer *s);
+
+/* Bytes the symbol tables in memory take now. */
+size_t symbolizer__loaded_bytes(const struct symbolizer *s);
 
 /* Files whose symbols are in memory now (for tests and diagnostics). */
 size_t symbolizer__nr_loaded(const struct symbolizer *s);

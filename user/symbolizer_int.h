@@ -44,6 +44,7 @@ struct image {
 	size_t build_id_len;	/* 0: none, the image of one module only */
 	struct hnode hn;	/* in symbolizer.images when it has a build-id */
 	struct image *next;	/* in symbolizer.all_images */
+	size_t bytes;		/* memory of es and dbg while loaded */
 };
 
 struct smod {
@@ -69,6 +70,7 @@ struct symbolizer {
 	struct ksyms *ks;
 	uint64_t text_addr;
 	size_t max_files, nr_loaded;
+	size_t max_bytes, loaded_bytes;	/* memory of the images loaded */
 	struct htab files;	/* smod by (dev, ino, mtime) */
 	struct htab named;	/* smod, kernel modules and [vdso]-like, by (kind, path) */
 	struct htab images;	/* image by build-id */

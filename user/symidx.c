@@ -55,6 +55,7 @@ static int build_syms(struct symidx *idx, struct symidx_cand *c, size_t n, size_
 
 	idx->syms = calloc(nr_groups, sizeof(*idx->syms));
 	idx->names = malloc(name_bytes);
+	idx->names_len = name_bytes;
 	if (!idx->syms || !idx->names)
 		return -ENOMEM;
 
@@ -133,6 +134,11 @@ static int build_spans(struct symidx *idx)
 	}
 	free(stack);
 	return 0;
+}
+
+size_t symidx__mem_bytes(const struct symidx *idx)
+{
+	return idx->nr_syms * sizeof(*idx->syms) + idx->nr_spans * sizeof(*idx->spans) + idx->names_len;
 }
 
 int symidx__build(struct symidx *idx, struct symidx_cand *c, size_t n, size_t max_names)

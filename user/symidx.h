@@ -32,6 +32,7 @@ struct symidx {
 	struct symidx_span *spans;
 	size_t nr_spans;
 	char *names;		/* one arena holding every name */
+	size_t names_len;	/* its bytes */
 };
 
 /*
@@ -40,6 +41,9 @@ struct symidx {
  * -E2BIG.  0, -E2BIG or -ENOMEM; on error @idx may hold part of the build:
  * symidx__free() it either way.
  */
+/* Bytes @idx holds in memory. */
+size_t symidx__mem_bytes(const struct symidx *idx);
+
 int symidx__build(struct symidx *idx, struct symidx_cand *c, size_t n, size_t max_names);
 
 /* The symbol covering @addr, innermost first, or NULL.  O(log n). */

@@ -552,6 +552,33 @@ out:
 	symbolizer__free(s);
 }
 
+/* max_mem 1 byte: only the table in use stays, and it always does. */
+static void test_memory_cap(void)
+{
+	struct symbolizer_opts o = { .no_kernel = 1, .max_mem = 1 };
+	struct symbolizer *s = symbolizer__new(&o);
+	void *alpha = lib_sym(lib, "fx_alpha"), *libc_fn = (void *)&memchr;
+	struct sym_frame f;
+	size_t one;
+
+	if (!ASSERT_OK_PTR(s, "new") || !ASSERT_OK_PTR(alpha, "fx_alpha"))
+		goto out;
+	symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)alpha + 1, &f);
+	ASSERT_STREQ(f.sym, "fx_alpha", "named past the cap: the table in use is kept");
+	ASSERT_EQ(symbolizer__nr_loaded(s), (size_t)1, "one table");
+	one = symbolizer__loaded_bytes(s);
+	ASSERT_TRUE(one > 0, "its bytes are counted");
+	symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)libc_fn, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_OK, "libc");
+	ASSERT_EQ(symbolizer__nr_loaded(s), (size_t)1, "the other one was dropped");
+	ASSERT_TRUE(symbolizer__loaded_bytes(s) != one, "the bytes are libc's now");
+	symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)alpha + 1, &f);
+	ASSERT_STREQ(f.sym, "fx_alpha", "reloaded");
+	ASSERT_EQ(symbolizer__loaded_bytes(s), one, "and counted again");
+out:
+	symbolizer__free(s);
+}
+
 static void test_kernel(void)
 {
 	static const char *const names[] = { "schedule", "vfs_read", "do_syscall_64", "kfree" };
@@ -746,6 +773,7 @@ int main(void)
 		RUN_TEST(test_deleted_library);
 		RUN_TEST(test_debug_file);
 		RUN_TEST(test_eviction);
+	RUN_TEST(test_memory_cap);
 		RUN_TEST(test_kernel);
 	}
 	if (dir[0]) {
