@@ -291,6 +291,20 @@ static void sort_ents(struct kent *ents, size_t nr)
 	}
 }
 
+/*
+ * vmlinux's _etext and _einittext end a text section: what follows them,
+ * up to the next text symbol, is rodata (22 MB here) or the module area.
+ * Sized like a function they would name every address in there, so they
+ * cover nothing.  Only when one is its run's preferred name: a function
+ * sharing its address keeps its own size.
+ */
+static bool is_end_marker(const struct ksyms *ks, const struct kent *e)
+{
+	const char *name = ks->arena + e->name_off;
+
+	return !e->mod && (!strcmp(name, "_etext") || !strcmp(name, "_einittext"));
+}
+
 /* Turn the sorted entries into @ks's symbols, run index and sizes. */
 static int build(struct ksyms *ks, struct parser *ps)
 {
@@ -318,7 +332,9 @@ static int build(struct ksyms *ks, struct parser *ps)
 
 		for (j = i + 1; j < ps->nr && ps->ents[j].addr == addr; j++)
 			;
-		if (j < ps->nr) {
+		if (is_end_marker(ks, &ps->ents[i]))
+			size = 0;
+		else if (j < ps->nr) {
 			uint64_t gap = ps->ents[j].addr - addr;
 
 			/* A module's last symbol does not run into the next module. */
@@ -585,6 +601,11 @@ int ksyms__find(const struct ksyms *ks, const char *name, uint64_t *addr)
 		}
 	}
 	return -ENOENT;
+}
+
+const struct ksym *ksyms__sym(const struct ksyms *ks, size_t i)
+{
+	return ks && i < ks->nr ? &ks->syms[i] : NULL;
 }
 
 bool ksyms__restricted(const struct ksyms *ks)
