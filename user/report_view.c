@@ -625,6 +625,18 @@ static int share_cmp(const void *pa, const void *pb)
 	return a->reason < b->reason ? -1 : a->reason > b->reason;
 }
 
+/* A share of @total as "4.2%"; "<0.1%" rather than "0.0%" for a few. */
+static const char *fmt_share(char *buf, size_t len, uint64_t count, uint64_t total)
+{
+	double pct = 100.0 * (double)count / (double)total;
+
+	if (count && pct < 0.05)
+		snprintf(buf, len, "<0.1%%");
+	else
+		snprintf(buf, len, "%.1f%%", pct);
+	return buf;
+}
+
 /*
  * "unnamed frames: 4.2% of 12345 (anonymous memory 3.0%, no mapping 1.2%)":
  * how much of what the table shows has no name, and why, weighted by samples.
@@ -634,6 +646,7 @@ static void print_unnamed(FILE *out, const struct unnamed *u)
 	struct share v[RPT_REASON_MAX + 1];
 	uint64_t unnamed = u->frames - u->by_reason[RPT_OK];
 	size_t i, n = 0;
+	char pct[16];
 
 	if (!unnamed) {
 		fprintf(out, "# unnamed frames: none\n");
@@ -643,11 +656,11 @@ static void print_unnamed(FILE *out, const struct unnamed *u)
 		if (u->by_reason[i])
 			v[n++] = (struct share){ (uint32_t)i, u->by_reason[i] };
 	qsort(v, n, sizeof(*v), share_cmp);
-	fprintf(out, "# unnamed frames: %.1f%% of %" PRIu64 " (", 100.0 * (double)unnamed / (double)u->frames,
+	fprintf(out, "# unnamed frames: %s of %" PRIu64 " (", fmt_share(pct, sizeof(pct), unnamed, u->frames),
 		u->frames);
 	for (i = 0; i < n; i++)
-		fprintf(out, "%s%s %.1f%%", i ? ", " : "", rpt_reason__str(v[i].reason),
-			100.0 * (double)v[i].count / (double)u->frames);
+		fprintf(out, "%s%s %s", i ? ", " : "", rpt_reason__str(v[i].reason),
+			fmt_share(pct, sizeof(pct), v[i].count, u->frames));
 	fprintf(out, ")\n");
 }
 

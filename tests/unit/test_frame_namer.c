@@ -420,6 +420,53 @@ out:
 	report__free(r);
 }
 
+/* One unnamed frame in 2001: "<0.1%", not "0.0%" that reads as none. */
+static void test_tiny_share(void)
+{
+	struct rpt_header h = { .event = "cpu-clock", .target = "all", .freq = 99, .nr_cpus = 1 };
+	struct rpt_module app = mods[M_APP];
+	struct rpt_frame named = frames[F_MAIN], unk = frames[F_UNK];
+	uint32_t mid, fid[2], sid[2];
+	struct report_writer *w;
+	struct report *r = NULL;
+	char *out = NULL;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/test_frame_namer.%d.tiny",
+		 getenv("BPFSYM_TEST_TMP") ? getenv("BPFSYM_TEST_TMP") : "/tmp", (int)getpid());
+	w = report_writer__open(path, &h);
+	if (!ASSERT_OK_PTR(w, "open"))
+		return;
+	named.module = 0;
+	if (!ASSERT_OK(report_writer__module(w, &app, &mid), "module") ||
+	    !ASSERT_OK(report_writer__frame(w, &named, &fid[0]), "frame") ||
+	    !ASSERT_OK(report_writer__frame(w, &unk, &fid[1]), "frame") ||
+	    !ASSERT_OK(report_writer__stack(w, &fid[0], 1, &sid[0]), "stack") ||
+	    !ASSERT_OK(report_writer__stack(w, &fid[1], 1, &sid[1]), "stack")) {
+		report_writer__abort(w);
+		goto out;
+	}
+	for (i = 0; i < 2001; i++) {
+		struct rpt_sample s = { .pid = 1, .tid = 1, .comm = "x", .stack = sid[i == 1000] };
+
+		if (!ASSERT_OK(report_writer__sample(w, &s), "sample")) {
+			report_writer__abort(w);
+			goto out;
+		}
+	}
+	if (!ASSERT_OK(report_writer__close(w, &h), "close"))
+		goto out;
+	r = report__open(path, errbuf, sizeof(errbuf));
+	if (!ASSERT_OK_PTR(r, errbuf))
+		goto out;
+	out = render(report_view__table, r, NULL);
+	ASSERT_TRUE(out && strstr(out, "\n# unnamed frames: <0.1% of 2001 (no mapping <0.1%)\n"), out);
+out:
+	free(out);
+	report__free(r);
+	unlink(path);
+}
+
 int main(void)
 {
 	RUN_TEST(test_refusals);
@@ -428,5 +475,6 @@ int main(void)
 	RUN_TEST(test_other_module);
 	RUN_TEST(test_views);
 	RUN_TEST(test_same_text_same_output);
+	RUN_TEST(test_tiny_share);
 	return TEST_EXIT();
 }
