@@ -707,7 +707,6 @@ static void print_header(FILE *out, const struct report *r, uint64_t kept,
 			"shown up to the last complete block\n");
 	if (namer) {
 		uint64_t d = frame_namer__delta(namer);
-
 		const char *p;
 
 		/* A path the user typed, but still nothing a terminal would act on. */
