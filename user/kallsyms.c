@@ -39,7 +39,7 @@ struct kent {
 	uint32_t name_off;	/* in the arena */
 	uint32_t mod;		/* module index + 1; 0: vmlinux */
 	uint32_t line;		/* file order: the last tie-break */
-	uint8_t rank;		/* T, t, W, w: lower is preferred */
+	uint8_t rank;		/* T, t, W, w, then RANK_END: lower is preferred */
 	uint8_t under;		/* leading underscores, capped */
 };
 
@@ -143,6 +143,20 @@ static int parser_module(struct parser *ps, const char *name, size_t len, uint32
 	return 0;
 }
 
+/*
+ * vmlinux's _etext and _einittext end a text section: what follows them,
+ * up to the next text symbol, is rodata (22 MB here) or the module area.
+ * Sized like a function they would name every address in there.  So they
+ * rank below any function at their address, and a run they head (no
+ * function there) covers nothing.
+ */
+#define RANK_END 4
+
+static bool is_end_marker(const char *name, size_t len)
+{
+	return (len == 6 && !memcmp(name, "_etext", 6)) || (len == 10 && !memcmp(name, "_einittext", 10));
+}
+
 static int type_rank(char t)
 {
 	switch (t) {
@@ -223,7 +237,7 @@ static int parser_line(struct parser *ps, const char *p, const char *end)
 	}
 	e = &ps->ents[ps->nr];
 	e->addr = addr;
-	e->rank = (uint8_t)rank;
+	e->rank = !mod && is_end_marker(name, name_len) ? RANK_END : (uint8_t)rank;
 	e->line = (uint32_t)(ps->nr_lines - 1);
 	for (n = 0; n < name_len && n < 255 && name[n] == '_'; n++)
 		;
@@ -318,7 +332,9 @@ static int build(struct ksyms *ks, struct parser *ps)
 
 		for (j = i + 1; j < ps->nr && ps->ents[j].addr == addr; j++)
 			;
-		if (j < ps->nr) {
+		if (ps->ents[i].rank == RANK_END)
+			size = 0;
+		else if (j < ps->nr) {
 			uint64_t gap = ps->ents[j].addr - addr;
 
 			/* A module's last symbol does not run into the next module. */
@@ -585,6 +601,11 @@ int ksyms__find(const struct ksyms *ks, const char *name, uint64_t *addr)
 		}
 	}
 	return -ENOENT;
+}
+
+const struct ksym *ksyms__sym(const struct ksyms *ks, size_t i)
+{
+	return ks && i < ks->nr ? &ks->syms[i] : NULL;
 }
 
 bool ksyms__restricted(const struct ksyms *ks)

@@ -15,7 +15,8 @@ struct ksyms;
 struct ksym {
 	uint64_t addr;
 	uint64_t size;		/* up to the next symbol's address; at most 4 KiB for
-				 * the last one and a module's last one */
+				 * the last one and a module's last one; 0 for the
+				 * section end markers _etext and _einittext */
 	const char *name;	/* owned by the struct ksyms */
 	const char *module;	/* "[name]" suffix without brackets, NULL for vmlinux */
 };
@@ -52,6 +53,13 @@ int ksyms__find(const struct ksyms *ks, const char *name, uint64_t *addr);
  * and any name we printed would be wrong.
  */
 bool ksyms__restricted(const struct ksyms *ks);
+
+/*
+ * Symbol @i (0 <= i < ksyms__nr_syms()) in address order, each run of
+ * equal addresses with its preferred name first; NULL past the end.  For
+ * walking every symbol, e.g. to list the module names.
+ */
+const struct ksym *ksyms__sym(const struct ksyms *ks, size_t i);
 
 size_t ksyms__nr_syms(const struct ksyms *ks);
 size_t ksyms__nr_bad_lines(const struct ksyms *ks);

@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "frame_namer.h"
 #include "hints.h"
+#include "kallsyms.h"
 #include "record.h"
 #include "report.h"
 #include "report_view.h"
@@ -75,6 +77,12 @@ static const char report_usage[] =
 "  --pid PID[,PID...]        only these processes\n"
 "  --comm NAME[,NAME...]     only these process names\n"
 "\n"
+"Symbols:\n"
+"  --kallsyms FILE           name kernel frames again from FILE, a copy of\n"
+"                            /proc/kallsyms (of another boot, or saved later),\n"
+"                            relocated by its _text minus the recorded one\n"
+"                            (KASLR); a frame FILE does not cover is unnamed\n"
+"\n"
 "Format (default: a table of the hottest functions):\n"
 "  --folded                  one line per distinct stack, COMM;ROOT;...;LEAF COUNT\n"
 "                            (FlameGraph's folded format; kernel frames end in _[k])\n"
@@ -84,7 +92,8 @@ static const char report_usage[] =
 "Examples:\n"
 "  bpfsym report\n"
 "  bpfsym report app.data --pid 1234 --limit 20\n"
-"  bpfsym report --comm nginx --folded > nginx.folded\n";
+"  bpfsym report --comm nginx --folded > nginx.folded\n"
+"  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n";
 
 int cli__usage_error(const char *fmt, ...)
 {
@@ -303,21 +312,24 @@ static int split_list(char *s, const char ***out, size_t *nr)
 
 static int cmd_report(int argc, char **argv)
 {
-	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT };
+	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT, OPT_KALLSYMS };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct view_opts vo = { .limit = 50 };
-	const char *path = "bpfsym.data", **comms = NULL;
+	const char *path = "bpfsym.data", **comms = NULL, *kallsyms = NULL;
 	uint32_t *pids = NULL;
 	int c, folded = 0, ret = EXIT_USAGE;
 	char err[512] = "", *comm_arg = NULL;
 	struct report *r = NULL;
+	struct ksyms *ks = NULL;
+	struct frame_namer *namer = NULL;
 	uint64_t limit;
 
 	opterr = 0;
@@ -351,6 +363,13 @@ static int cmd_report(int argc, char **argv)
 			}
 			vo.limit = (size_t)limit;
 			break;
+		case OPT_KALLSYMS:
+			if (!optarg[0]) {
+				cli__usage_error("--kallsyms: expected a file name");
+				goto out;
+			}
+			kallsyms = optarg;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			ret = 0;
@@ -381,6 +400,20 @@ static int cmd_report(int argc, char **argv)
 			fprintf(stderr, "bpfsym: cannot read '%s': %s\n", path, strerror(errno));
 		goto out;
 	}
+	if (kallsyms) {
+		ks = ksyms__load(kallsyms);
+		if (!ks) {
+			fprintf(stderr, "bpfsym: --kallsyms '%s': %s\n", kallsyms, errno == ENODATA ?
+				"no kernel text symbol in it (not a kallsyms file?)" : strerror(errno));
+			goto out;
+		}
+		namer = frame_namer__new(r, ks, kallsyms, err, sizeof(err));
+		if (!namer) {
+			fprintf(stderr, "bpfsym: --kallsyms '%s': %s\n", kallsyms, err);
+			goto out;
+		}
+		vo.namer = namer;
+	}
 	if (!report__header(r)->complete)
 		fprintf(stderr, "bpfsym: warning: '%s' is truncated: the recording did not finish; "
 			"showing the %zu samples written before it stopped\n", path, report__nr_samples(r));
@@ -391,6 +424,8 @@ static int cmd_report(int argc, char **argv)
 	}
 	ret = 0;
 out:
+	frame_namer__free(namer);
+	ksyms__free(ks);
 	report__free(r);
 	free(pids);
 	free(comms);

@@ -102,18 +102,17 @@ static const char *module_base(const struct rpt_module *m)
 	return slash && slash[1] ? slash + 1 : m->path;
 }
 
-/* snprintf-like: the length the name needs, whatever @len is. */
-static int frame_fmt(const struct report *r, const struct rpt_frame *f, char *buf, size_t len,
+/* snprintf-like: the length the name of @fn (a frame of @kind) needs, whatever @len is. */
+static int frame_fmt(const struct frame_name *fn, uint32_t kind, char *buf, size_t len,
 		     bool ksuffix)
 {
 	/* Every kernel frame, named or not, so FlameGraph colors it as kernel. */
-	const char *sfx = ksuffix && f->kind == RPT_FRAME_KERNEL ? "_[k]" : "";
-	const struct rpt_module *m = f->module == RPT_NONE ? NULL : report__module(r, f->module);
+	const char *sfx = ksuffix && kind == RPT_FRAME_KERNEL ? "_[k]" : "";
 
-	if (f->sym)
-		return snprintf(buf, len, "%s%s", f->sym, sfx);
-	if (m) {
-		const char *base = module_base(m);
+	if (fn->sym)
+		return snprintf(buf, len, "%s%s", fn->sym, sfx);
+	if (fn->module) {
+		const char *base = module_base(fn->module);
 		size_t n = strlen(base);
 
 		/* "[vdso]" and "[kernel.kallsyms]" are bracketed already: no "[[vdso]+0x..]". */
@@ -121,15 +120,24 @@ static int frame_fmt(const struct report *r, const struct rpt_frame *f, char *bu
 			base++;
 			n -= 2;
 		}
-		return snprintf(buf, len, "[%.*s+0x%" PRIx64 "]%s", (int)n, base, f->offset, sfx);
+		return snprintf(buf, len, "[%.*s+0x%" PRIx64 "]%s", (int)n, base, fn->offset, sfx);
 	}
 	return snprintf(buf, len, UNKNOWN "%s", sfx);
 }
 
-const char *view__frame_name(const struct report *r, const struct rpt_frame *f, char *buf, size_t len)
+static const struct frame_namer *namer_of(const struct view_opts *o)
 {
+	return o ? o->namer : NULL;
+}
+
+const char *view__frame_name(const struct view_opts *o, const struct report *r,
+			     const struct rpt_frame *f, char *buf, size_t len)
+{
+	struct frame_name fn;
+
+	frame_namer__name(namer_of(o), r, f, &fn);
 	if (len)
-		frame_fmt(r, f, buf, len, true);
+		frame_fmt(&fn, f->kind, buf, len, true);
 	return buf;
 }
 
@@ -169,21 +177,20 @@ static void sanitize(char *p, size_t n, bool folded)
 	}
 }
 
-/* Append the display name of frame @f to @b (no NUL). */
-static int buf__frame(struct rpt_buf *b, const struct report *r, const struct rpt_frame *f,
-		      bool folded)
+/* Append the display name @fn of a frame of @kind to @b (no NUL). */
+static int buf__frame(struct rpt_buf *b, const struct frame_name *fn, uint32_t kind, bool folded)
 {
 	size_t room = b->cap - b->len;
 	int n, err;
 
-	n = frame_fmt(r, f, room ? (char *)b->data + b->len : NULL, room, folded);
+	n = frame_fmt(fn, kind, room ? (char *)b->data + b->len : NULL, room, folded);
 	if (n < 0)
 		return -EINVAL;
 	if ((size_t)n >= room) {
 		err = rpt_buf__reserve(b, (size_t)n + 1);
 		if (err)
 			return err;
-		frame_fmt(r, f, (char *)b->data + b->len, (size_t)n + 1, folded);
+		frame_fmt(fn, kind, (char *)b->data + b->len, (size_t)n + 1, folded);
 	}
 	sanitize((char *)b->data + b->len, (size_t)n, folded);
 	b->len += (size_t)n;
@@ -323,6 +330,7 @@ static int line_cmp(const void *a, const void *b)
 
 /* Folded frame names, rendered once per frame: deep stacks share most of theirs. */
 struct names {
+	const struct frame_namer *namer;
 	struct rpt_buf text;
 	struct sref *v;		/* per frame id; off SIZE_MAX until rendered */
 };
@@ -346,9 +354,12 @@ static int names__put(struct names *n, const struct report *r, uint32_t id, stru
 	int err;
 
 	if (s->off == SIZE_MAX) {
+		const struct rpt_frame *f = report__frame(r, id);
 		size_t start = n->text.len;
+		struct frame_name fn;
 
-		err = buf__frame(&n->text, r, report__frame(r, id), true);
+		frame_namer__name(n->namer, r, f, &fn);
+		err = buf__frame(&n->text, &fn, f->kind, true);
 		if (err)
 			return err;
 		*s = (struct sref){ start, n->text.len - start };
@@ -357,10 +368,10 @@ static int names__put(struct names *n, const struct report *r, uint32_t id, stru
 }
 
 /* Render each (comm, stack) pair as a folded line; lines that print alike are merged. */
-static int folded__lines(const struct report *r, const struct agg *a, struct strset *lines,
-			 uint64_t **counts)
+static int folded__lines(const struct report *r, const struct view_opts *o, const struct agg *a,
+			 struct strset *lines, uint64_t **counts)
 {
-	struct names names = {};
+	struct names names = { .namer = namer_of(o) };
 	struct rpt_buf b = {};
 	size_t i, before, cap = 0;
 	int err;
@@ -412,7 +423,7 @@ int report_view__folded(FILE *out, const struct report *r, const struct view_opt
 	if (!out || !r)
 		return -EINVAL;
 	err = agg__build(&a, r, o);
-	err = err ?: folded__lines(r, &a, &lines, &counts);
+	err = err ?: folded__lines(r, o, &a, &lines, &counts);
 	if (!err && lines.nr) {
 		sorted = calloc(lines.nr, sizeof(*sorted));
 		if (!sorted)
@@ -443,11 +454,20 @@ struct row {
 	const char *comm_s, *mod_s, *sym_s;	/* set once interning is over */
 };
 
+/* Frames without a name, by reason; the last slot for a reason we do not know. */
+struct unnamed {
+	uint64_t frames;	/* every frame of every kept sample */
+	uint64_t by_reason[RPT_REASON_MAX + 1];
+};
+
 struct table {
 	const struct report *r;
+	const struct frame_namer *namer;
 	struct agg a;
 	struct strset fkeys;	/* "MODULE\0SYMBOL" */
 	uint32_t *frame_fkey;	/* per frame id, RPT_NONE until computed */
+	uint8_t *frame_reason;	/* per frame id, the unnamed slot; RPT_OK: named.  With fkey */
+	struct unnamed unnamed;
 	struct rpt_buf scratch;
 	struct row *rows;
 	size_t nr_rows, cap_rows;
@@ -461,6 +481,7 @@ static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
 	struct rpt_buf *b = &t->scratch;
 	const struct rpt_frame *f;
 	const char *mod = UNKNOWN;
+	struct frame_name fn;
 	int err;
 
 	if (frame == RPT_NONE)
@@ -470,18 +491,26 @@ static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
 		return 0;
 	}
 	f = report__frame(t->r, frame);
-	if (f->module != RPT_NONE)
-		mod = module_base(report__module(t->r, f->module));
+	frame_namer__name(t->namer, t->r, f, &fn);
+	if (fn.module)
+		mod = module_base(fn.module);
 	b->len = 0;
 	err = rpt_buf__put(b, mod, strlen(mod) + 1);
 	if (err)
 		return err;
 	sanitize((char *)b->data, b->len - 1, false);
-	err = buf__frame(b, t->r, f, false);
+	err = buf__frame(b, &fn, f->kind, false);
 	err = err ?: strset__intern(&t->fkeys, (const char *)b->data, b->len, fk);
 	if (err)
 		return err;
 	t->frame_fkey[frame] = *fk;
+	/* Unnamed means no symbol, whatever the file says the reason is. */
+	if (fn.sym)
+		t->frame_reason[frame] = RPT_OK;
+	else if (fn.reason > RPT_OK && fn.reason < RPT_REASON_MAX)
+		t->frame_reason[frame] = (uint8_t)fn.reason;
+	else
+		t->frame_reason[frame] = RPT_REASON_MAX;
 	return 0;
 }
 
@@ -533,6 +562,10 @@ static int table__count(struct table *t)
 			if (err)
 				return err;
 			row = &t->rows[id];
+			if (nr) {
+				t->unnamed.frames += p->count;
+				t->unnamed.by_reason[t->frame_reason[ids[j]]] += p->count;
+			}
 			if (j == 0)
 				row->self += p->count;
 			if (row->stamp != i + 1) {
@@ -577,7 +610,62 @@ static const char *clean(char *dst, size_t size, const char *src)
 	return dst;
 }
 
-static void print_header(FILE *out, const struct report *r, uint64_t kept)
+/* One slot of the unnamed-frame summary. */
+struct share {
+	uint32_t reason;
+	uint64_t count;
+};
+
+static int share_cmp(const void *pa, const void *pb)
+{
+	const struct share *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return a->reason < b->reason ? -1 : a->reason > b->reason;
+}
+
+/* A share of @total as "4.2%"; "<0.1%" rather than "0.0%" for a few. */
+static const char *fmt_share(char *buf, size_t len, uint64_t count, uint64_t total)
+{
+	double pct = 100.0 * (double)count / (double)total;
+
+	if (count && pct < 0.05)
+		snprintf(buf, len, "<0.1%%");
+	else
+		snprintf(buf, len, "%.1f%%", pct);
+	return buf;
+}
+
+/*
+ * "unnamed frames: 4.2% of 12345 (anonymous memory 3.0%, no mapping 1.2%)":
+ * how much of what the table shows has no name, and why, weighted by samples.
+ */
+static void print_unnamed(FILE *out, const struct unnamed *u)
+{
+	struct share v[RPT_REASON_MAX + 1];
+	uint64_t unnamed = u->frames - u->by_reason[RPT_OK];
+	size_t i, n = 0;
+	char pct[16];
+
+	if (!unnamed) {
+		fprintf(out, "# unnamed frames: none\n");
+		return;
+	}
+	for (i = RPT_OK + 1; i <= RPT_REASON_MAX; i++)
+		if (u->by_reason[i])
+			v[n++] = (struct share){ (uint32_t)i, u->by_reason[i] };
+	qsort(v, n, sizeof(*v), share_cmp);
+	fprintf(out, "# unnamed frames: %s of %" PRIu64 " (", fmt_share(pct, sizeof(pct), unnamed, u->frames),
+		u->frames);
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s%s %s", i ? ", " : "", rpt_reason__str(v[i].reason),
+			fmt_share(pct, sizeof(pct), v[i].count, u->frames));
+	fprintf(out, ")\n");
+}
+
+static void print_header(FILE *out, const struct report *r, uint64_t kept,
+			 const struct frame_namer *namer, const struct unnamed *u)
 {
 	const struct rpt_header *h = report__header(r);
 	const char *src = report__source(r);
@@ -617,12 +705,24 @@ static void print_header(FILE *out, const struct report *r, uint64_t kept)
 		fprintf(out, "\n# lost: unknown (no END record)\n"
 			"# WARNING: truncated recording (no END record, the recorder was killed?): "
 			"shown up to the last complete block\n");
+	if (namer) {
+		uint64_t d = frame_namer__delta(namer);
+		const char *p;
+
+		/* A path the user typed, but still nothing a terminal would act on. */
+		fprintf(out, "# kernel symbols: from ");
+		for (p = frame_namer__source(namer); *p; p++)
+			fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+		fprintf(out, ", relocated by %s0x%" PRIx64 " from the recorded _text 0x%" PRIx64 "\n",
+			d >> 63 ? "-" : "+", d >> 63 ? -d : d, h->text_addr);
+	}
+	print_unnamed(out, u);
 	fprintf(out, "#\n");
 }
 
 int report_view__table(FILE *out, const struct report *r, const struct view_opts *o)
 {
-	struct table t = { .r = r };
+	struct table t = { .r = r, .namer = namer_of(o) };
 	size_t i, nr, nf, cw = strlen("process"), mw = strlen("module");
 	int err;
 
@@ -630,8 +730,12 @@ int report_view__table(FILE *out, const struct report *r, const struct view_opts
 		return -EINVAL;
 	nf = report__nr_frames(r);
 	t.frame_fkey = malloc((nf ? nf : 1) * sizeof(*t.frame_fkey));
-	if (!t.frame_fkey)
+	t.frame_reason = malloc(nf ? nf : 1);
+	if (!t.frame_fkey || !t.frame_reason) {
+		free(t.frame_fkey);
+		free(t.frame_reason);
 		return -ENOMEM;
+	}
 	memset(t.frame_fkey, 0xff, (nf ? nf : 1) * sizeof(*t.frame_fkey));
 	err = agg__build(&t.a, r, o);
 	err = err ?: table__count(&t);
@@ -653,7 +757,7 @@ int report_view__table(FILE *out, const struct report *r, const struct view_opts
 		cw = c > cw ? (c < 16 ? c : 16) : cw;
 		mw = m > mw ? (m < 32 ? m : 32) : mw;
 	}
-	print_header(out, r, t.a.total);
+	print_header(out, r, t.a.total, t.namer, &t.unnamed);
 	if (!t.a.total)
 		fprintf(out, "# no samples\n");
 	else
@@ -674,6 +778,7 @@ int report_view__table(FILE *out, const struct report *r, const struct view_opts
 		err = -EIO;
 out:
 	free(t.frame_fkey);
+	free(t.frame_reason);
 	rpt_buf__free(&t.scratch);
 	free(t.rows);
 	rpt_htab__free(&t.row_tab);

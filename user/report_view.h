@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "frame_namer.h"
 #include "report.h"
 
 struct view_opts {
@@ -17,24 +18,28 @@ struct view_opts {
 	const char *const *comms;	/* keep only these comms (NULL: all) */
 	size_t nr_comms;
 	size_t limit;			/* table rows; 0: all */
+	const struct frame_namer *namer;	/* names overriding the recorded ones; NULL: none */
 };
 
 /*
  * The display name of frame @f in @r, as docs/cli.md's --folded defines it:
  * "sym" for user frames, "sym_[k]" for kernel ones, "[MODULE+0xOFF]" when
- * the module is known and the symbol is not, "[unknown]" otherwise.
+ * the module is known and the symbol is not, "[unknown]" otherwise.  The
+ * name is @o's namer's when it has one (@o may be NULL), as every format
+ * must show it; frame_namer__name(o->namer, ...) gives the parts.
  * Writes at most @len bytes into @buf (NUL terminated); returns @buf.
  */
-const char *view__frame_name(const struct report *r, const struct rpt_frame *f,
-			     char *buf, size_t len);
+const char *view__frame_name(const struct view_opts *o, const struct report *r,
+			     const struct rpt_frame *f, char *buf, size_t len);
 
 /* Whether sample @s passes the filters of @o. */
 int view__keep(const struct view_opts *o, const struct rpt_sample *s);
 
 /*
- * The default view: a header with the recording's facts, then one row per
- * (process, module, symbol) sorted by self samples: self %, total %,
- * samples, process, module, symbol.  0 or -errno.
+ * The default view: a header with the recording's facts and the share of
+ * unnamed frames by reason, then one row per (process, module, symbol)
+ * sorted by self samples: self %, total %, samples, process, module,
+ * symbol.  0 or -errno.
  */
 int report_view__table(FILE *out, const struct report *r, const struct view_opts *o);
 

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "frame_namer.h"
+#include "kallsyms.h"
 #include "report.h"
 #include "report_fmt.h"
 #include "report_view.h"
@@ -33,9 +35,23 @@
 	}									\
 } while (0)
 
-/* Made once: both are costly to create and hold no state between inputs. */
+/* Made once: costly to create, and they hold no state between inputs. */
 static ZSTD_CCtx *cctx;
 static FILE *devnull;
+static struct ksyms *ksyms;
+
+/*
+ * The kallsyms text --kallsyms re-resolves kernel frames from: its _text
+ * is the usual one, so a report's own text_addr decides the delta, and a
+ * kernel frame may land in vmlinux, a module, [bpf], or nothing.
+ */
+static const char kallsyms_text[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81001000 t do_one\n"
+	"ffffffff81002000 T _etext\n"
+	"ffffffffc0001000 t mod_fn\t[ext4]\n"
+	"ffffffffc0002000 t bpf_prog_0123456789abcdef_f\t[bpf]\n";
 
 static void setup(void)
 {
@@ -44,7 +60,8 @@ static void setup(void)
 	cctx = ZSTD_createCCtx();
 	devnull = fopen("/dev/null", "w");
 	/* Level 1: the reader accepts any level, and the fuzzer wants speed. */
-	if (!cctx || !devnull ||
+	ksyms = ksyms__parse(kallsyms_text, sizeof(kallsyms_text) - 1);
+	if (!cctx || !devnull || !ksyms ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1))) {
@@ -90,12 +107,12 @@ static void walk(const struct report *r)
 		CHECK(f->module == RPT_NONE || f->module < nm);
 		CHECK(!f->sym || strlen(f->sym) < SIZE_MAX);
 		CHECK(rpt_reason__str(f->reason));
-		CHECK(view__frame_name(r, f, name, sizeof(name)) == name);
+		CHECK(view__frame_name(NULL, r, f, name, sizeof(name)) == name);
 		CHECK(strlen(name) < sizeof(name));
 		/* The smallest buffers: the truncation paths. */
-		view__frame_name(r, f, name, 1);
+		view__frame_name(NULL, r, f, name, 1);
 		CHECK(name[0] == '\0');
-		view__frame_name(r, f, name, 4);
+		view__frame_name(NULL, r, f, name, 4);
 	}
 	CHECK(!report__frame(r, (uint32_t)nf));
 	/* There is no stack count: ids run from 0 until the first out of range. */
@@ -118,8 +135,26 @@ static void views(const struct report *r)
 	struct view_opts all = {}, some = { .nr_pids = 1, .nr_comms = 1, .limit = 2 };
 	const char *comm;
 
+	struct frame_namer *namer;
+	char err[256];
+	size_t i;
+
 	report_view__table(devnull, r, &all);
 	report_view__folded(devnull, r, &all);
+	/* Kernel frames re-resolved: a namer exactly when the report has a _text. */
+	namer = frame_namer__new(r, ksyms, "fuzz", err, sizeof(err));
+	CHECK(!namer == !report__header(r)->text_addr);
+	if (namer) {
+		struct view_opts renamed = { .namer = namer };
+		char name[64];
+
+		for (i = 0; i < report__nr_frames(r); i++)
+			CHECK(view__frame_name(&renamed, r, report__frame(r, (uint32_t)i), name,
+					       sizeof(name)) == name);
+		report_view__table(devnull, r, &renamed);
+		report_view__folded(devnull, r, &renamed);
+		frame_namer__free(namer);
+	}
 	if (!s)
 		return;
 	comm = s->comm;

@@ -164,6 +164,176 @@ static void test_unsorted_merge(void)
 	ksyms__free(ks);
 }
 
+/*
+ * Where a symbol ends: at the next symbol's address within vmlinux or one
+ * module, even far away; at most 4 KiB when the next one belongs to another
+ * module (or is the last): vmlinux never runs over a module, nor a module
+ * over the next one or a BPF program placed in between.
+ */
+static void test_symbol_ends(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000000 T startup_64\n"
+		"ffffffff81200000 T far_next\n"		/* 2 MiB after startup_64 */
+		"ffffffff81200100 T vmlinux_last\n"
+		"ffffffff81200200 t close_mod_fn\t[close]\n"	/* 0x100 after vmlinux_last */
+		"ffffffffc0001000 t a1\t[moda]\n"
+		"ffffffffc0006000 t a2\t[moda]\n"	/* 0x5000 later, same module */
+		"ffffffffc0006400 t a3\t[moda]\n"
+		"ffffffffc0100000 t b1\t[modb]\n"
+		"ffffffffc0100800 t b2\t[modb]\n"
+		"ffffffffc0100400 t bpf_prog_0011223344556677_between\t[bpf]\n";
+	static const struct {
+		uint64_t addr, size;
+		const char *name, *mod;
+	} want[] = {
+		{ 0xffffffff81000000ull, 0x200000, "startup_64", NULL },
+		{ 0xffffffff81200000ull, 0x100, "far_next", NULL },
+		{ 0xffffffff81200100ull, 0x100, "vmlinux_last", NULL },
+		{ 0xffffffff81200200ull, 4096, "close_mod_fn", "close" },
+		{ 0xffffffffc0001000ull, 0x5000, "a1", "moda" },
+		{ 0xffffffffc0006000ull, 0x400, "a2", "moda" },
+		{ 0xffffffffc0006400ull, 4096, "a3", "moda" },
+		{ 0xffffffffc0100000ull, 0x400, "b1", "modb" },
+		{ 0xffffffffc0100400ull, 0x400, "bpf_prog_0011223344556677_between", "bpf" },
+		{ 0xffffffffc0100800ull, 4096, "b2", "modb" },
+	};
+	struct ksyms *ks = parse_str(text);
+	const struct ksym *s;
+	size_t i;
+
+	if (!ASSERT_OK_PTR(ks, "parse"))
+		return;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		s = ksyms__lookup(ks, want[i].addr + want[i].size - 1);
+		if (!ASSERT_OK_PTR(s, want[i].name) || !ASSERT_STREQ(s->name, want[i].name, "last byte") ||
+		    !ASSERT_EQ(s->addr, want[i].addr, want[i].name) ||
+		    !ASSERT_EQ(s->size, want[i].size, want[i].name))
+			break;
+		if (want[i].mod)
+			ASSERT_STREQ(s->module, want[i].mod, want[i].name);
+		else
+			ASSERT_NULL(s->module, want[i].name);
+		s = ksyms__lookup(ks, want[i].addr + want[i].size);
+		ASSERT_TRUE(!s || s->addr == want[i].addr + want[i].size, "nothing runs past the end");
+	}
+	ksyms__free(ks);
+}
+
+/* _etext and _einittext end text sections: what follows is data until the next text symbol. */
+static void test_end_markers(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffff81000000 T startup_64\n"
+		"ffffffff82200000 T last_fn\n"
+		"ffffffff82200040 T _etext\n"
+		"ffffffff82300000 D some_rodata\n"
+		"ffffffff83780000 T _sinittext\n"
+		"ffffffff83780000 t __pfx_init_fn\n"
+		"ffffffff83780010 t init_fn\n"
+		"ffffffff83780100 T _einittext\n"
+		"ffffffff83780100 t shares_einittext\n"	/* local: still preferred */
+		"ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n";
+	struct ksyms *ks = parse_str(text);
+	const struct ksym *s;
+	uint64_t addr;
+
+	if (!ASSERT_OK_PTR(ks, "parse"))
+		return;
+	s = ksyms__lookup(ks, 0xffffffff8220003full);
+	if (ASSERT_OK_PTR(s, "last function"))
+		ASSERT_STREQ(s->name, "last_fn", "bounded by _etext");
+	ASSERT_NULL(ksyms__lookup(ks, 0xffffffff82200040ull), "_etext covers nothing");
+	ASSERT_NULL(ksyms__lookup(ks, 0xffffffff82300000ull), "rodata is not _etext+0x...");
+	ASSERT_NULL(ksyms__lookup(ks, 0xffffffff8377ffffull), "up to init text");
+	ASSERT_OK(ksyms__find(ks, "_etext", &addr), "still found by name");
+	ASSERT_EQ(addr, (uint64_t)0xffffffff82200040ull, "its address");
+	s = ksyms__lookup(ks, 0xffffffff837800ffull);
+	if (ASSERT_OK_PTR(s, "init function"))
+		ASSERT_STREQ(s->name, "init_fn", "init text named");
+	/* A function at the marker's address is preferred and keeps its size. */
+	s = ksyms__lookup(ks, 0xffffffff83780100ull + 10);
+	if (ASSERT_OK_PTR(s, "function sharing _einittext's address")) {
+		ASSERT_STREQ(s->name, "shares_einittext", "preferred");
+		ASSERT_EQ(s->size, (uint64_t)4096, "sized up to the module rule");
+	}
+	s = ksyms__lookup(ks, 0xffffffffc0201000ull);
+	if (ASSERT_OK_PTR(s, "module after"))
+		ASSERT_STREQ(s->module, "__builtin__ftrace", "module");
+	ksyms__free(ks);
+}
+
+/* BPF programs, trampolines and dispatchers: named, module "bpf". */
+static void test_bpf_symbols(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T _text\n"
+		"ffffffffc0025c30 t bpf_prog_74db80796d82856a_on_sample\t[bpf]\n"
+		"ffffffffc002601c t bpf_prog_16e1d63df2f327db_on_fork\t[bpf]\n"
+		"ffffffffc0022114 t bpf_prog_6e717dacc70c72de_visit_vma\t[bpf]\n"
+		"ffffffffc0027000 t bpf_trampoline_6442491234\t[bpf]\n"
+		"ffffffffc0028000 t bpf_dispatcher_xdp\t[bpf]\n";
+	static const struct {
+		uint64_t addr;
+		const char *name;
+	} want[] = {
+		{ 0xffffffffc0022114ull, "bpf_prog_6e717dacc70c72de_visit_vma" },
+		{ 0xffffffffc0025c30ull, "bpf_prog_74db80796d82856a_on_sample" },
+		{ 0xffffffffc002601cull, "bpf_prog_16e1d63df2f327db_on_fork" },
+		{ 0xffffffffc0027000ull, "bpf_trampoline_6442491234" },
+		{ 0xffffffffc0028000ull, "bpf_dispatcher_xdp" },
+	};
+	struct ksyms *ks = parse_str(text);
+	const struct ksym *s;
+	size_t i;
+
+	if (!ASSERT_OK_PTR(ks, "parse"))
+		return;
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		s = ksyms__lookup(ks, want[i].addr + 3);
+		if (ASSERT_OK_PTR(s, want[i].name)) {
+			ASSERT_STREQ(s->name, want[i].name, "name");
+			ASSERT_STREQ(s->module, "bpf", "module");
+			ASSERT_EQ(s->addr, want[i].addr, "address");
+		}
+	}
+	s = ksyms__lookup(ks, 0xffffffffc0025c2full);
+	if (ASSERT_OK_PTR(s, "before on_sample"))
+		ASSERT_STREQ(s->name, "bpf_prog_6e717dacc70c72de_visit_vma", "the one below");
+	ksyms__free(ks);
+}
+
+/* ksyms__sym() walks every kept symbol in address order, preferred alias first. */
+static void test_walk(void)
+{
+	static const char text[] =
+		"ffffffff81000100 t b\n"
+		"ffffffff81000000 t __a_alias\n"
+		"ffffffff81000000 T a\n"
+		"ffffffff81000080 D data\n"
+		"ffffffffc0000000 t m\t[mod]\n";
+	static const char *const order[] = { "a", "__a_alias", "b", "m" };
+	struct ksyms *ks = parse_str(text);
+	const struct ksym *s;
+	size_t i;
+
+	if (!ASSERT_OK_PTR(ks, "parse"))
+		return;
+	if (ASSERT_EQ(ksyms__nr_syms(ks), (size_t)4, "text symbols")) {
+		for (i = 0; i < 4; i++) {
+			s = ksyms__sym(ks, i);
+			if (!ASSERT_OK_PTR(s, "sym") || !ASSERT_STREQ(s->name, order[i], "order"))
+				break;
+		}
+		ASSERT_STREQ(ksyms__sym(ks, 3)->module, "mod", "module kept");
+	}
+	ASSERT_NULL(ksyms__sym(ks, 4), "past the end");
+	ASSERT_NULL(ksyms__sym(NULL, 0), "NULL");
+	ksyms__free(ks);
+}
+
 static void test_bad_lines(void)
 {
 	static const char text[] =
@@ -228,6 +398,20 @@ static void test_restricted_and_empty(void)
 		ASSERT_NULL(ksyms__lookup(ks, 0), "no lookup at 0");
 		ASSERT_NULL(ksyms__lookup(ks, 0x10), "no lookup");
 		ASSERT_EQ(ksyms__find(ks, "_text", &addr), -ENOENT, "no address");
+		ksyms__free(ks);
+	}
+	/* Modules and data lines too: still all zero. */
+	ks = parse_str("0000000000000000 D data\n0000000000000000 t m\t[ext4]\n"
+		       "0000000000000000 t bpf_prog_0011223344556677_x\t[bpf]\n");
+	if (ASSERT_OK_PTR(ks, "parse zeros with modules")) {
+		ASSERT_TRUE(ksyms__restricted(ks), "restricted");
+		ASSERT_EQ(ksyms__nr_syms(ks), (size_t)2, "names still kept");
+		ksyms__free(ks);
+	}
+	/* One real address, even a data symbol's: not restricted. */
+	ks = parse_str("0000000000000000 T _text\nffffffff82000000 D data\n");
+	if (ASSERT_OK_PTR(ks, "parse one nonzero")) {
+		ASSERT_FALSE(ksyms__restricted(ks), "one address is enough");
 		ksyms__free(ks);
 	}
 	errno = 0;
@@ -405,8 +589,8 @@ static void test_proc_kallsyms(void)
 		while (line > text && line[-1] != '\n')
 			line--;
 		if (sscanf(line, "%" SCNx64 " %c %511s", &addr, &type, name) != 3 ||
-		    !strchr("tTwW", type))
-			continue;
+		    !strchr("tTwW", type) || !strcmp(name, "_etext") || !strcmp(name, "_einittext"))
+			continue;	/* the end markers cover nothing */
 		checked++;
 		s = ksyms__lookup(ks, addr);
 		if (!ASSERT_OK_PTR(s, name))
@@ -437,6 +621,10 @@ int main(void)
 	RUN_TEST(test_parse_sorted_sizes);
 	RUN_TEST(test_aliases_modules_interned);
 	RUN_TEST(test_unsorted_merge);
+	RUN_TEST(test_symbol_ends);
+	RUN_TEST(test_end_markers);
+	RUN_TEST(test_bpf_symbols);
+	RUN_TEST(test_walk);
 	RUN_TEST(test_bad_lines);
 	RUN_TEST(test_nul_in_line);
 	RUN_TEST(test_restricted_and_empty);

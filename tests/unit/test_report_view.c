@@ -156,16 +156,16 @@ static void test_frame_names(void)
 
 	if (!r)
 		return;
-	ASSERT_STREQ(view__frame_name(r, report__frame(r, F_MAIN), buf, sizeof(buf)), "main", "user");
-	ASSERT_STREQ(view__frame_name(r, report__frame(r, F_SYSCALL), buf, sizeof(buf)),
+	ASSERT_STREQ(view__frame_name(NULL, r, report__frame(r, F_MAIN), buf, sizeof(buf)), "main", "user");
+	ASSERT_STREQ(view__frame_name(NULL, r, report__frame(r, F_SYSCALL), buf, sizeof(buf)),
 		     "do_syscall_64_[k]", "kernel");
-	ASSERT_STREQ(view__frame_name(r, report__frame(r, F_APPUNNAMED), buf, sizeof(buf)),
+	ASSERT_STREQ(view__frame_name(NULL, r, report__frame(r, F_APPUNNAMED), buf, sizeof(buf)),
 		     "[app+0x1abc]", "module known, symbol not: basename + file offset");
-	ASSERT_STREQ(view__frame_name(r, report__frame(r, F_UNK1), buf, sizeof(buf)), "[unknown]",
+	ASSERT_STREQ(view__frame_name(NULL, r, report__frame(r, F_UNK1), buf, sizeof(buf)), "[unknown]",
 		     "no mapping");
-	ASSERT_STREQ(view__frame_name(r, report__frame(r, F_KUNNAMED), buf, sizeof(buf)),
+	ASSERT_STREQ(view__frame_name(NULL, r, report__frame(r, F_KUNNAMED), buf, sizeof(buf)),
 		     "[kernel.kallsyms+0xffffffff81001000]_[k]", "unnamed kernel frame");
-	ASSERT_STREQ(view__frame_name(r, report__frame(r, F_SYSCALL), buf, 6), "do_sy",
+	ASSERT_STREQ(view__frame_name(NULL, r, report__frame(r, F_SYSCALL), buf, 6), "do_sy",
 		     "truncated to the buffer");
 	report__free(r);
 }
@@ -293,6 +293,13 @@ static void test_table(void)
 	ASSERT_TRUE(strstr(out, "# samples: 21\n# lost: 3 samples (ring buffer full), 2 mapping/process events; "
 			       "processes seen: 4\n"), out);
 	ASSERT_FALSE(strstr(out, "truncated"), "complete recording");
+	/*
+	 * 53 frames in the 21 samples (the empty stack has none): 3 with no
+	 * mapping, 1 outside any symbol, 1 restricted; the tie goes by reason.
+	 */
+	ASSERT_TRUE(strstr(out, "processes seen: 4\n# unnamed frames: 9.4% of 53 (no mapping 5.7%, "
+			       "outside any symbol 1.9%, kallsyms restricted 1.9%)\n#\n"), out);
+	ASSERT_FALSE(strstr(out, "# kernel symbols:"), "no namer, no relocation line");
 	n = parse_rows(out, rows, 32);
 	/* Self first, then total, then the name; recursion counts once in total. */
 	if (ASSERT_EQ(n, (size_t)13, "rows")) {
@@ -317,11 +324,18 @@ static void test_table(void)
 	o.nr_pids = 1;
 	out = render(report_view__table, r, &o);
 	ASSERT_TRUE(out && strstr(out, "# samples: 21, 3 after filters"), out);
+	ASSERT_TRUE(out && strstr(out, "# unnamed frames: 20.0% of 5 (kallsyms restricted 20.0%)\n"),
+		    "the summary follows the filters");
 	n = parse_rows(out, rows, 32);
 	if (ASSERT_EQ(n, (size_t)2, "--limit 2")) {
 		row_is(&rows[0], "other", "app", "work", 2, 2, 3);
 		row_is(&rows[1], "other", "[kernel.kallsyms]", "[kernel.kallsyms+0xffffffff81001000]", 1, 1, 3);
 	}
+	free(out);
+
+	o.pids = (const uint32_t[]){ 300 };
+	out = render(report_view__table, r, &o);
+	ASSERT_TRUE(out && strstr(out, "# unnamed frames: none\n"), "every frame named");
 	free(out);
 
 	o.pids = (const uint32_t[]){ 999 };
