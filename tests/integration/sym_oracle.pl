@@ -4,8 +4,10 @@
 # against an independent reader.  Used by test_symbolize_oracle.sh and
 # bench/symbolize.sh.
 #
-#   sym_oracle.pl gen   OPTIONS > ADDRS     random addresses, one per line
-#   sym_oracle.pl check OPTIONS ADDRS OUT   compare bpfsym's output OUT
+#   sym_oracle.pl gen     OPTIONS > ADDRS   random addresses, one per line
+#   sym_oracle.pl check   OPTIONS ADDRS OUT compare bpfsym's output OUT
+#   sym_oracle.pl compare OPTIONS ADDRS A B two tools' names, one per line
+#                                           each ("??": none), against nm
 #
 # OPTIONS:
 #   --syms FILE      `nm -f sysv --defined-only` output (repeatable: the
@@ -15,10 +17,13 @@
 #   --phdrs FILE     `readelf -lW` output: ADDRS are file offsets
 #                    (gen converts, check converts back), for --file-offset
 #   --seed N --count N   (gen) the random sequence and its length
+#   --inside         (gen) only addresses inside functions, of functions
+#                    picked uniformly (no one-past-end, no size-0 bias)
 #   --module PATH    (check) the module column bpfsym must print
 #   --demangled FILE (check, repeatable) "MANGLED<TAB>READABLE" lines: the
 #                    names bpfsym prints are the readable forms
-#   --max-show N     (check) mismatches printed (default 10)
+#   --max-show N     (check, compare) mismatches printed (default 10)
+#   --labels A,B     (compare) the tools' names, for the report
 #
 # The rules, from the nm listing only (docs: user/elfsym.h, user/elfsym.c):
 # a function is a FUNC or IFUNC symbol defined in an executable section,
@@ -38,6 +43,12 @@
 # size0: in a group without a size; demangled_alt: matched a --demangled
 # map other than the first)
 # It exits 1 when an answer is wrong (rule violations do not count here).
+#
+# compare classifies every address where A and B name differently: both
+# names are aliases of the symbol nm says covers it ("alias"), only A's or
+# only B's is right, or neither; it prints the first few of each kind
+# ("DIFF kind addr: A | B | nm") and the summary line
+#   compared=N same=N alias=N a_right=N b_right=N neither=N
 use strict;
 use warnings;
 no warnings 'portable';	# 64-bit hex()
@@ -45,14 +56,15 @@ use Getopt::Long qw(GetOptionsFromArray);
 
 my $mode = shift @ARGV // '';
 my (@symfiles, $secfile, $phdrfile, @demfiles, $module);
-my ($seed, $count, $max_show) = (1, 1000, 10);
+my ($seed, $count, $max_show, $inside, $labels) = (1, 1000, 10, 0, 'A,B');
 GetOptionsFromArray(\@ARGV,
 	'syms=s' => \@symfiles, 'sections=s' => \$secfile, 'phdrs=s' => \$phdrfile,
 	'seed=i' => \$seed, 'count=i' => \$count, 'module=s' => \$module,
-	'demangled=s' => \@demfiles, 'max-show=i' => \$max_show)
+	'demangled=s' => \@demfiles, 'max-show=i' => \$max_show, 'inside' => \$inside,
+	'labels=s' => \$labels)
 	or die "sym_oracle.pl: bad options\n";
 die "sym_oracle.pl: usage: gen|check --syms F --sections F ...\n"
-	unless ($mode eq 'gen' || $mode eq 'check') && @symfiles && defined $secfile;
+	unless $mode =~ /^(gen|check|compare)$/ && @symfiles && defined $secfile;
 
 # ---- sections: name -> [ [start, end, exec], ... ]
 my %secs;
@@ -185,9 +197,9 @@ if ($mode eq 'gen') {
 		scalar @cands, scalar @groups, scalar @size0;
 	my $n = 0;
 	for (my $k = 0; $n < $count && $k < 20 * $count; $k++) {
-		my $g = @size0 && rand() < 0.1 ? $size0[int(rand(@size0))] : $groups[int(rand(@groups))];
+		my $g = !$inside && @size0 && rand() < 0.1 ? $size0[int(rand(@size0))] : $groups[int(rand(@groups))];
 		my ($start, $size) = ($g->[0], $g->[1]);
-		my $kind = int(rand(10));
+		my $kind = int(rand($inside ? 9 : 10));
 		my $a = $kind == 9 ? $start + $size :
 			$kind < 3 ? $start :
 			$kind < 6 ? $start + $size - 1 :
@@ -219,6 +231,41 @@ sub forms {
 	return ([$n, 0]) unless @demfiles;
 	return ([$n, 0]) unless $dem{$n};
 	return map { [$_, $dem{$n}{$_}] } sort keys %{$dem{$n}};
+}
+
+if ($mode eq 'compare') {
+	my ($addrfile, $afile, $bfile) = @ARGV;
+	die "sym_oracle.pl: compare needs ADDRS A B\n" unless defined $bfile;
+	my ($la, $lb) = split /,/, $labels, 2;
+	open(my $af, '<', $addrfile) or die "sym_oracle.pl: $addrfile: $!\n";
+	open(my $fa, '<', $afile) or die "sym_oracle.pl: $afile: $!\n";
+	open(my $fb, '<', $bfile) or die "sym_oracle.pl: $bfile: $!\n";
+	my %n = map { $_ => 0 } qw(compared same alias a_right b_right neither);
+	my %shown;
+	while (my $in = <$af>) {
+		chomp $in;
+		next if $in eq '';
+		my ($x, $y) = (scalar <$fa>, scalar <$fb>);
+		die "sym_oracle.pl: fewer names than addresses\n" unless defined $x && defined $y;
+		chomp($x, $y);
+		$n{compared}++;
+		if ($x eq $y) {
+			$n{same}++;
+			next;
+		}
+		my $a = hex($in);
+		$a = off_to_vaddr($a) // -1 if @loads;
+		my ($g) = lookup($a);
+		my %ok = $g ? map { $_->[0] => 1 } map { forms($_) } @{$g->[2]} : ('??' => 1);
+		my $kind = $ok{$x} && $ok{$y} ? 'alias' : $ok{$x} ? 'a_right' : $ok{$y} ? 'b_right' : 'neither';
+		$n{$kind}++;
+		next if $shown{$kind}++ >= $max_show;
+		my @nm = $g ? map { $_->[0] } map { forms($_) } @{$g->[2]} : ('??');
+		my $nm = join(' | ', @nm[0 .. ($#nm < 1 ? $#nm : 1)]);
+		printf "DIFF %s %s: %s: %s | %s: %s | nm: %s\n", $kind, $in, $la, $x, $lb, $y, $nm;
+	}
+	print join(' ', map { "$_=$n{$_}" } qw(compared same alias a_right b_right neither)), "\n";
+	exit 0;
 }
 
 my ($addrfile, $outfile) = @ARGV;

@@ -15,16 +15,19 @@
 #     offset, asked with --file-offset (offsets from readelf -lW);
 #   - demangle: a C++ fixture (tests/fixtures/cpp_burn.cc) named as
 #     c++filt names nm's symbols (or as nm -C does: c++filt spells out the
-#     std::ostream family, addr2line -C and nm -C do not).
+#     std::ostream family, addr2line -C and nm -C do not);
+#   - demangle_libllvm: libLLVM's addresses again, demangled, named as
+#     nm -D -C names them.
 # No root needed: nothing is loaded into the kernel.
 #
 # SYMBOLIZE_SEED and SYMBOLIZE_COUNT (addresses per library) override the
 # defaults, to chase a failure.
 . "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC2034
 LIB_ROOTLESS=1
 lib_init integration/symbolize_oracle_libllvm integration/symbolize_oracle_libc \
 	integration/symbolize_alias_rule integration/symbolize_file_offset \
-	integration/symbolize_demangle
+	integration/symbolize_demangle integration/symbolize_demangle_libllvm
 
 SEED=${SYMBOLIZE_SEED:-20240617}
 COUNT=${SYMBOLIZE_COUNT:-5000}
@@ -141,8 +144,40 @@ oracle() {
 	check_out "$name" "$tag" "$elf"
 }
 
+# nm_demangled ELF OUT [-D]: "MANGLED<TAB>READABLE" as nm -C prints them
+# (nm -p keeps both listings in symbol table order, so their lines pair
+# up; "VALUE TYPE NAME" lines, as names like "operator|" rule out sysv).
+nm_demangled() {
+	# shellcheck disable=SC2086
+	LC_ALL=C nm ${3:-} -p --defined-only --without-symbol-versions "$1" 2>/dev/null | cut -d' ' -f3- > "$2.raw"
+	# shellcheck disable=SC2086
+	LC_ALL=C nm ${3:-} -p -C --defined-only --without-symbol-versions "$1" 2>/dev/null | cut -d' ' -f3- > "$2.dem"
+	paste "$2.raw" "$2.dem" | grep '^_Z' > "$2"
+}
+
 oracle integration/symbolize_oracle_libllvm "$LLVM" llvm
 oracle integration/symbolize_oracle_libc "$LIBC" libc
+
+# ---- libLLVM, demangled
+name=integration/symbolize_demangle_libllvm
+if [ ! -s "$T/llvm.addrs" ]; then
+	skip "$name" "no libLLVM addresses (see symbolize_oracle_libllvm)"
+else
+	for s in symtab dynsym secs addrs; do
+		cp "$T/llvm.$s" "$T/llvmdem.$s"
+	done
+	nm_demangled "$LLVM" "$T/llvm.map" -D
+	run_to 60 "$BPFSYM" symbolize --elf "$LLVM" < "$T/llvmdem.addrs" > "$T/llvmdem.out" 2> "$T/llvmdem.err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "$name" "bpfsym symbolize exited with status $rc"
+		show "$T/llvmdem.err"
+	elif [ "$(nlines "$T/llvm.map")" -lt 1000 ]; then
+		fail "$name" "only $(nlines "$T/llvm.map") mangled names in libLLVM's .dynsym"
+	else
+		check_out "$name" llvmdem "$LLVM" --demangled "$T/llvm.map"
+	fi
+fi
 
 # ---- the C++ fixture, linked so that its code's vaddr is not its offset
 FIX=$T/cpp_burn
@@ -202,14 +237,11 @@ if [ $fixture_ok = 0 ]; then
 elif ! command -v c++filt >/dev/null 2>&1; then
 	skip "$name" "c++filt not installed"
 else
-	# MANGLED<TAB>READABLE maps: c++filt's, and nm -C's (nm -p keeps both
-	# listings in symbol table order, so their lines pair up).
-	cut -d'|' -f1 "$T/fix.symtab" | sed 's/ *$//' | grep -v '^$' | sort -u > "$T/fix.names"
+	# MANGLED<TAB>READABLE maps: c++filt's, and nm -C's.
+	nm_demangled "$FIX" "$T/fix.map.nmc"
+	sort -u "$T/fix.map.nmc.raw" > "$T/fix.names"
 	c++filt < "$T/fix.names" > "$T/fix.cxxfilt"
 	paste "$T/fix.names" "$T/fix.cxxfilt" > "$T/fix.map.cxxfilt"
-	LC_ALL=C nm -p -f sysv --defined-only "$FIX" 2>/dev/null | cut -d'|' -f1 | sed 's/ *$//' > "$T/fix.p"
-	LC_ALL=C nm -p -C -f sysv --defined-only "$FIX" 2>/dev/null | sed 's/ *|.*$//' > "$T/fix.pc"
-	paste "$T/fix.p" "$T/fix.pc" | grep '^_Z' > "$T/fix.map.nmc"
 	mangled=$(grep -c '^_Z' "$T/fix.names")
 	perl "$ORACLE" gen --syms "$T/fix.symtab" --syms "$T/fix.dynsym" --sections "$T/fix.secs" \
 		--seed "$SEED" --count 2000 > "$T/fixdem.addrs" 2> "$T/fixdem.gen.err"
