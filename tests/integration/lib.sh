@@ -9,6 +9,9 @@
 # Afterwards $T is a scratch directory for this test file, every process
 # started with bg_start is killed on exit, and lib_done gives the exit status.
 #
+# A test that loads no BPF (symbolize, report) sets LIB_ROOTLESS=1 before
+# lib_init: it then runs without root and without BTF.
+#
 # Environment (set by tests/run.sh): BPFSYM, the binary under test;
 # BPFSYM_TOP, the repository root; BPFSYM_TEST_TMP, a scratch directory.
 
@@ -70,13 +73,13 @@ lib_init() {
 	LIB_TESTS="$*"
 	trap lib_cleanup EXIT
 	trap 'exit 1' INT TERM HUP
-	if [ "$(id -u)" -ne 0 ]; then
+	if [ "${LIB_ROOTLESS:-0}" != 1 ] && [ "$(id -u)" -ne 0 ]; then
 		skip_all "needs root (real BPF programs)"
 	fi
 	if [ ! -x "$BPFSYM" ]; then
 		skip_all "no bpfsym binary at '$BPFSYM' (build it: make build/san/bpfsym)"
 	fi
-	if [ ! -r /sys/kernel/btf/vmlinux ]; then
+	if [ "${LIB_ROOTLESS:-0}" != 1 ] && [ ! -r /sys/kernel/btf/vmlinux ]; then
 		skip_all "kernel BTF (/sys/kernel/btf/vmlinux) missing"
 	fi
 	for tool in cc timeout awk env date; do
