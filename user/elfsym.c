@@ -769,6 +769,11 @@ const struct elfsym_sym *elfsym__lookup(const struct elfsym *es, uint64_t vaddr)
 	return symidx__lookup(&es->idx, vaddr);
 }
 
+size_t elfsym__sym_index(const struct elfsym *es, const struct elfsym_sym *sym)
+{
+	return (size_t)(sym - es->idx.syms);
+}
+
 size_t elfsym__mem_bytes(const struct elfsym *es)
 {
 	return sizeof(*es) + symidx__mem_bytes(&es->idx) + es->nr_segs * sizeof(*es->segs);

@@ -84,6 +84,12 @@ int elfsym__vaddr_to_offset(const struct elfsym *es, uint64_t vaddr, uint64_t *f
  */
 const struct elfsym_sym *elfsym__lookup(const struct elfsym *es, uint64_t vaddr);
 
+/*
+ * The index of @sym, a symbol elfsym__lookup() returned for @es, in
+ * [0, elfsym__nr_syms(es)): for tables a caller keeps beside @es.
+ */
+size_t elfsym__sym_index(const struct elfsym *es, const struct elfsym_sym *sym);
+
 /* Bytes of memory @es holds (symbols, names, index): what a memory cap counts. */
 size_t elfsym__mem_bytes(const struct elfsym *es);
 

@@ -236,8 +236,10 @@ static void image_unload(struct symbolizer *s, struct image *img)
 	lru__unlink(&s->loaded, &img->lru);
 	elfsym__free(img->es);
 	elfsym__free(img->dbg);
+	free(img->names);
 	img->es = NULL;
 	img->dbg = NULL;
+	img->names = NULL;
 	s->nr_loaded--;
 	s->loaded_bytes -= img->bytes;
 	img->bytes = 0;
@@ -465,6 +467,28 @@ const char *display_name(struct symbolizer *s, const char *name)
 	return demangle_cache__get(&s->demangled, &s->names, name);
 }
 
+/* The display name of @sym of @img's table in use @syms, made once. */
+static const char *symbol_name(struct symbolizer *s, struct image *img, const struct elfsym *syms,
+			       const struct elfsym_sym *sym)
+{
+	size_t i = elfsym__sym_index(syms, sym), n = elfsym__nr_syms(syms);
+	const char *name;
+
+	if (!img->names) {
+		img->names = calloc(n, sizeof(*img->names));
+		if (img->names) {
+			img->bytes += n * sizeof(*img->names);
+			s->loaded_bytes += n * sizeof(*img->names);
+		}
+	}
+	if (img->names && img->names[i])
+		return img->names[i];
+	name = display_name(s, strtab__intern(&s->names, sym->name));
+	if (img->names)
+		img->names[i] = name;
+	return name;
+}
+
 void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
 		       uint64_t ip, struct sym_frame *out)
 {
@@ -499,7 +523,7 @@ void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
 		out->reason = RPT_OUTSIDE_SYMBOL;
 		return;
 	}
-	name = display_name(s, strtab__intern(&s->names, sym->name));
+	name = symbol_name(s, m->img, syms, sym);
 	if (!name) {
 		out->reason = RPT_FILE_UNREADABLE;	/* ENOMEM: nothing better to say */
 		return;
@@ -660,6 +684,7 @@ void symbolizer__free(struct symbolizer *s)
 		next = img->next;
 		elfsym__free(img->es);
 		elfsym__free(img->dbg);
+		free(img->names);
 		free(img);
 	}
 	free(s->images.b);

@@ -45,6 +45,12 @@ struct image {
 	struct hnode hn;	/* in symbolizer.images when it has a build-id */
 	struct image *next;	/* in symbolizer.all_images */
 	size_t bytes;		/* memory of es and dbg while loaded */
+	/*
+	 * The display name of each symbol of the table in use (dbg, else es),
+	 * by elfsym__sym_index(), set on first use: interning and demangling
+	 * once per symbol, not once per frame.  NULL until a first lookup.
+	 */
+	const char **names;
 };
 
 struct smod {
