@@ -210,25 +210,6 @@ const struct jitdump_stats *jitdump_reader__stats(const struct jitdump_reader *r
 	return &r->st;
 }
 
-/* pread() all of [off, off + len) unless the file ends first: the bytes read, or -errno. */
-static ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
-{
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < len) {
-		n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
 /*
  * Point *@out at the file's bytes [@off, @off + @len), @len <= win_size,
  * all below @limit: from the window, else refilled from @off.

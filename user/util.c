@@ -154,3 +154,22 @@ fail:
 	free(p);
 	return err;
 }
+
+ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = pread(fd, (char *)buf + got, len - got, (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+

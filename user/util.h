@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum log_level { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
 
@@ -37,5 +38,11 @@ int parse_seconds(const char *s, double *out);
  * @cap; -errno otherwise.  Works on /proc files (size 0 in stat).
  */
 int read_file_capped(const char *path, size_t cap, char **buf, size_t *len);
+
+/*
+ * pread() all of [@off, @off + @len) of @fd into @buf, unless the file ends
+ * first (EINTR retried): the bytes read, or -errno.
+ */
+ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off);
 
 #endif /* BPFSYM_UTIL_H */
