@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -532,6 +533,64 @@ void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
 	out->sym_off = vaddr - sym->addr;
 }
 
+/*
+ * The vdso's symbols, from our own: the kernel maps one image into every
+ * process of an ABI, and it is a whole ELF file in memory (perf reads it
+ * the same way).  Read once; NULL when there is none to read.
+ */
+static const struct elfsym *own_vdso(struct symbolizer *s)
+{
+	unsigned long base;
+	char *buf = NULL, *line, *save = NULL, *copy;
+	unsigned long long start, end;
+	size_t len;
+
+	if (s->vdso_tried)
+		return s->vdso;
+	s->vdso_tried = true;
+	base = getauxval(AT_SYSINFO_EHDR);
+	if (!base || read_file_capped("/proc/self/maps", 16u << 20, &buf, &len))
+		goto out;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strstr(line, "[vdso]") || sscanf(line, "%llx-%llx", &start, &end) != 2 ||
+		    start != base || end <= start || end - start > (16u << 20))
+			continue;
+		copy = malloc(end - start);	/* elf_memory() wants to own writable bytes */
+		if (!copy)
+			break;
+		memcpy(copy, (const void *)base, end - start);
+		s->vdso = elfsym__open_mem(copy, end - start, "[vdso]", NULL);
+		s->vdso_size = end - start;
+		free(copy);
+		break;
+	}
+out:
+	free(buf);
+	return s->vdso;
+}
+
+/* Name a [vdso] frame from our own vdso, when @mp's is the same size (the same image). */
+static void vdso_frame(struct symbolizer *s, const struct mapping *mp, struct sym_frame *out)
+{
+	const struct elfsym *vdso = own_vdso(s);
+	const struct elfsym_sym *sym;
+	uint64_t vaddr;
+	const char *name;
+
+	if (!vdso || mp->end - mp->start != s->vdso_size)
+		return;
+	if (elfsym__offset_to_vaddr(vdso, out->offset, &vaddr) || !(sym = elfsym__lookup(vdso, vaddr))) {
+		out->reason = RPT_OUTSIDE_SYMBOL;
+		return;
+	}
+	name = display_name(s, strtab__intern(&s->names, sym->name));
+	if (!name)
+		return;
+	out->sym = name;
+	out->sym_off = vaddr - sym->addr;
+	out->reason = RPT_OK;
+}
+
 int symbolizer__user_mapping(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
 			     uint64_t ip, struct sym_frame *out)
 {
@@ -554,6 +613,8 @@ int symbolizer__user_mapping(struct symbolizer *s, uint32_t pid, const struct ma
 		out->module = m ? &m->pub : NULL;
 		out->offset = ip - mp->start;
 		out->reason = RPT_NO_SYMBOLS;
+		if (mp->path && !strcmp(mp->path, "[vdso]"))
+			vdso_frame(s, mp, out);
 		break;
 	default:
 		file_frame(s, pid, mp, ip, out);
@@ -688,6 +749,7 @@ void symbolizer__free(struct symbolizer *s)
 		free(img);
 	}
 	free(s->images.b);
+	elfsym__free(s->vdso);
 	demangle_cache__free(&s->demangled);
 	free(s->elf_path);
 	free(s->hints);

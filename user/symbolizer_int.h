@@ -89,6 +89,9 @@ struct symbolizer {
 	struct demangle_cache demangled;
 	bool no_demangle;
 	struct jitmap *jit;	/* perf maps and jitdumps, per process */
+	struct elfsym *vdso;	/* our own [vdso]'s symbols, once read */
+	size_t vdso_size;
+	bool vdso_tried;
 	/* --map-anon files, by the id proc_hint.id holds. */
 	struct hint_file {
 		struct smod *m;
