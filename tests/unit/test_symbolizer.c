@@ -248,7 +248,7 @@ static void check_vdso_function(struct symbolizer *s, const struct mapping *m)
 	snprintf(cmd, sizeof(cmd), "nm -D --defined-only '%s' 2>/dev/null", path);
 	fp = popen(cmd, "r");
 	while (fp && fgets(line, sizeof(line), fp))
-		if (strstr(line, " __vdso_clock_gettime\n"))
+		if (strstr(line, " __vdso_clock_gettime\n") || strstr(line, " __vdso_clock_gettime@"))
 			sscanf(line, "%llx", &value);
 	if (fp)
 		pclose(fp);
