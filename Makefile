@@ -114,7 +114,7 @@ FUZZ_LINK	 = $(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.o,
 $(FUZZ_DIR)/obj/%.o: user/%.c $(HDRS) | $(FUZZ_DIR)/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(FUZZ_DIR)/obj/elfsym.o $(FUZZ_DIR)/obj/elfnote.o \
+$(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(FUZZ_DIR)/obj/elfsym.o $(FUZZ_DIR)/obj/elfplt.o $(FUZZ_DIR)/obj/elfnote.o \
 		$(FUZZ_DIR)/obj/symidx.o $(FUZZ_DIR)/obj/minidebug.o $(FUZZ_DIR)/obj/util.o
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_DIR)/obj/report_read.o \

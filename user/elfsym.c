@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "elfnote.h"
+#include "elfplt.h"
 #include "elfsym.h"
 #include "minidebug.h"
 #include "symidx.h"
@@ -89,6 +90,7 @@ struct reader {
 	size_t shstrndx;
 	size_t debugdata_idx, debuglink_idx;	/* 0: no such section */
 	Elf *mini;		/* the MiniDebugInfo merged, its names in r->cands */
+	struct elfplt plt;	/* PLT stub names, in r->cands */
 	void *mini_buf;
 };
 
@@ -636,6 +638,13 @@ static int elfsym__read(struct reader *r, struct elfsym *es)
 	if (err)
 		return err;
 	elfsym__read_debugdata(r, es);
+	/* "func@plt" stubs: the lowest rank, real symbols at an address win. */
+	if (r->shstrndx && r->syms_seen < r->max_syms) {
+		err = elfplt__append(r->elf, r->shstrndx, r->max_syms - r->syms_seen, &r->plt,
+				     &r->cands, &r->nr_cands);
+		if (err)
+			return err;
+	}
 	err = symidx__build(&es->idx, r->cands, r->nr_cands, r->max_strtab);
 	if (err == -E2BIG)
 		pr_debug("elfsym: '%s': more than %zu bytes of names\n", r->name, r->max_strtab);
@@ -663,6 +672,7 @@ static struct elfsym *elfsym__load(struct reader *r, const struct elfsym_opts *o
 
 	free(r->cands);
 	free(r->secs);
+	elfplt__free(&r->plt);
 	elf_end(r->mini);
 	free(r->mini_buf);
 	elf_end(r->elf);

@@ -519,12 +519,20 @@ void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
 	 * The program headers are the mapped file's: a debug file's describe
 	 * the same addresses but not its own offsets.
 	 */
-	if (elfsym__offset_to_vaddr(m->img->es, out->offset, &vaddr) ||
-	    !(sym = elfsym__lookup(syms, vaddr))) {
+	if (elfsym__offset_to_vaddr(m->img->es, out->offset, &vaddr)) {
 		out->reason = RPT_OUTSIDE_SYMBOL;
 		return;
 	}
-	name = symbol_name(s, m->img, syms, sym);
+	sym = elfsym__lookup(syms, vaddr);
+	if (sym) {
+		name = symbol_name(s, m->img, syms, sym);
+	} else if (syms != m->img->es && (sym = elfsym__lookup(m->img->es, vaddr))) {
+		/* Only in the binary: its PLT stubs (a debug file's .plt has no bytes). */
+		name = display_name(s, strtab__intern(&s->names, sym->name));
+	} else {
+		out->reason = RPT_OUTSIDE_SYMBOL;
+		return;
+	}
 	if (!name) {
 		out->reason = RPT_FILE_UNREADABLE;	/* ENOMEM: nothing better to say */
 		return;

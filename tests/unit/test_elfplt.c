@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * elfplt: every PLT stub objdump labels "<name@plt>:" is named the same by
+ * elfsym, at its first and last byte.  objdump finds each stub's function
+ * by decoding its jump (binutils' synthetic symbols), so it is an oracle
+ * independent of the relocation order.  An IRELATIVE stub, which objdump
+ * calls "*ABS*+0xADDR@plt", must be named after the IFUNC at ADDR.
+ * Fixtures: lazy .plt, -z now, IBT's .plt.sec, a shared object, libc.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfsym.h"
+#include "test.h"
+
+TEST_SUITE("elfplt");
+
+static char dir[PATH_MAX];
+
+static const char src[] =
+"#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n"
+"int main(int argc, char **argv) {\n"
+"\tchar *p = malloc(64); strcpy(p, argv[0]);\n"
+"\tprintf(\"%zu %ld\\n\", strlen(p), (long)time(NULL) + argc);\n"
+"\tfree(p); return memcmp(argv[0], \"x\", 1) > 0;\n}\n";
+
+/* Build @out from the source with @flags; false (a SKIP) when the toolchain cannot. */
+static bool build(const char *out, const char *flags)
+{
+	char cmd[PATH_MAX * 3 + 128];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s/plt.c", dir);
+	f = fopen(cmd, "w");
+	if (!f || fputs(src, f) < 0 || fclose(f))
+		return false;
+	snprintf(cmd, sizeof(cmd), "cc -O1 %s -o '%s/%s' '%s/plt.c' > /dev/null 2>&1", flags, dir, out, dir);
+	return system(cmd) == 0;
+}
+
+/* Compare every objdump PLT label of @path with elfsym; the number checked. */
+static size_t check(const char *path)
+{
+	char cmd[PATH_MAX + 128], line[1024], want[512], got_at[512];
+	unsigned long long addr, abs_addr;
+	const struct elfsym_sym *sym, *ifunc;
+	struct elfsym *es = elfsym__open(path, NULL);
+	size_t n = 0, bad = 0;
+	FILE *fp;
+
+	if (!ASSERT_OK_PTR(es, path))
+		return 0;
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec '%s' 2>/dev/null", path);
+	fp = popen(cmd, "r");
+	while (fp && fgets(line, sizeof(line), fp)) {
+		/* "<x@plt-0x10>" is the resolver's entry, PLT0: no stub. */
+		if (sscanf(line, "%llx <%511[^>]>:", &addr, want) != 2 || strlen(want) < 5 ||
+		    strcmp(want + strlen(want) - 4, "@plt"))
+			continue;
+		n++;
+		for (int k = 0; k < 2; k++) {
+			sym = elfsym__lookup(es, addr + (k ? 15 : 0));
+			snprintf(got_at, sizeof(got_at), "%s", sym ? sym->name : "(none)");
+			if (sym && !strcmp(sym->name, want))
+				continue;
+			/* IRELATIVE: objdump has no name; we name the IFUNC at its resolver. */
+			if (sym && sscanf(want, "*ABS*+0x%llx@plt", &abs_addr) == 1 &&
+			    (ifunc = elfsym__lookup(es, abs_addr)) && ifunc->addr == abs_addr &&
+			    !strncmp(sym->name, ifunc->name, strlen(ifunc->name)) &&
+			    !strcmp(sym->name + strlen(ifunc->name), "@plt"))
+				continue;
+			if (bad++ < 5)
+				test__fail_msg(__FILE__, __LINE__, "%s: 0x%llx%s: objdump says %s, elfsym %s",
+					       path, addr, k ? "+15" : "", want, got_at);
+		}
+	}
+	if (fp)
+		pclose(fp);
+	elfsym__free(es);
+	ASSERT_EQ(bad, (size_t)0, "stubs named otherwise than objdump names them");
+	return n;
+}
+
+static void run(const char *name, const char *flags, size_t min)
+{
+	char path[PATH_MAX + 64];
+	size_t n;
+
+	if (!build(name, flags)) {
+		test__skip("cannot build with '%s'", flags);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	n = check(path);
+	ASSERT_TRUE(n >= min, "objdump labels enough stubs");
+	printf("     %s: %zu PLT stubs agree with objdump\n", name, n);
+}
+
+static void test_lazy(void) { run("lazy", "-Wl,-z,lazy", 5); }
+static void test_now(void) { run("now", "-Wl,-z,now", 5); }
+static void test_ibt(void) { run("ibt", "-fcf-protection=full -Wl,-z,ibtplt", 5); }
+static void test_shared(void) { run("lib.so", "-shared -fPIC -Dmain=lib_main", 5); }
+
+static void test_libc(void)
+{
+	size_t n = check("/usr/lib/x86_64-linux-gnu/libc.so.6");
+
+	ASSERT_TRUE(n >= 10, "libc's PLT, with its IRELATIVE stubs");
+	printf("     libc: %zu PLT stubs agree with objdump\n", n);
+}
+
+int main(void)
+{
+	const char *tmp = getenv("BPFSYM_TEST_TMP");
+
+	snprintf(dir, sizeof(dir), "%s/test_elfplt.XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		printf("FAIL elfplt/setup: mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+#if !defined(__x86_64__)
+	printf("SKIP elfplt/all: PLT stubs are synthesized on x86-64 only\n");
+	return 0;
+#endif
+	RUN_TEST(test_lazy);
+	RUN_TEST(test_now);
+	RUN_TEST(test_ibt);
+	RUN_TEST(test_shared);
+	RUN_TEST(test_libc);
+	{
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			printf("     (could not remove %s)\n", dir);
+	}
+	return TEST_EXIT();
+}
