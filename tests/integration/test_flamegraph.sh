@@ -11,6 +11,9 @@
 #   flame_render       headless Chromium renders it: the screenshot has several
 #                      colours, and the fill colours of the root, dispatch and
 #                      hot_a over at least half the areas of their rectangles;
+#   flame_cli          --flamegraph - is the same SVG on stdout; with --folded,
+#                      or without a value, exit 2; an unwritable OUT exit 1,
+#                      no file, nothing on stdout;
 #   flame_interactive  in Chromium, with a test script appended: zooming into
 #                      hot_a spreads it over the full width and hides other
 #                      frames, unzoom restores every width, a search for
@@ -19,7 +22,7 @@
 # tests SKIP.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/flame_svg integration/flame_self_contained integration/flame_script \
-	integration/flame_render integration/flame_interactive
+	integration/flame_cli integration/flame_render integration/flame_interactive
 
 if ! build_fixture hot hot; then
 	show "$T/hot.build.log"
@@ -29,7 +32,7 @@ fi
 run_to 60 "$BPFSYM" record -q -F 199 -o "$T/hot.data" -- "$T/hot" 3 2 2> "$T/record.err"
 rc=$?
 if ! record_ok integration/flame_svg "$T/hot.data" "$T/record.err" $rc; then
-	for t in flame_self_contained flame_script flame_render flame_interactive; do
+	for t in flame_self_contained flame_script flame_cli flame_render flame_interactive; do
 		fail integration/$t "no recording"
 	done
 	lib_done
@@ -124,6 +127,27 @@ elif ! grep -q 'function zoom(' "$T/flame.js" || ! grep -q 'function search(' "$
 else
 	pass "$name"
 fi
+
+# ---- flame_cli
+name=integration/flame_cli
+why=
+"$BPFSYM" report "$T/hot.data" --flamegraph - > "$T/stdout.svg" 2> "$T/stdout.err"
+rc=$?
+if [ $rc -ne 0 ] || ! cmp -s "$T/stdout.svg" "$T/out.svg"; then
+	why="--flamegraph - (status $rc) differs from the file"
+fi
+"$BPFSYM" report "$T/hot.data" --flamegraph "$T/x.svg" --folded > "$T/both.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || why="${why:+$why; }--flamegraph with --folded: status $rc, not 2"
+"$BPFSYM" report "$T/hot.data" --flamegraph > "$T/noval.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || why="${why:+$why; }--flamegraph without a value: status $rc, not 2"
+"$BPFSYM" report "$T/hot.data" --flamegraph "$T/no-such-dir/x.svg" > "$T/bad.out" 2> "$T/bad.err"
+rc=$?
+if [ $rc -ne 1 ] || [ -e "$T/no-such-dir" ] || [ -s "$T/bad.out" ] || ! grep -q 'flamegraph' "$T/bad.err"; then
+	why="${why:+$why; }unwritable OUT: status $rc (want 1), stderr '$(cat "$T/bad.err")'"
+fi
+if [ -n "$why" ]; then fail "$name" "$why"; else pass "$name"; fi
 
 # ---- Chromium
 chrome=
