@@ -394,18 +394,15 @@ static int flame__cut(const struct flame *fl, double usable, double min_width, s
 	return 0;
 }
 
-/* qsort has no context argument; the layout runs once at a time. */
-static const struct flame *sort_fl;
-
-static int order_cmp(const void *pa, const void *pb)
+static int order_cmp(const void *pa, const void *pb, void *ctx)
 {
-	const struct node *a = &sort_fl->nodes[*(const uint32_t *)pa];
-	const struct node *b = &sort_fl->nodes[*(const uint32_t *)pb];
+	const struct flame *fl = ctx;
+	const struct node *a = &fl->nodes[*(const uint32_t *)pa], *b = &fl->nodes[*(const uint32_t *)pb];
 	int c;
 
 	if (a->parent != b->parent)
 		return a->parent < b->parent ? -1 : 1;
-	c = strcmp(names__str(&sort_fl->names, a->name), names__str(&sort_fl->names, b->name));
+	c = strcmp(names__str(&fl->names, a->name), names__str(&fl->names, b->name));
 	return c ?: (a->cls > b->cls) - (a->cls < b->cls);
 }
 
@@ -434,9 +431,7 @@ static int flame__layout(struct flame *fl, double usable, double min_width, size
 		else if (i)
 			fl->order[fl->nr_order++] = (uint32_t)i;
 	}
-	sort_fl = fl;
-	qsort(fl->order, fl->nr_order, sizeof(*fl->order), order_cmp);
-	sort_fl = NULL;
+	qsort_r(fl->order, fl->nr_order, sizeof(*fl->order), order_cmp, fl);
 	for (i = 0; i < fl->nr_order; i = j) {
 		struct node *p = &fl->nodes[fl->nodes[fl->order[i]].parent];
 

@@ -165,13 +165,28 @@ chrome_run() {
 		--no-first-run --disable-extensions --window-size=1200,800 "$@" > "$o" 2> "$o.err"
 }
 
+# A control: Chromium must render a trivial SVG before bpfsym's is judged,
+# so a browser that cannot start here is a SKIP, not a failure of the graph.
+chrome_why="chromium is not installed (Debian package chromium)"
+if [ -n "$chrome" ]; then
+	chrome_why=
+	printf '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="800"><rect width="600" height="400" fill="#123456"/></svg>\n' > "$T/control.svg"
+	if ! cc -O2 -o "$T/png_colours" "$BPFSYM_TOP/tests/integration/png_colours.c" -lz > "$T/png.build.log" 2>&1; then
+		chrome_why="cannot build png_colours (zlib headers?)"
+		show "$T/png.build.log"
+	else
+		chrome_run "$T/control.out" --screenshot="$T/control.png" "file://$T/control.svg"
+		if ! "$T/png_colours" "$T/control.png" 2>/dev/null | grep -q '^123456 2[0-9][0-9][0-9][0-9][0-9]$'; then
+			chrome_why="chromium does not render a plain SVG here (see control.out.err)"
+			show "$T/control.out.err"
+		fi
+	fi
+fi
+
 # ---- flame_render
 name=integration/flame_render
-if [ -z "$chrome" ]; then
-	skip "$name" "chromium is not installed (Debian package chromium)"
-elif ! cc -O2 -o "$T/png_colours" "$BPFSYM_TOP/tests/integration/png_colours.c" -lz > "$T/png.build.log" 2>&1; then
-	skip "$name" "cannot build png_colours (zlib headers?)"
-	show "$T/png.build.log"
+if [ -n "$chrome_why" ]; then
+	skip "$name" "$chrome_why"
 else
 	chrome_run "$T/shot.out" --screenshot="$T/shot.png" "file://$T/out.svg"
 	if [ ! -s "$T/shot.png" ]; then
@@ -212,8 +227,8 @@ fi
 
 # ---- flame_interactive: the page's own script, driven by one appended to a copy.
 name=integration/flame_interactive
-if [ -z "$chrome" ]; then
-	skip "$name" "chromium is not installed (Debian package chromium)"
+if [ -n "$chrome_why" ]; then
+	skip "$name" "$chrome_why"
 else
 	sed '$d' "$T/out.svg" > "$T/drive.svg"
 	cat >> "$T/drive.svg" <<'EOF'
