@@ -17,6 +17,7 @@
 #include "kallsyms.h"
 #include "record.h"
 #include "report.h"
+#include "report_flame.h"
 #include "report_view.h"
 #include "util.h"
 
@@ -86,6 +87,10 @@ static const char report_usage[] =
 "Format (default: a table of the hottest functions):\n"
 "  --folded                  one line per distinct stack, COMM;ROOT;...;LEAF COUNT\n"
 "                            (FlameGraph's folded format; kernel frames end in _[k])\n"
+"  --flamegraph OUT.svg      write an interactive flame graph to OUT.svg (-:\n"
+"                            stdout), one self-contained file: hover, click to\n"
+"                            zoom, search; user, kernel and JIT frames in their\n"
+"                            own colours\n"
 "  --limit N                 table rows (default 50, 0: all)\n"
 "  -h, --help                this help\n"
 "\n"
@@ -93,6 +98,7 @@ static const char report_usage[] =
 "  bpfsym report\n"
 "  bpfsym report app.data --pid 1234 --limit 20\n"
 "  bpfsym report --comm nginx --folded > nginx.folded\n"
+"  bpfsym report --flamegraph flame.svg     # open it in a browser\n"
 "  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n";
 
 int cli__usage_error(const char *fmt, ...)
@@ -312,18 +318,19 @@ static int split_list(char *s, const char ***out, size_t *nr)
 
 static int cmd_report(int argc, char **argv)
 {
-	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT, OPT_KALLSYMS };
+	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT, OPT_KALLSYMS, OPT_FLAMEGRAPH };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct view_opts vo = { .limit = 50 };
-	const char *path = "bpfsym.data", **comms = NULL, *kallsyms = NULL;
+	const char *path = "bpfsym.data", **comms = NULL, *kallsyms = NULL, *flame = NULL;
 	uint32_t *pids = NULL;
 	int c, folded = 0, ret = EXIT_USAGE;
 	char err[512] = "", *comm_arg = NULL;
@@ -370,6 +377,13 @@ static int cmd_report(int argc, char **argv)
 			}
 			kallsyms = optarg;
 			break;
+		case OPT_FLAMEGRAPH:
+			if (!optarg[0]) {
+				cli__usage_error("--flamegraph: expected a file name");
+				goto out;
+			}
+			flame = optarg;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			ret = 0;
@@ -386,6 +400,10 @@ static int cmd_report(int argc, char **argv)
 		path = argv[optind++];
 	if (optind < argc) {
 		cli__usage_error("unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+	if (flame && folded) {
+		cli__usage_error("--flamegraph and --folded: choose one");
 		goto out;
 	}
 	vo.pids = pids;
@@ -417,6 +435,15 @@ static int cmd_report(int argc, char **argv)
 	if (!report__header(r)->complete)
 		fprintf(stderr, "bpfsym: warning: '%s' is truncated: the recording did not finish; "
 			"showing the %zu samples written before it stopped\n", path, report__nr_samples(r));
+	if (flame) {
+		c = report_flame__write(flame, r, &vo, NULL);
+		if (c) {
+			fprintf(stderr, "bpfsym: --flamegraph '%s': %s\n", flame, strerror(-c));
+			goto out;
+		}
+		ret = 0;
+		goto out;
+	}
 	c = folded ? report_view__folded(stdout, r, &vo) : report_view__table(stdout, r, &vo);
 	if (fflush(stdout) || c) {
 		fprintf(stderr, "bpfsym: printing the report failed: %s\n", strerror(c ? -c : errno));

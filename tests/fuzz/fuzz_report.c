@@ -23,6 +23,7 @@
 #include "frame_namer.h"
 #include "kallsyms.h"
 #include "report.h"
+#include "report_flame.h"
 #include "report_fmt.h"
 #include "report_view.h"
 
@@ -128,6 +129,31 @@ static void walk(const struct report *r)
 	CHECK(!report__sample(r, ns));
 }
 
+/*
+ * The flame graph of @r: whatever the names hold, no control byte reaches
+ * the SVG and no name opens or closes an element (one </title> per <title>).
+ */
+static void flame(const struct report *r, const struct view_opts *o)
+{
+	char *buf = NULL, *p;
+	size_t len = 0, open = 0, close = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK(f);
+	if (report_flame__fprint(f, r, o, NULL) == 0) {
+		fflush(f);
+		for (p = buf; p < buf + len; p++)
+			CHECK((unsigned char)*p >= 0x20 || *p == '\n');
+		for (p = buf; (p = strstr(p, "<title>")); p++)
+			open++;
+		for (p = buf; (p = strstr(p, "</title>")); p++)
+			close++;
+		CHECK(open == close);
+	}
+	fclose(f);
+	free(buf);
+}
+
 /* The views over everything, then filtered by the first sample's process. */
 static void views(const struct report *r)
 {
@@ -141,6 +167,7 @@ static void views(const struct report *r)
 
 	report_view__table(devnull, r, &all);
 	report_view__folded(devnull, r, &all);
+	flame(r, &all);
 	/* Kernel frames re-resolved: a namer exactly when the report has a _text. */
 	namer = frame_namer__new(r, ksyms, "fuzz", err, sizeof(err));
 	CHECK(!namer == !report__header(r)->text_addr);
@@ -153,6 +180,7 @@ static void views(const struct report *r)
 					       sizeof(name)) == name);
 		report_view__table(devnull, r, &renamed);
 		report_view__folded(devnull, r, &renamed);
+		flame(r, &renamed);
 		frame_namer__free(namer);
 	}
 	if (!s)
