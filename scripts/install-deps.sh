@@ -3,7 +3,7 @@
 # is missing.  Used by `make run`, `make test` and .ci/run.
 set -eu
 pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libzstd-dev
-      liblzma-dev zlib1g-dev libiberty-dev xz-utils nodejs elfutils
+      liblzma-dev zlib1g-dev libiberty-dev xz-utils nodejs elfutils chromium libxml2-utils
       binutils linux-perf procps util-linux libc6-dbg libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
