@@ -24,6 +24,7 @@
 #include "kallsyms.h"
 #include "report.h"
 #include "report_fmt.h"
+#include "report_script.h"
 #include "report_view.h"
 
 /* A broken contract is a bug: abort so libFuzzer keeps the input. */
@@ -132,7 +133,8 @@ static void walk(const struct report *r)
 static void views(const struct report *r)
 {
 	const struct rpt_sample *s = report__sample(r, 0);
-	struct view_opts all = {}, some = { .nr_pids = 1, .nr_comms = 1, .limit = 2 };
+	struct view_opts all = {}, some = { .nr_pids = 1, .nr_comms = 1, .limit = 2,
+					    .sort = { VIEW_KEY_MODULE, VIEW_KEY_TOTAL }, .nr_sort = 2 };
 	const char *comm;
 
 	struct frame_namer *namer;
@@ -141,6 +143,7 @@ static void views(const struct report *r)
 
 	report_view__table(devnull, r, &all);
 	report_view__folded(devnull, r, &all);
+	report_script__write(devnull, r, &all);
 	/* Kernel frames re-resolved: a namer exactly when the report has a _text. */
 	namer = frame_namer__new(r, ksyms, "fuzz", err, sizeof(err));
 	CHECK(!namer == !report__header(r)->text_addr);
@@ -153,6 +156,7 @@ static void views(const struct report *r)
 					       sizeof(name)) == name);
 		report_view__table(devnull, r, &renamed);
 		report_view__folded(devnull, r, &renamed);
+		report_script__write(devnull, r, &renamed);
 		frame_namer__free(namer);
 	}
 	if (!s)
@@ -162,6 +166,7 @@ static void views(const struct report *r)
 	some.comms = &comm;
 	report_view__table(devnull, r, &some);
 	report_view__folded(devnull, r, &some);
+	report_script__write(devnull, r, &some);
 }
 
 static void check(const uint8_t *data, size_t len)
