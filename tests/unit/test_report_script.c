@@ -25,9 +25,10 @@ TEST_SUITE("report_script");
 /*
  * The grammar tests/integration/test_perf_script.sh applies to perf's own
  * output too: a sample header (PID/TID or TID, [CPU] and PERIOD optional,
- * as perf prints them depending on the recording), frame lines, empty lines.
+ * as perf prints them depending on the recording; perf's unknown thread
+ * is pid -1), frame lines, empty lines.
  */
-#define RE_HEADER "^[^ \t].* +[0-9]+(/[0-9]+)? +(\\[[0-9]+\\] +)?[0-9]+\\.[0-9]{6}: +([0-9]+ +)?[^ ]+: *$"
+#define RE_HEADER "^[^ \t].* +-?[0-9]+(/-?[0-9]+)? +(\\[[0-9]+\\] +)?[0-9]+\\.[0-9]{6}: +([0-9]+ +)?[^ ]+: *$"
 #define RE_FRAME "^\t *[0-9a-f]+ (\\[unknown\\]|.+\\+0x[0-9a-f]+) \\(.+\\)$"
 
 static char path[PATH_MAX];
