@@ -123,6 +123,32 @@ static void print_filters(FILE *out, const struct view_opts *o)
 	fputc('\n', out);
 }
 
+/*
+ * "# also missed: ...": the losses other than a full ring buffer, by cause,
+ * only those that happened (files from before these counters have none).
+ */
+static void print_missed(FILE *out, const struct rpt_header *h)
+{
+	const struct {
+		uint64_t n;
+		const char *what;
+	} v[] = {
+		{ h->missed_vma_busy, "mapping events (VMA unreadable: mmap lock busy)" },
+		{ h->missed_syscalls, "mapping events (syscall arguments not kept: map full)" },
+		{ h->lost_children, "child processes not followed (target map full)" },
+		{ h->bad_records, "malformed ring-buffer records" },
+	};
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (!v[i].n)
+			continue;
+		fprintf(out, "%s%" PRIu64 " %s", n++ ? ", " : "# also missed: ", v[i].n, v[i].what);
+	}
+	if (n)
+		fputc('\n', out);
+}
+
 /* "# lost: ...": each counter with its cause, and its share of what was sampled. */
 static void print_lost(FILE *out, const struct rpt_header *h)
 {
@@ -140,6 +166,7 @@ static void print_lost(FILE *out, const struct rpt_header *h)
 			fmt_share(pct, sizeof(pct), h->lost_samples, h->lost_samples + h->samples));
 	fprintf(out, "), %" PRIu64 " mapping/process events (ring buffer full); processes seen: %" PRIu64 "\n",
 		h->lost_events, h->nr_procs);
+	print_missed(out, h);
 }
 
 void view__print_header(FILE *out, const struct report *r, const struct view_opts *o,
@@ -177,6 +204,9 @@ void view__print_header(FILE *out, const struct report *r, const struct view_opt
 	fprintf(out, "# samples: %" PRIu64, h->samples);
 	if (kept != report__nr_samples(r))
 		fprintf(out, ", %" PRIu64 " after filters", kept);
+	/* Not a loss: the ticks when a CPU had nothing to run, for scale. */
+	if (h->complete && h->idle)
+		fprintf(out, "; idle CPU ticks (not recorded): %" PRIu64, h->idle);
 	fputc('\n', out);
 	print_lost(out, h);
 	print_filters(out, o);

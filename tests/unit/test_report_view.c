@@ -121,6 +121,9 @@ static struct report *build(bool complete)
 		final.lost_samples = 3;
 		final.lost_events = 2;
 		final.nr_procs = 4;
+		final.idle = 40;
+		final.missed_vma_busy = 5;
+		final.bad_records = 3;
 		if (!ASSERT_OK(report_writer__close(w, &final), "close"))
 			return NULL;
 	}
@@ -290,14 +293,17 @@ static void test_table(void)
 	ASSERT_TRUE(strstr(out, "# host: testhost, kernel: 6.18.0-test, boot id: 0f1e2d3c-"), out);
 	ASSERT_TRUE(strstr(out, "# event: cpu-clock at 99 Hz on 4 CPUs, target: all\n"), out);
 	ASSERT_TRUE(strstr(out, "# started: 2024-05-01 10:40:00 UTC, duration: 10.000 s\n"), out);
-	ASSERT_TRUE(strstr(out, "# samples: 21\n# lost: 3 samples (ring buffer full: 12.5% of those taken), "
-			       "2 mapping/process events (ring buffer full); processes seen: 4\n"), out);
+	ASSERT_TRUE(strstr(out, "# samples: 21; idle CPU ticks (not recorded): 40\n"
+			       "# lost: 3 samples (ring buffer full: 12.5% of those taken), "
+			       "2 mapping/process events (ring buffer full); processes seen: 4\n"
+			       "# also missed: 5 mapping events (VMA unreadable: mmap lock busy), "
+			       "3 malformed ring-buffer records\n"), out);
 	ASSERT_FALSE(strstr(out, "truncated"), "complete recording");
 	/*
 	 * 53 frames in the 21 samples (the empty stack has none): 3 with no
 	 * mapping, 1 outside any symbol, 1 restricted; the tie goes by reason.
 	 */
-	ASSERT_TRUE(strstr(out, "processes seen: 4\n# unnamed frames: 9.4% of 53 (no mapping 5.7%, "
+	ASSERT_TRUE(strstr(out, "records\n# unnamed frames: 9.4% of 53 (no mapping 5.7%, "
 			       "outside any symbol 1.9%, kallsyms restricted 1.9%)\n"
 			       "# rows: 13, sorted by self\n#\n"), out);
 	ASSERT_FALSE(strstr(out, "# filters:"), "no filters, no filter line");
@@ -325,7 +331,7 @@ static void test_table(void)
 	o.pids = (const uint32_t[]){ 200 };
 	o.nr_pids = 1;
 	out = render(report_view__table, r, &o);
-	ASSERT_TRUE(out && strstr(out, "# samples: 21, 3 after filters"), out);
+	ASSERT_TRUE(out && strstr(out, "# samples: 21, 3 after filters; idle"), out);
 	ASSERT_TRUE(out && strstr(out, "# filters: --pid 200\n"), "the filter in effect");
 	ASSERT_TRUE(out && strstr(out, "# rows: 3, the first 2 shown (--limit), sorted by self\n"), out);
 	ASSERT_TRUE(out && strstr(out, "# unnamed frames: 20.0% of 5 (kallsyms restricted 20.0%)\n"),
