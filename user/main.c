@@ -18,6 +18,7 @@
 #include "record.h"
 #include "report.h"
 #include "report_flame.h"
+#include "report_script.h"
 #include "report_view.h"
 #include "util.h"
 
@@ -91,6 +92,12 @@ static const char report_usage[] =
 "                            stdout), one self-contained file: hover, click to\n"
 "                            zoom, search; user, kernel and JIT frames in their\n"
 "                            own colours\n"
+"  --perf-script             every sample as `perf script` prints it, for Firefox\n"
+"                            Profiler, speedscope, stackcollapse-perf.pl\n"
+"  -s, --sort KEY[,KEY...]   table order: self (default; alias samples), total,\n"
+"                            comm (process), module (dso), symbol (sym); counts\n"
+"                            most first, names A to Z; ties by self, total,\n"
+"                            symbol, process, module\n"
 "  --limit N                 table rows (default 50, 0: all)\n"
 "  -h, --help                this help\n"
 "\n"
@@ -99,6 +106,8 @@ static const char report_usage[] =
 "  bpfsym report app.data --pid 1234 --limit 20\n"
 "  bpfsym report --comm nginx --folded > nginx.folded\n"
 "  bpfsym report --flamegraph flame.svg     # open it in a browser\n"
+"  bpfsym report --sort total,comm --limit 0   # every row, callers first\n"
+"  bpfsym report --perf-script > app.perf       # load in Firefox Profiler\n"
 "  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n";
 
 int cli__usage_error(const char *fmt, ...)
@@ -318,7 +327,8 @@ static int split_list(char *s, const char ***out, size_t *nr)
 
 static int cmd_report(int argc, char **argv)
 {
-	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT, OPT_KALLSYMS, OPT_FLAMEGRAPH };
+	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT, OPT_KALLSYMS, OPT_FLAMEGRAPH,
+	       OPT_PERF_SCRIPT };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "comm", required_argument, NULL, OPT_COMM },
@@ -326,13 +336,15 @@ static int cmd_report(int argc, char **argv)
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+		{ "perf-script", no_argument, NULL, OPT_PERF_SCRIPT },
+		{ "sort", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct view_opts vo = { .limit = 50 };
 	const char *path = "bpfsym.data", **comms = NULL, *kallsyms = NULL, *flame = NULL;
 	uint32_t *pids = NULL;
-	int c, folded = 0, ret = EXIT_USAGE;
+	int c, folded = 0, script = 0, ret = EXIT_USAGE;
 	char err[512] = "", *comm_arg = NULL;
 	struct report *r = NULL;
 	struct ksyms *ks = NULL;
@@ -340,7 +352,7 @@ static int cmd_report(int argc, char **argv)
 	uint64_t limit;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_PID:
 			free(pids);
@@ -362,6 +374,15 @@ static int cmd_report(int argc, char **argv)
 			break;
 		case OPT_FOLDED:
 			folded = 1;
+			break;
+		case OPT_PERF_SCRIPT:
+			script = 1;
+			break;
+		case 's':
+			if (view_sort__parse(&vo, optarg, err, sizeof(err))) {
+				cli__usage_error("--sort '%s': %s", optarg, err);
+				goto out;
+			}
 			break;
 		case OPT_LIMIT:
 			if (parse_u64(optarg, &limit)) {
@@ -396,14 +417,14 @@ static int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (folded + script + !!flame > 1) {
+		cli__usage_error("give one format: --folded, --perf-script or --flamegraph");
+		goto out;
+	}
 	if (optind < argc)
 		path = argv[optind++];
 	if (optind < argc) {
 		cli__usage_error("unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
-	if (flame && folded) {
-		cli__usage_error("--flamegraph and --folded: choose one");
 		goto out;
 	}
 	vo.pids = pids;
@@ -444,7 +465,8 @@ static int cmd_report(int argc, char **argv)
 		ret = 0;
 		goto out;
 	}
-	c = folded ? report_view__folded(stdout, r, &vo) : report_view__table(stdout, r, &vo);
+	c = folded ? report_view__folded(stdout, r, &vo) :
+	    script ? report_script__write(stdout, r, &vo) : report_view__table(stdout, r, &vo);
 	if (fflush(stdout) || c) {
 		fprintf(stderr, "bpfsym: printing the report failed: %s\n", strerror(c ? -c : errno));
 		goto out;

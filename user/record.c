@@ -735,6 +735,11 @@ int record__run(const struct record_opts *o)
 	r.hdr.lost_samples = stats[BPFSYM_STAT_LOST_SAMPLES];
 	r.hdr.lost_events = stats[BPFSYM_STAT_LOST_TASK_EVENTS];
 	r.hdr.nr_procs = proc_table__nr_sampled(r.procs);
+	r.hdr.idle = stats[BPFSYM_STAT_IDLE];
+	r.hdr.lost_children = stats[BPFSYM_STAT_TARGETS_FULL];
+	r.hdr.missed_vma_busy = stats[BPFSYM_STAT_VMA_BUSY];
+	r.hdr.missed_syscalls = stats[BPFSYM_STAT_PENDING_FULL];
+	r.hdr.bad_records = r.bad_events + mst->bad;
 	/* Flushed first, so the summary counts the bytes really written. */
 	err = report_writer__flush(r.w);
 	if (err) {

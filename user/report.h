@@ -88,6 +88,12 @@ struct rpt_header {
 	uint64_t lost_samples;		/* dropped: ring buffer full */
 	uint64_t lost_events;		/* mapping/process events dropped */
 	uint64_t nr_procs;		/* processes seen */
+	/* END fields added later: 0 when the file predates them. */
+	uint64_t idle;			/* ticks of idle CPUs, not recorded */
+	uint64_t lost_children;		/* children not followed: the target map was full */
+	uint64_t missed_vma_busy;	/* mapping events missed: the VMA was not readable (mmap lock busy) */
+	uint64_t missed_syscalls;	/* mapping events missed: a syscall's arguments were not kept */
+	uint64_t bad_records;		/* malformed ring-buffer records skipped */
 	bool complete;			/* an END record was read */
 };
 

@@ -349,6 +349,11 @@ static int parse_sample(struct parser *ps, struct rpt_cur *c)
 static int parse_end(struct parser *ps, struct rpt_cur *c)
 {
 	struct rpt_header *h = &ps->r->hdr;
+	/* Appended later, in this order: a file may end the record before any of them. */
+	uint64_t *const later[] = {
+		&h->idle, &h->lost_children, &h->missed_vma_busy, &h->missed_syscalls, &h->bad_records,
+	};
+	size_t i;
 	int err;
 
 	err = rpt_cur__uv(c, &h->end_wall_ns);
@@ -356,6 +361,8 @@ static int parse_end(struct parser *ps, struct rpt_cur *c)
 	err = err ?: rpt_cur__uv(c, &h->lost_samples);
 	err = err ?: rpt_cur__uv(c, &h->lost_events);
 	err = err ?: rpt_cur__uv(c, &h->nr_procs);
+	for (i = 0; i < sizeof(later) / sizeof(later[0]) && !err && c->p < c->end; i++)
+		err = rpt_cur__uv(c, later[i]);
 	if (err)
 		return bad_rec(ps, RPT_REC_END, "malformed field");
 	/* The writer counts its own SAMPLE records: a mismatch means records went missing. */

@@ -578,6 +578,11 @@ int report_writer__close(struct report_writer *w, const struct rpt_header *final
 		err = err ?: rpt_buf__uv(&w->rec, final->lost_samples);
 		err = err ?: rpt_buf__uv(&w->rec, final->lost_events);
 		err = err ?: rpt_buf__uv(&w->rec, final->nr_procs);
+		err = err ?: rpt_buf__uv(&w->rec, final->idle);
+		err = err ?: rpt_buf__uv(&w->rec, final->lost_children);
+		err = err ?: rpt_buf__uv(&w->rec, final->missed_vma_busy);
+		err = err ?: rpt_buf__uv(&w->rec, final->missed_syscalls);
+		err = err ?: rpt_buf__uv(&w->rec, final->bad_records);
 		err = err ?: writer__emit(w, RPT_REC_END);
 		err = err ?: report_writer__flush(w);
 		err = err ?: sync_fd(w->fd);

@@ -25,6 +25,7 @@
 #include "report.h"
 #include "report_flame.h"
 #include "report_fmt.h"
+#include "report_script.h"
 #include "report_view.h"
 
 /* A broken contract is a bug: abort so libFuzzer keeps the input. */
@@ -158,7 +159,8 @@ static void flame(const struct report *r, const struct view_opts *o)
 static void views(const struct report *r)
 {
 	const struct rpt_sample *s = report__sample(r, 0);
-	struct view_opts all = {}, some = { .nr_pids = 1, .nr_comms = 1, .limit = 2 };
+	struct view_opts all = {}, some = { .nr_pids = 1, .nr_comms = 1, .limit = 2,
+					    .sort = { VIEW_KEY_MODULE, VIEW_KEY_TOTAL }, .nr_sort = 2 };
 	const char *comm;
 
 	struct frame_namer *namer;
@@ -168,6 +170,7 @@ static void views(const struct report *r)
 	report_view__table(devnull, r, &all);
 	report_view__folded(devnull, r, &all);
 	flame(r, &all);
+	report_script__write(devnull, r, &all);
 	/* Kernel frames re-resolved: a namer exactly when the report has a _text. */
 	namer = frame_namer__new(r, ksyms, "fuzz", err, sizeof(err));
 	CHECK(!namer == !report__header(r)->text_addr);
@@ -181,6 +184,7 @@ static void views(const struct report *r)
 		report_view__table(devnull, r, &renamed);
 		report_view__folded(devnull, r, &renamed);
 		flame(r, &renamed);
+		report_script__write(devnull, r, &renamed);
 		frame_namer__free(namer);
 	}
 	if (!s)
@@ -190,6 +194,7 @@ static void views(const struct report *r)
 	some.comms = &comm;
 	report_view__table(devnull, r, &some);
 	report_view__folded(devnull, r, &some);
+	report_script__write(devnull, r, &some);
 }
 
 static void check(const uint8_t *data, size_t len)

@@ -166,6 +166,11 @@ static bool fx_write(const char *path, size_t nr, size_t per)
 	fx.final.lost_samples = 3;
 	fx.final.lost_events = 2;
 	fx.final.nr_procs = 7;
+	fx.final.idle = 11;
+	fx.final.lost_children = 1;
+	fx.final.missed_vma_busy = 5;
+	fx.final.missed_syscalls = UINT64_MAX;
+	fx.final.bad_records = 4;
 	if (!ASSERT_OK(report_writer__close(w, &fx.final), "close") || !ASSERT_OK(stat(path, &st), "stat"))
 		return false;
 	fx.size = (uint64_t)st.st_size;
@@ -204,6 +209,11 @@ static void fx_check(const struct report *r, size_t nr, bool complete)
 		ASSERT_EQ(h->lost_samples, fx.final.lost_samples, "lost_samples");
 		ASSERT_EQ(h->lost_events, fx.final.lost_events, "lost_events");
 		ASSERT_EQ(h->nr_procs, fx.final.nr_procs, "nr_procs");
+		ASSERT_EQ(h->idle, fx.final.idle, "idle");
+		ASSERT_EQ(h->lost_children, fx.final.lost_children, "lost_children");
+		ASSERT_EQ(h->missed_vma_busy, fx.final.missed_vma_busy, "missed_vma_busy");
+		ASSERT_EQ(h->missed_syscalls, fx.final.missed_syscalls, "missed_syscalls");
+		ASSERT_EQ(h->bad_records, fx.final.bad_records, "bad_records");
 	}
 	if (!ASSERT_EQ(report__nr_modules(r), (size_t)FX_MODS, "nr_modules") ||
 	    !ASSERT_EQ(report__nr_frames(r), (size_t)FX_FRAMES, "nr_frames") ||

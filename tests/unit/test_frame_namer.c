@@ -370,7 +370,7 @@ static void test_views(void)
 	ASSERT_TRUE(strstr(out, "# kernel symbols: from /tmp/kallsyms.?[31mb, relocated by +0x3400000 "
 			       "from the recorded _text 0xffffffff81000000\n"), out);
 	/* 36 frames: early_stuff twice and 0xdead have no mapping, the JIT code twice is anonymous. */
-	ASSERT_TRUE(strstr(out, "\n# unnamed frames: 13.9% of 36 (no mapping 8.3%, anonymous memory 5.6%)\n#\n"),
+	ASSERT_TRUE(strstr(out, "\n# unnamed frames: 13.9% of 36 (no mapping 8.3%, anonymous memory 5.6%)\n# rows: 8"),
 		    out);
 	ASSERT_TRUE(strstr(out, "  [ext4]             ext4_file_write_iter\n"), "module column from the text");
 	ASSERT_TRUE(strstr(out, "  [bpf]              bpf_trampoline_6442491234\n"), "bpf module");

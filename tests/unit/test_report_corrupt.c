@@ -553,6 +553,65 @@ static void test_crafted(void)
 }
 
 /* Decompression bombs: a frame that claims a lot, and many small frames that add up. */
+/* END's fields appended later: absent in older files, skipped past when newer. */
+static void test_end_fields(void)
+{
+	const struct rpt_header *h;
+	struct report *r;
+	struct craft c;
+
+	/* An older writer's END: five fields, the later ones read as 0. */
+	craft_begin(&c);
+	craft_header(&c);
+	craft_recv(&c, RPT_REC_END, 5, 7, 0, 1, 2, 3);
+	craft_block(&c);
+	r = report__open_mem(c.file.data, c.file.len, errbuf, sizeof(errbuf));
+	if (ASSERT_OK_PTR(r, errbuf)) {
+		h = report__header(r);
+		ASSERT_TRUE(h->complete, "complete");
+		ASSERT_EQ(h->nr_procs, 3ULL, "nr_procs");
+		ASSERT_EQ(h->idle + h->lost_children + h->missed_vma_busy + h->missed_syscalls +
+			  h->bad_records, 0ULL, "later fields absent: 0");
+	}
+	report__free(r);
+	craft_free(&c);
+
+	/* Some of them: those present are read. */
+	craft_begin(&c);
+	craft_header(&c);
+	craft_recv(&c, RPT_REC_END, 7, 7, 0, 1, 2, 3, 40, 41);
+	craft_block(&c);
+	r = report__open_mem(c.file.data, c.file.len, errbuf, sizeof(errbuf));
+	if (ASSERT_OK_PTR(r, errbuf)) {
+		h = report__header(r);
+		ASSERT_EQ(h->idle, 40ULL, "idle");
+		ASSERT_EQ(h->lost_children, 41ULL, "lost_children");
+		ASSERT_EQ(h->missed_vma_busy, 0ULL, "missed_vma_busy absent");
+	}
+	report__free(r);
+	craft_free(&c);
+
+	/* A newer writer's: one more field than this reader knows, skipped. */
+	craft_begin(&c);
+	craft_header(&c);
+	craft_recv(&c, RPT_REC_END, 11, 7, 0, 1, 2, 3, 40, 41, 42, 43, 44, 99);
+	craft_block(&c);
+	r = report__open_mem(c.file.data, c.file.len, errbuf, sizeof(errbuf));
+	if (ASSERT_OK_PTR(r, errbuf)) {
+		h = report__header(r);
+		ASSERT_EQ(h->bad_records, 44ULL, "the last known field");
+	}
+	report__free(r);
+	craft_free(&c);
+
+	/* A later field cut in the middle of its varint is damage. */
+	craft_begin(&c);
+	craft_header(&c);
+	craft_rec(&c, RPT_REC_END, "\x07\x00\x01\x02\x03\x80", 6);
+	craft_block(&c);
+	expect_bad(&c, "END record: malformed field");
+}
+
 static void test_bombs(void)
 {
 	const size_t big = RPT_BLOCK_MAX + (1 << 20), fill = 40u << 20;
@@ -614,6 +673,7 @@ int main(void)
 	RUN_TEST(test_flips);
 	RUN_TEST(test_random);
 	RUN_TEST(test_crafted);
+	RUN_TEST(test_end_fields);
 	RUN_TEST(test_bombs);
 	return TEST_EXIT();
 }

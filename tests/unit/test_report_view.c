@@ -121,6 +121,9 @@ static struct report *build(bool complete)
 		final.lost_samples = 3;
 		final.lost_events = 2;
 		final.nr_procs = 4;
+		final.idle = 40;
+		final.missed_vma_busy = 5;
+		final.bad_records = 3;
 		if (!ASSERT_OK(report_writer__close(w, &final), "close"))
 			return NULL;
 	}
@@ -290,15 +293,20 @@ static void test_table(void)
 	ASSERT_TRUE(strstr(out, "# host: testhost, kernel: 6.18.0-test, boot id: 0f1e2d3c-"), out);
 	ASSERT_TRUE(strstr(out, "# event: cpu-clock at 99 Hz on 4 CPUs, target: all\n"), out);
 	ASSERT_TRUE(strstr(out, "# started: 2024-05-01 10:40:00 UTC, duration: 10.000 s\n"), out);
-	ASSERT_TRUE(strstr(out, "# samples: 21\n# lost: 3 samples (ring buffer full), 2 mapping/process events; "
-			       "processes seen: 4\n"), out);
+	ASSERT_TRUE(strstr(out, "# samples: 21; idle CPU ticks (not recorded): 40\n"
+			       "# lost: 3 samples (ring buffer full: 12.5% of those taken), "
+			       "2 mapping/process events (ring buffer full); processes seen: 4\n"
+			       "# also missed: 5 mapping events (VMA unreadable: mmap lock busy), "
+			       "3 malformed ring-buffer records\n"), out);
 	ASSERT_FALSE(strstr(out, "truncated"), "complete recording");
 	/*
 	 * 53 frames in the 21 samples (the empty stack has none): 3 with no
 	 * mapping, 1 outside any symbol, 1 restricted; the tie goes by reason.
 	 */
-	ASSERT_TRUE(strstr(out, "processes seen: 4\n# unnamed frames: 9.4% of 53 (no mapping 5.7%, "
-			       "outside any symbol 1.9%, kallsyms restricted 1.9%)\n#\n"), out);
+	ASSERT_TRUE(strstr(out, "records\n# unnamed frames: 9.4% of 53 (no mapping 5.7%, "
+			       "outside any symbol 1.9%, kallsyms restricted 1.9%)\n"
+			       "# rows: 13, sorted by self\n#\n"), out);
+	ASSERT_FALSE(strstr(out, "# filters:"), "no filters, no filter line");
 	ASSERT_FALSE(strstr(out, "# kernel symbols:"), "no namer, no relocation line");
 	n = parse_rows(out, rows, 32);
 	/* Self first, then total, then the name; recursion counts once in total. */
@@ -323,7 +331,9 @@ static void test_table(void)
 	o.pids = (const uint32_t[]){ 200 };
 	o.nr_pids = 1;
 	out = render(report_view__table, r, &o);
-	ASSERT_TRUE(out && strstr(out, "# samples: 21, 3 after filters"), out);
+	ASSERT_TRUE(out && strstr(out, "# samples: 21, 3 after filters; idle"), out);
+	ASSERT_TRUE(out && strstr(out, "# filters: --pid 200\n"), "the filter in effect");
+	ASSERT_TRUE(out && strstr(out, "# rows: 3, the first 2 shown (--limit), sorted by self\n"), out);
 	ASSERT_TRUE(out && strstr(out, "# unnamed frames: 20.0% of 5 (kallsyms restricted 20.0%)\n"),
 		    "the summary follows the filters");
 	n = parse_rows(out, rows, 32);
@@ -343,6 +353,122 @@ static void test_table(void)
 	ASSERT_TRUE(out && strstr(out, "# no samples\n"), "empty after filters");
 	free(out);
 out:
+	report__free(r);
+}
+
+static void test_sort_parse(void)
+{
+	struct view_opts o = {};
+	char err[256] = "";
+
+	if (ASSERT_OK(view_sort__parse(&o, "total,comm", err, sizeof(err)), err) &&
+	    ASSERT_EQ(o.nr_sort, (size_t)2, "two keys")) {
+		ASSERT_EQ(o.sort[0], VIEW_KEY_TOTAL, "total");
+		ASSERT_EQ(o.sort[1], VIEW_KEY_COMM, "comm");
+	}
+	/* perf's names. */
+	if (ASSERT_OK(view_sort__parse(&o, "dso,sym,samples", err, sizeof(err)), err) &&
+	    ASSERT_EQ(o.nr_sort, (size_t)3, "three keys")) {
+		ASSERT_EQ(o.sort[0], VIEW_KEY_MODULE, "dso");
+		ASSERT_EQ(o.sort[1], VIEW_KEY_SYMBOL, "sym");
+		ASSERT_EQ(o.sort[2], VIEW_KEY_SELF, "samples");
+	}
+	ASSERT_OK(view_sort__parse(&o, "process,module,symbol,total,self", err, sizeof(err)), "every key");
+	ASSERT_EQ(o.nr_sort, (size_t)VIEW_KEY_MAX, "every key once");
+	ASSERT_STREQ(view_key__name(VIEW_KEY_COMM), "comm", "printed name");
+	ASSERT_STREQ(view_key__name(VIEW_KEY_SELF), "self", "printed name");
+
+	o = (struct view_opts){ .nr_sort = 1, .sort = { VIEW_KEY_TOTAL } };
+	ASSERT_EQ(view_sort__parse(&o, "total,bogus", err, sizeof(err)), -EINVAL, "unknown key");
+	ASSERT_TRUE(strstr(err, "'bogus'") && strstr(err, "keys: self"), err);
+	ASSERT_EQ(view_sort__parse(&o, "self,samples", err, sizeof(err)), -EINVAL, "a key twice, by alias");
+	ASSERT_TRUE(strstr(err, "'samples' given twice"), err);
+	ASSERT_EQ(view_sort__parse(&o, "", err, sizeof(err)), -EINVAL, "empty");
+	ASSERT_EQ(view_sort__parse(&o, "self,", err, sizeof(err)), -EINVAL, "empty last key");
+	ASSERT_EQ(view_sort__parse(&o, "Self", err, sizeof(err)), -EINVAL, "case matters");
+	ASSERT_EQ(o.nr_sort, (size_t)1, "unchanged on error");
+	ASSERT_EQ(o.sort[0], VIEW_KEY_TOTAL, "unchanged on error");
+}
+
+static void test_sort(void)
+{
+	struct trow rows[32];
+	struct view_opts o = {};
+	struct report *r = build(true);
+	char err[256] = "", *out;
+	size_t n;
+
+	if (!r)
+		return;
+	ASSERT_OK(view_sort__parse(&o, "total", err, sizeof(err)), err);
+	out = render(report_view__table, r, &o);
+	ASSERT_TRUE(out && strstr(out, "# rows: 13, sorted by total\n#\n"), out);
+	n = parse_rows(out, rows, 32);
+	/* Total first; ties by self, then the default order. */
+	if (ASSERT_EQ(n, (size_t)13, "rows")) {
+		row_is(&rows[0], "app", "app", "main", 0, 16, TOTAL);
+		row_is(&rows[1], "app", "app", "work", 5, 8, TOTAL);
+		row_is(&rows[2], "app", "app", "rec", 4, 4, TOTAL);
+		row_is(&rows[3], "app", "[unknown]", "[unknown]", 3, 3, TOTAL);
+		row_is(&rows[4], "app", "[kernel.kallsyms]", "do_syscall_64", 3, 3, TOTAL);
+		row_is(&rows[5], "app", "libc.so.6", "write", 0, 3, TOTAL);
+		row_is(&rows[6], "other", "app", "work", 2, 2, TOTAL);
+		row_is(&rows[7], "other", "app", "main", 0, 2, TOTAL);
+	}
+	free(out);
+
+	/* Names A to Z, counts within a name most first. */
+	ASSERT_OK(view_sort__parse(&o, "comm,sym", err, sizeof(err)), err);
+	o.limit = 5;
+	out = render(report_view__table, r, &o);
+	ASSERT_TRUE(out && strstr(out, "# rows: 13, the first 5 shown (--limit), sorted by comm, symbol\n"), out);
+	n = parse_rows(out, rows, 32);
+	if (ASSERT_EQ(n, (size_t)5, "--limit 5")) {
+		row_is(&rows[0], "a;b", "app", "main", 0, 1, TOTAL);
+		row_is(&rows[1], "a;b", "app", "work", 1, 1, TOTAL);
+		/* '[' sorts before letters: unnamed frames first. */
+		row_is(&rows[2], "app", "app", "[app+0x1abc]", 1, 1, TOTAL);
+		row_is(&rows[3], "app", "[unknown]", "[unknown]", 3, 3, TOTAL);
+		row_is(&rows[4], "app", "[kernel.kallsyms]", "do_syscall_64", 3, 3, TOTAL);
+	}
+	free(out);
+
+	ASSERT_OK(view_sort__parse(&o, "dso,total", err, sizeof(err)), err);
+	o.limit = 0;
+	o.comms = (const char *const[]){ "app" };
+	o.nr_comms = 1;
+	out = render(report_view__table, r, &o);
+	ASSERT_TRUE(out && strstr(out, "# filters: --comm app\n"), out);
+	n = parse_rows(out, rows, 32);
+	if (ASSERT_EQ(n, (size_t)7, "app's rows")) {
+		row_is(&rows[0], "app", "[kernel.kallsyms]", "do_syscall_64", 3, 3, 16);
+		row_is(&rows[1], "app", "[unknown]", "[unknown]", 3, 3, 16);
+		row_is(&rows[2], "app", "app", "main", 0, 16, 16);
+		row_is(&rows[3], "app", "app", "work", 5, 8, 16);
+		row_is(&rows[4], "app", "app", "rec", 4, 4, 16);
+		row_is(&rows[5], "app", "app", "[app+0x1abc]", 1, 1, 16);
+		row_is(&rows[6], "app", "libc.so.6", "write", 0, 3, 16);
+	}
+	free(out);
+	report__free(r);
+}
+
+/* A filter list echoed in the header: bounded, terminal-safe. */
+static void test_header_filters(void)
+{
+	static const uint32_t pids[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 100 };
+	static const char *const comms[] = { "app", "evil\x1b[2J" };
+	struct view_opts o = { .pids = pids, .nr_pids = 10, .comms = comms, .nr_comms = 2 };
+	struct report *r = build(true);
+	char *out;
+
+	if (!r)
+		return;
+	out = render(report_view__table, r, &o);
+	ASSERT_TRUE(out && strstr(out, "# filters: --pid 1,2,3,4,5,6,7,8,... (10 in all) --comm app,evil?[2J\n"),
+		    out);
+	ASSERT_FALSE(out && strchr(out, 0x1b), "no escape byte reaches the terminal");
+	free(out);
 	report__free(r);
 }
 
@@ -370,6 +496,9 @@ int main(void)
 	RUN_TEST(test_folded);
 	RUN_TEST(test_filters);
 	RUN_TEST(test_table);
+	RUN_TEST(test_sort_parse);
+	RUN_TEST(test_sort);
+	RUN_TEST(test_header_filters);
 	RUN_TEST(test_truncated);
 	return TEST_EXIT();
 }

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * report_header: the "# ..." lines above the table.  What a reader needs
+ * to trust the rows below: where the recording comes from, how it
+ * sampled, for how long, what was lost and why, what the filters and a
+ * kernel-symbol override changed, and how much could not be named.
+ * Strings from the file (a hostile one, perhaps) are made terminal-safe.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report_view_int.h"
+
+/* At most this many --pid/--comm values are echoed; the rest are counted. */
+#define FILTER_ECHO 8
+
+static const char *fmt_time(char *buf, size_t len, uint64_t wall_ns)
+{
+	time_t secs = (time_t)(wall_ns / 1000000000ULL);
+	struct tm tm;
+
+	if (!wall_ns || !gmtime_r(&secs, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm))
+		snprintf(buf, len, "unknown");
+	return buf;
+}
+
+/* A header string from the file, made safe for a terminal. */
+static const char *clean(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src);
+	view__sanitize(dst, strlen(dst), false);
+	return dst;
+}
+
+/* @s on @out with control bytes as '?': user-typed, but nothing a terminal should act on. */
+static void put_clean(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
+}
+
+/* One slot of the unnamed-frame summary. */
+struct share {
+	uint32_t reason;
+	uint64_t count;
+};
+
+static int share_cmp(const void *pa, const void *pb)
+{
+	const struct share *a = pa, *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return a->reason < b->reason ? -1 : a->reason > b->reason;
+}
+
+/* A share of @total as "4.2%"; "<0.1%" rather than "0.0%" for a few. */
+static const char *fmt_share(char *buf, size_t len, uint64_t count, uint64_t total)
+{
+	double pct = 100.0 * (double)count / (double)total;
+
+	if (count && pct < 0.05)
+		snprintf(buf, len, "<0.1%%");
+	else
+		snprintf(buf, len, "%.1f%%", pct);
+	return buf;
+}
+
+/*
+ * "unnamed frames: 4.2% of 12345 (anonymous memory 3.0%, no mapping 1.2%)":
+ * how much of what the table shows has no name, and why, weighted by samples.
+ */
+static void print_unnamed(FILE *out, const struct unnamed *u)
+{
+	struct share v[RPT_REASON_MAX + 1];
+	uint64_t unnamed = u->frames - u->by_reason[RPT_OK];
+	size_t i, n = 0;
+	char pct[16];
+
+	if (!unnamed) {
+		fprintf(out, "# unnamed frames: none\n");
+		return;
+	}
+	for (i = RPT_OK + 1; i <= RPT_REASON_MAX; i++)
+		if (u->by_reason[i])
+			v[n++] = (struct share){ (uint32_t)i, u->by_reason[i] };
+	qsort(v, n, sizeof(*v), share_cmp);
+	fprintf(out, "# unnamed frames: %s of %" PRIu64 " (", fmt_share(pct, sizeof(pct), unnamed, u->frames),
+		u->frames);
+	for (i = 0; i < n; i++)
+		fprintf(out, "%s%s %s", i ? ", " : "", rpt_reason__str(v[i].reason),
+			fmt_share(pct, sizeof(pct), v[i].count, u->frames));
+	fprintf(out, ")\n");
+}
+
+/* "# filters: --pid 100,200 --comm app": what the "after filters" count means. */
+static void print_filters(FILE *out, const struct view_opts *o)
+{
+	size_t i, np = o && o->pids ? o->nr_pids : 0, nc = o && o->comms ? o->nr_comms : 0;
+
+	if (!np && !nc)
+		return;
+	fprintf(out, "# filters:");
+	if (np) {
+		fprintf(out, " --pid ");
+		for (i = 0; i < np && i < FILTER_ECHO; i++)
+			fprintf(out, "%s%" PRIu32, i ? "," : "", o->pids[i]);
+		if (np > FILTER_ECHO)
+			fprintf(out, ",... (%zu in all)", np);
+	}
+	if (nc) {
+		fprintf(out, " --comm ");
+		for (i = 0; i < nc && i < FILTER_ECHO; i++) {
+			fputs(i ? "," : "", out);
+			put_clean(out, o->comms[i]);
+		}
+		if (nc > FILTER_ECHO)
+			fprintf(out, ",... (%zu in all)", nc);
+	}
+	fputc('\n', out);
+}
+
+/*
+ * "# also missed: ...": the losses other than a full ring buffer, by cause,
+ * only those that happened (files from before these counters have none).
+ */
+static void print_missed(FILE *out, const struct rpt_header *h)
+{
+	const struct {
+		uint64_t n;
+		const char *what;
+	} v[] = {
+		{ h->missed_vma_busy, "mapping events (VMA unreadable: mmap lock busy)" },
+		{ h->missed_syscalls, "mapping events (syscall arguments not kept: map full)" },
+		{ h->lost_children, "child processes not followed (target map full)" },
+		{ h->bad_records, "malformed ring-buffer records" },
+	};
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (!v[i].n)
+			continue;
+		fprintf(out, "%s%" PRIu64 " %s", n++ ? ", " : "# also missed: ", v[i].n, v[i].what);
+	}
+	if (n)
+		fputc('\n', out);
+}
+
+/* "# lost: ...": each counter with its cause, and its share of what was sampled. */
+static void print_lost(FILE *out, const struct rpt_header *h)
+{
+	char pct[16];
+
+	if (!h->complete) {
+		fprintf(out, "# lost: unknown (no END record)\n"
+			"# WARNING: truncated recording (no END record, the recorder was killed?): "
+			"shown up to the last complete block\n");
+		return;
+	}
+	fprintf(out, "# lost: %" PRIu64 " samples (ring buffer full", h->lost_samples);
+	if (h->lost_samples)
+		fprintf(out, ": %s of those taken",
+			fmt_share(pct, sizeof(pct), h->lost_samples, h->lost_samples + h->samples));
+	fprintf(out, "), %" PRIu64 " mapping/process events (ring buffer full); processes seen: %" PRIu64 "\n",
+		h->lost_events, h->nr_procs);
+	print_missed(out, h);
+}
+
+void view__print_header(FILE *out, const struct report *r, const struct view_opts *o,
+			uint64_t kept, const struct unnamed *u)
+{
+	const struct rpt_header *h = report__header(r);
+	const struct frame_namer *namer = view__namer(o);
+	const char *src = report__source(r);
+	char a[sizeof(h->target)], b[sizeof(h->target)], c[sizeof(h->target)];
+	uint64_t last = 0;
+	size_t i;
+
+	fprintf(out, "# bpfsym report%s", src ? ": " : "");
+	put_clean(out, src ? src : "");
+	fprintf(out, "\n# host: %s, kernel: %s, boot id: %s\n", clean(a, sizeof(a), h->hostname),
+		clean(b, sizeof(b), h->release), clean(c, sizeof(c), h->boot_id));
+	fprintf(out, "# event: %s at %u Hz on %u CPUs%s, target: %s\n", clean(a, sizeof(a), h->event),
+		h->freq, h->nr_cpus,
+		h->flags & RPT_HF_USER_ONLY ? " (user stacks only)" :
+		h->flags & RPT_HF_KERNEL_ONLY ? " (kernel stacks only)" : "",
+		clean(b, sizeof(b), h->target));
+	fmt_time(a, sizeof(a), h->start_wall_ns);
+	if (h->complete) {
+		uint64_t d = h->end_wall_ns > h->start_wall_ns ? h->end_wall_ns - h->start_wall_ns : 0;
+
+		fprintf(out, "# started: %s, duration: %.3f s\n", a, (double)d / 1e9);
+	} else {
+		/* No END record, no end time: the last sample is the best lower bound. */
+		for (i = 0; i < report__nr_samples(r); i++)
+			if (report__sample(r, i)->time > last)
+				last = report__sample(r, i)->time;
+		fprintf(out, "# started: %s, duration: %.3f s to the last sample\n", a,
+			(double)last / 1e9);
+	}
+	fprintf(out, "# samples: %" PRIu64, h->samples);
+	if (kept != report__nr_samples(r))
+		fprintf(out, ", %" PRIu64 " after filters", kept);
+	/* Not a loss: the ticks when a CPU had nothing to run, for scale. */
+	if (h->complete && h->idle)
+		fprintf(out, "; idle CPU ticks (not recorded): %" PRIu64, h->idle);
+	fputc('\n', out);
+	print_lost(out, h);
+	print_filters(out, o);
+	if (namer) {
+		uint64_t d = frame_namer__delta(namer);
+
+		fprintf(out, "# kernel symbols: from ");
+		put_clean(out, frame_namer__source(namer));
+		fprintf(out, ", relocated by %s0x%" PRIx64 " from the recorded _text 0x%" PRIx64 "\n",
+			d >> 63 ? "-" : "+", d >> 63 ? -d : d, h->text_addr);
+	}
+	print_unnamed(out, u);
+}

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * report_script: the perf-script text of a recording (report_script.h has
+ * the layout).  The readers of this text (stackcollapse-perf.pl, Firefox
+ * Profiler's and speedscope's importers) split a frame line at its first
+ * blank run and at its last " (", and a sample header at the PID field, so
+ * what matters is the line grammar, not the column widths; the widths
+ * are perf's anyway.
+ *
+ * Each frame's name and DSO are rendered once per frame id, then every
+ * sample is a header line and one fprintf per frame.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_script.h"
+#include "report_view_int.h"
+
+/* perf's name for anonymous memory, which readers know. */
+#define ANON_DSO "//anon"
+
+/* One frame id's line, but for the address and offset, rendered on first use. */
+struct sframe {
+	size_t sym, dso;	/* offsets in the text buffer; sym SIZE_MAX: "[unknown]" */
+	uint64_t addr;		/* the looked-up address (see frame_addr) */
+	uint64_t sym_off;	/* of that address into sym */
+	bool done, exact;	/* exact: addr is the raw address, no return-address fix-up */
+};
+
+struct script {
+	const struct report *r;
+	const struct frame_namer *namer;
+	struct sframe *frames;
+	struct rpt_buf text;
+};
+
+/* The DSO perf would print for @m (NULL: no module known). */
+static const char *dso_name(const struct rpt_module *m)
+{
+	if (!m)
+		return VIEW_UNKNOWN;
+	if (m->kind == RPT_MOD_ANON && (!m->path || !m->path[0] || !strcmp(m->path, "[anon]")))
+		return ANON_DSO;
+	if (m->path && m->path[0])
+		return m->path;
+	return m->kind == RPT_MOD_KERNEL ? "[kernel.kallsyms]" : VIEW_UNKNOWN;
+}
+
+/* Append @s, NUL included, made printable; its offset in *@at. */
+static int put_str(struct rpt_buf *b, const char *s, size_t *at)
+{
+	size_t len = strlen(s), start = b->len;
+	int err = rpt_buf__put(b, s, len + 1);
+
+	if (err)
+		return err;
+	view__sanitize((char *)b->data + start, len, false);
+	*at = start;
+	return 0;
+}
+
+static int script__frame(struct script *sc, uint32_t id, const struct sframe **out)
+{
+	struct sframe *sf = &sc->frames[id];
+	const struct rpt_frame *f;
+	struct frame_name fn;
+	int err;
+
+	if (!sf->done) {
+		f = report__frame(sc->r, id);
+		frame_namer__name(sc->namer, sc->r, f, &fn);
+		sf->sym = SIZE_MAX;
+		if (fn.sym) {
+			err = put_str(&sc->text, fn.sym, &sf->sym);
+			if (err)
+				return err;
+		}
+		err = put_str(&sc->text, dso_name(fn.module), &sf->dso);
+		if (err)
+			return err;
+		/*
+		 * A frame recorded in no module is keyed by its raw address,
+		 * which is then exact; everything else keeps the address the
+		 * recorder looked up (a caller's return address - 1), in the
+		 * module's terms: a file offset, or the (relocated) kernel address.
+		 */
+		sf->exact = f->kind == RPT_FRAME_USER && f->module == RPT_NONE;
+		sf->addr = sf->exact ? f->addr : fn.offset;
+		sf->sym_off = fn.sym_off;
+		sf->done = true;
+	}
+	*out = sf;
+	return 0;
+}
+
+/* Sample order: time, then the order in the file (a stable sort). */
+static int by_time(const void *pa, const void *pb, void *ctx)
+{
+	const struct report *r = ctx;
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	uint64_t ta = report__sample(r, a)->time, tb = report__sample(r, b)->time;
+
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* The indexes of the samples @o keeps, in time order; *@nr set.  0 or -errno. */
+static int kept_samples(const struct report *r, const struct view_opts *o, size_t **out, size_t *nr)
+{
+	size_t i, n = 0, total = report__nr_samples(r);
+	const char *last = NULL;
+	bool last_keep = false;
+	struct pid_set pids;
+	size_t *v;
+	int err;
+
+	v = malloc((total ? total : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	err = pid_set__init(&pids, o);
+	for (i = 0; i < total && !err; i++) {
+		const struct rpt_sample *s = report__sample(r, i);
+		const char *comm = s->comm ? s->comm : "";
+
+		if (!pid_set__keep(&pids, s->pid))
+			continue;
+		/* The reader interns comms: runs of one process share a pointer. */
+		if (comm != last) {
+			last = comm;
+			last_keep = view__comm_ok(o, comm);
+		}
+		if (last_keep)
+			v[n++] = i;
+	}
+	pid_set__free(&pids);
+	if (err) {
+		free(v);
+		return err;
+	}
+	if (n)
+		qsort_r(v, n, sizeof(*v), by_time, (void *)r);
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+/* "cpu-clock": one token, as perf's grammar wants it. */
+static void event_name(char *dst, size_t size, const char *ev)
+{
+	size_t i;
+
+	snprintf(dst, size, "%s", ev[0] ? ev : "unknown");
+	for (i = 0; dst[i]; i++)
+		if ((unsigned char)dst[i] <= ' ' || dst[i] == 0x7f || dst[i] == ':')
+			dst[i] = '_';
+}
+
+/*
+ * COMM as perf prints it: as is, ":PID" when there is none (perf's name for
+ * a thread it has no comm for); a leading blank would make the line read
+ * as a frame.
+ */
+static const char *comm_name(char *dst, size_t size, const struct rpt_sample *s)
+{
+	if (!s->comm || !s->comm[0]) {
+		snprintf(dst, size, ":%" PRIu32, s->pid);
+		return dst;
+	}
+	snprintf(dst, size, "%s", s->comm);
+	view__sanitize(dst, strlen(dst), false);
+	if (dst[0] == ' ')
+		dst[0] = '?';
+	return dst;
+}
+
+static int print_sample(FILE *out, struct script *sc, const struct rpt_sample *s, uint64_t base,
+			uint64_t period, const char *event)
+{
+	uint64_t t = base + s->time < base ? s->time : base + s->time;
+	const uint32_t *ids;
+	uint32_t nr = 0, j;
+	char comm[64];
+	int err;
+
+	fprintf(out, "%s %5" PRIu32 "/%-5" PRIu32 " [%03" PRIu32 "] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64
+		" %s: \n", comm_name(comm, sizeof(comm), s), s->pid, s->tid, s->cpu, t / 1000000000u,
+		t % 1000000000u / 1000u, period, event);
+	ids = report__stack(sc->r, s->stack, &nr);
+	for (j = 0; ids && j < nr; j++) {
+		const struct sframe *sf;
+		uint64_t adj;
+
+		err = script__frame(sc, ids[j], &sf);
+		if (err)
+			return err;
+		/*
+		 * The leaf of each side (kernel, then user) is where the CPU
+		 * was; every other frame a return address, looked up at - 1.
+		 */
+		adj = j && report__frame(sc->r, ids[j - 1])->kind == report__frame(sc->r, ids[j])->kind;
+		if (sf->exact)
+			adj = 0;
+		if (sf->sym == SIZE_MAX)
+			fprintf(out, "\t%16" PRIx64 " " VIEW_UNKNOWN " (%s)\n", sf->addr + adj,
+				(const char *)sc->text.data + sf->dso);
+		else
+			fprintf(out, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", sf->addr + adj,
+				(const char *)sc->text.data + sf->sym, sf->sym_off + adj,
+				(const char *)sc->text.data + sf->dso);
+	}
+	fputc('\n', out);
+	return 0;
+}
+
+int report_script__write(FILE *out, const struct report *r, const struct view_opts *o)
+{
+	const struct rpt_header *h;
+	struct script sc = { .r = r, .namer = view__namer(o) };
+	size_t *kept = NULL, nr = 0, i, nf;
+	uint64_t period;
+	char event[sizeof(h->event) + 1];
+	int err;
+
+	if (!out || !r)
+		return -EINVAL;
+	h = report__header(r);
+	nf = report__nr_frames(r);
+	sc.frames = calloc(nf ? nf : 1, sizeof(*sc.frames));
+	if (!sc.frames)
+		return -ENOMEM;
+	err = kept_samples(r, o, &kept, &nr);
+	event_name(event, sizeof(event), h->event);
+	period = 1000000000ULL / (h->freq ? h->freq : 1);
+	for (i = 0; i < nr && !err; i++)
+		err = print_sample(out, &sc, report__sample(r, kept[i]), h->start_mono_ns, period, event);
+	if (!err && (fflush(out) || ferror(out)))
+		err = -EIO;
+	free(kept);
+	free(sc.frames);
+	rpt_buf__free(&sc.text);
+	return err;
+}

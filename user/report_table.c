@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * report_table: the default view, one row per (process, module, symbol)
+ * with its self and total samples, sorted by the keys of --sort.  Rows
+ * are built from the (comm, stack) counts of report_agg.c: each frame's
+ * (module, symbol) key is computed once per frame id, so the work grows
+ * with distinct stacks and frames, not samples.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_view_int.h"
+
+static const struct {
+	const char *name;
+	enum view_key key;
+} key_names[] = {
+	/* The first name of each key is the one printed. */
+	{ "self", VIEW_KEY_SELF },
+	{ "samples", VIEW_KEY_SELF },
+	{ "total", VIEW_KEY_TOTAL },
+	{ "comm", VIEW_KEY_COMM },
+	{ "process", VIEW_KEY_COMM },
+	{ "module", VIEW_KEY_MODULE },
+	{ "dso", VIEW_KEY_MODULE },
+	{ "symbol", VIEW_KEY_SYMBOL },
+	{ "sym", VIEW_KEY_SYMBOL },
+};
+
+#define NR_KEY_NAMES (sizeof(key_names) / sizeof(key_names[0]))
+
+const char *view_key__name(enum view_key k)
+{
+	size_t i;
+
+	for (i = 0; i < NR_KEY_NAMES; i++)
+		if (key_names[i].key == k)
+			return key_names[i].name;
+	return "?";
+}
+
+int view_sort__parse(struct view_opts *o, const char *spec, char *err, size_t errlen)
+{
+	const char *p = spec, *end;
+	uint8_t keys[VIEW_KEY_MAX];
+	size_t nr = 0, i, len;
+
+	do {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		for (i = 0; i < NR_KEY_NAMES; i++)
+			if (strlen(key_names[i].name) == len && !strncmp(key_names[i].name, p, len))
+				break;
+		if (i == NR_KEY_NAMES) {
+			snprintf(err, errlen, "unknown sort key '%.*s' (keys: self, samples, total, "
+				 "comm, process, module, dso, symbol, sym)", (int)(len < 64 ? len : 64), p);
+			return -EINVAL;
+		}
+		if (memchr(keys, key_names[i].key, nr)) {
+			snprintf(err, errlen, "sort key '%.*s' given twice", (int)len, p);
+			return -EINVAL;
+		}
+		keys[nr++] = (uint8_t)key_names[i].key;
+		p = end ? end + 1 : NULL;
+	} while (p);
+	memcpy(o->sort, keys, nr);
+	o->nr_sort = nr;
+	return 0;
+}
+
+/* A row of the table: one (process, module, symbol). */
+struct row {
+	uint32_t comm, fkey;
+	uint64_t self, total;
+	size_t stamp;		/* 1 + the last pair counted in total: recursion counts once */
+	const char *comm_s, *mod_s, *sym_s;	/* set once interning is over */
+};
+
+struct table {
+	const struct report *r;
+	const struct frame_namer *namer;
+	struct agg a;
+	struct strset fkeys;	/* "MODULE\0SYMBOL" */
+	uint32_t *frame_fkey;	/* per frame id, RPT_NONE until computed */
+	uint8_t *frame_reason;	/* per frame id, the unnamed slot; RPT_OK: named.  With fkey */
+	struct unnamed unnamed;
+	struct rpt_buf scratch;
+	struct row *rows;
+	size_t nr_rows, cap_rows;
+	struct rpt_htab row_tab;
+};
+
+/* The (module, symbol) key of @frame; RPT_NONE stands for the frame of an empty stack. */
+static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
+{
+	static const char unknown2[] = VIEW_UNKNOWN "\0" VIEW_UNKNOWN;
+	struct rpt_buf *b = &t->scratch;
+	const struct rpt_frame *f;
+	const char *mod = VIEW_UNKNOWN;
+	struct frame_name fn;
+	int err;
+
+	if (frame == RPT_NONE)
+		return strset__intern(&t->fkeys, unknown2, sizeof(unknown2) - 1, fk);
+	if (t->frame_fkey[frame] != RPT_NONE) {
+		*fk = t->frame_fkey[frame];
+		return 0;
+	}
+	f = report__frame(t->r, frame);
+	frame_namer__name(t->namer, t->r, f, &fn);
+	if (fn.module)
+		mod = view__module_base(fn.module);
+	b->len = 0;
+	err = rpt_buf__put(b, mod, strlen(mod) + 1);
+	if (err)
+		return err;
+	view__sanitize((char *)b->data, b->len - 1, false);
+	err = view__buf_frame(b, &fn, f->kind, false);
+	err = err ?: strset__intern(&t->fkeys, (const char *)b->data, b->len, fk);
+	if (err)
+		return err;
+	t->frame_fkey[frame] = *fk;
+	/* Unnamed means no symbol, whatever the file says the reason is. */
+	if (fn.sym)
+		t->frame_reason[frame] = RPT_OK;
+	else if (fn.reason > RPT_OK && fn.reason < RPT_REASON_MAX)
+		t->frame_reason[frame] = (uint8_t)fn.reason;
+	else
+		t->frame_reason[frame] = RPT_REASON_MAX;
+	return 0;
+}
+
+static bool row_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct row *a = &((const struct table *)ctx)->rows[id], *b = key;
+
+	return a->comm == b->comm && a->fkey == b->fkey;
+}
+
+/* The index of the row (comm, fkey), created empty if new. */
+static int table__row(struct table *t, uint32_t comm, uint32_t fkey, uint32_t *id)
+{
+	struct row k = { .comm = comm, .fkey = fkey };
+	uint32_t h = (uint32_t)hash_u64(hash_u64(1, comm), fkey);
+	size_t slot;
+	int err;
+
+	err = rpt_htab__reserve(&t->row_tab, 1);
+	if (err)
+		return err;
+	*id = rpt_htab__find(&t->row_tab, h, row_eq, t, &k, &slot);
+	if (*id != RPT_NONE)
+		return 0;
+	err = rpt_grow((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows));
+	if (err)
+		return err;
+	*id = (uint32_t)t->nr_rows++;
+	t->rows[*id] = k;
+	rpt_htab__insert_at(&t->row_tab, slot, h, *id);
+	return 0;
+}
+
+static int table__count(struct table *t)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < t->a.nr_pairs; i++) {
+		const struct pair *p = &t->a.pairs[i];
+		uint32_t nr = 0, j, fk, id;
+		const uint32_t *ids = report__stack(t->r, p->stack, &nr);
+
+		for (j = 0; j < (nr ? nr : 1); j++) {
+			struct row *row;
+
+			err = table__fkey(t, nr ? ids[j] : RPT_NONE, &fk);
+			err = err ?: table__row(t, p->comm, fk, &id);
+			if (err)
+				return err;
+			row = &t->rows[id];
+			if (nr) {
+				t->unnamed.frames += p->count;
+				t->unnamed.by_reason[t->frame_reason[ids[j]]] += p->count;
+			}
+			if (j == 0)
+				row->self += p->count;
+			if (row->stamp != i + 1) {
+				row->total += p->count;
+				row->stamp = i + 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Comparisons, not subtraction: the counts are u64.  Counts most first, names A to Z. */
+static int key_cmp(const struct row *a, const struct row *b, uint8_t key)
+{
+	switch (key) {
+	case VIEW_KEY_SELF:
+		return a->self == b->self ? 0 : a->self > b->self ? -1 : 1;
+	case VIEW_KEY_TOTAL:
+		return a->total == b->total ? 0 : a->total > b->total ? -1 : 1;
+	case VIEW_KEY_COMM:
+		return strcmp(a->comm_s, b->comm_s);
+	case VIEW_KEY_MODULE:
+		return strcmp(a->mod_s, b->mod_s);
+	case VIEW_KEY_SYMBOL:
+		return strcmp(a->sym_s, b->sym_s);
+	default:
+		return 0;
+	}
+}
+
+/* After the user's keys, the default order, so the output never depends on qsort. */
+static const uint8_t default_keys[] = {
+	VIEW_KEY_SELF, VIEW_KEY_TOTAL, VIEW_KEY_SYMBOL, VIEW_KEY_COMM, VIEW_KEY_MODULE,
+};
+
+static int row_cmp(const void *pa, const void *pb, void *ctx)
+{
+	const struct view_opts *o = ctx;
+	size_t i, nr = o ? o->nr_sort : 0;
+	int c;
+
+	for (i = 0; i < nr && i < VIEW_KEY_MAX; i++)
+		if ((c = key_cmp(pa, pb, o->sort[i])))
+			return c;
+	for (i = 0; i < sizeof(default_keys); i++)
+		if ((c = key_cmp(pa, pb, default_keys[i])))
+			return c;
+	return 0;
+}
+
+/* "# rows: 13, sorted by self, total": the order, and how many rows --limit left out. */
+static void print_order(FILE *out, const struct view_opts *o, size_t shown, size_t rows)
+{
+	size_t i, nr = o ? o->nr_sort : 0;
+
+	fprintf(out, "# rows: %zu", rows);
+	if (shown < rows)
+		fprintf(out, ", the first %zu shown (--limit)", shown);
+	fprintf(out, ", sorted by ");
+	if (!nr)
+		fprintf(out, "%s", view_key__name(VIEW_KEY_SELF));
+	for (i = 0; i < nr && i < VIEW_KEY_MAX; i++)
+		fprintf(out, "%s%s", i ? ", " : "", view_key__name(o->sort[i]));
+	fprintf(out, "\n#\n");
+}
+
+int report_view__table(FILE *out, const struct report *r, const struct view_opts *o)
+{
+	struct table t = { .r = r, .namer = view__namer(o) };
+	size_t i, nr, nf, cw = strlen("process"), mw = strlen("module");
+	int err;
+
+	if (!out || !r)
+		return -EINVAL;
+	nf = report__nr_frames(r);
+	t.frame_fkey = malloc((nf ? nf : 1) * sizeof(*t.frame_fkey));
+	t.frame_reason = malloc(nf ? nf : 1);
+	if (!t.frame_fkey || !t.frame_reason) {
+		free(t.frame_fkey);
+		free(t.frame_reason);
+		return -ENOMEM;
+	}
+	memset(t.frame_fkey, 0xff, (nf ? nf : 1) * sizeof(*t.frame_fkey));
+	err = agg__build(&t.a, r, o);
+	err = err ?: table__count(&t);
+	if (err)
+		goto out;
+	for (i = 0; i < t.nr_rows; i++) {
+		struct row *row = &t.rows[i];
+
+		row->comm_s = strset__str(&t.a.comms, row->comm);
+		row->mod_s = strset__str(&t.fkeys, row->fkey);
+		row->sym_s = row->mod_s + strlen(row->mod_s) + 1;
+	}
+	if (t.nr_rows)
+		qsort_r(t.rows, t.nr_rows, sizeof(*t.rows), row_cmp, (void *)o);
+	nr = o && o->limit && o->limit < t.nr_rows ? o->limit : t.nr_rows;
+	for (i = 0; i < nr; i++) {
+		size_t c = strlen(t.rows[i].comm_s), m = strlen(t.rows[i].mod_s);
+
+		cw = c > cw ? (c < 16 ? c : 16) : cw;
+		mw = m > mw ? (m < 32 ? m : 32) : mw;
+	}
+	view__print_header(out, r, o, t.a.total, &t.unnamed);
+	print_order(out, o, nr, t.nr_rows);
+	if (!t.a.total)
+		fprintf(out, "# no samples\n");
+	else
+		fprintf(out, "# %6s %8s %9s  %-*s  %-*s  %s\n", "self%", "total%", "samples",
+			(int)cw, "process", (int)mw, "module", "symbol");
+	for (i = 0; i < nr && t.a.total; i++) {
+		const struct row *row = &t.rows[i];
+		char comm[64];
+
+		snprintf(comm, sizeof(comm), "%s", row->comm_s);
+		view__sanitize(comm, strlen(comm), false);
+		fprintf(out, "%7.2f%% %7.2f%% %9" PRIu64 "  %-*s  %-*s  %s\n",
+			100.0 * (double)row->self / (double)t.a.total,
+			100.0 * (double)row->total / (double)t.a.total, row->self,
+			(int)cw, comm, (int)mw, row->mod_s, row->sym_s);
+	}
+	if (fflush(out) || ferror(out))
+		err = -EIO;
+out:
+	free(t.frame_fkey);
+	free(t.frame_reason);
+	rpt_buf__free(&t.scratch);
+	free(t.rows);
+	rpt_htab__free(&t.row_tab);
+	strset__free(&t.fkeys);
+	agg__free(&t.a);
+	return err;
+}
