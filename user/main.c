@@ -17,6 +17,7 @@
 #include "kallsyms.h"
 #include "record.h"
 #include "report.h"
+#include "report_pprof.h"
 #include "report_view.h"
 #include "util.h"
 
@@ -87,13 +88,17 @@ static const char report_usage[] =
 "  --folded                  one line per distinct stack, COMM;ROOT;...;LEAF COUNT\n"
 "                            (FlameGraph's folded format; kernel frames end in _[k])\n"
 "  --limit N                 table rows (default 50, 0: all)\n"
+"  --pprof OUT               write a pprof profile (gzip-compressed profile.proto)\n"
+"                            to OUT instead, for `go tool pprof`: values samples\n"
+"                            and cpu (ns), labels pid, tid, comm, cgroup\n"
 "  -h, --help                this help\n"
 "\n"
 "Examples:\n"
 "  bpfsym report\n"
 "  bpfsym report app.data --pid 1234 --limit 20\n"
 "  bpfsym report --comm nginx --folded > nginx.folded\n"
-"  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n";
+"  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n"
+"  bpfsym report --pprof app.pb.gz && go tool pprof -top app.pb.gz\n";
 
 int cli__usage_error(const char *fmt, ...)
 {
@@ -312,18 +317,19 @@ static int split_list(char *s, const char ***out, size_t *nr)
 
 static int cmd_report(int argc, char **argv)
 {
-	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT, OPT_KALLSYMS };
+	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT, OPT_KALLSYMS, OPT_PPROF };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct view_opts vo = { .limit = 50 };
-	const char *path = "bpfsym.data", **comms = NULL, *kallsyms = NULL;
+	const char *path = "bpfsym.data", **comms = NULL, *kallsyms = NULL, *pprof = NULL;
 	uint32_t *pids = NULL;
 	int c, folded = 0, ret = EXIT_USAGE;
 	char err[512] = "", *comm_arg = NULL;
@@ -369,6 +375,13 @@ static int cmd_report(int argc, char **argv)
 				goto out;
 			}
 			kallsyms = optarg;
+			break;
+		case OPT_PPROF:
+			if (!optarg[0]) {
+				cli__usage_error("--pprof: expected a file name");
+				goto out;
+			}
+			pprof = optarg;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);
@@ -417,6 +430,14 @@ static int cmd_report(int argc, char **argv)
 	if (!report__header(r)->complete)
 		fprintf(stderr, "bpfsym: warning: '%s' is truncated: the recording did not finish; "
 			"showing the %zu samples written before it stopped\n", path, report__nr_samples(r));
+	if (pprof) {
+		c = report_pprof__write(pprof, r, &vo);
+		if (c)
+			fprintf(stderr, "bpfsym: --pprof '%s': %s\n", pprof, strerror(-c));
+		else
+			ret = 0;
+		goto out;
+	}
 	c = folded ? report_view__folded(stdout, r, &vo) : report_view__table(stdout, r, &vo);
 	if (fflush(stdout) || c) {
 		fprintf(stderr, "bpfsym: printing the report failed: %s\n", strerror(c ? -c : errno));
