@@ -6,10 +6,11 @@
 CC	?= gcc
 CLANG	?= clang
 BPFTOOL	?= $(or $(shell command -v bpftool 2>/dev/null),/usr/sbin/bpftool)
+PROTOC_C ?= protoc-c
 ARCH	:= x86
 BUILD	:= build
 
-PKGS	:= libbpf libelf libzstd liblzma zlib
+PKGS	:= libbpf libelf libzstd liblzma zlib libprotobuf-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libiberty (binutils' demangler for C++ and Rust) has no pkg-config file.
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty
@@ -27,10 +28,15 @@ LIB_SRCS := $(filter-out $(APP_SRCS),$(wildcard user/*.c))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS	 := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 HDRS	 := $(wildcard user/*.h include/*.h)
+# protoc-c's C for proto/*.proto, generated into build/ (never committed).
+PROTOS	 := $(wildcard proto/*.proto)
+PROTO_HDRS := $(patsubst proto/%.proto,$(BUILD)/%.pb-c.h,$(PROTOS))
 
-REL_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/rel/%.o,$(LIB_SRCS))
+REL_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/rel/%.o,$(LIB_SRCS)) \
+		$(patsubst proto/%.proto,$(BUILD)/rel/%.pb-c.o,$(PROTOS))
 REL_APP_OBJS := $(patsubst user/%.c,$(BUILD)/rel/%.o,$(APP_SRCS))
-SAN_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/san/%.o,$(LIB_SRCS))
+SAN_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/san/%.o,$(LIB_SRCS)) \
+		$(patsubst proto/%.proto,$(BUILD)/san/%.pb-c.o,$(PROTOS))
 SAN_APP_OBJS := $(patsubst user/%.c,$(BUILD)/san/%.o,$(APP_SRCS))
 
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
@@ -50,10 +56,20 @@ bpfsym: $(REL_APP_OBJS) $(REL_LIB_OBJS)
 $(BUILD)/san/bpfsym: $(SAN_APP_OBJS) $(SAN_LIB_OBJS)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/rel/%.o: user/%.c $(HDRS) $(SKELS) | $(BUILD)/rel
+$(BUILD)/rel/%.o: user/%.c $(HDRS) $(SKELS) $(PROTO_HDRS) | $(BUILD)/rel
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/san/%.o: user/%.c $(HDRS) $(SKELS) | $(BUILD)/san
+$(BUILD)/san/%.o: user/%.c $(HDRS) $(SKELS) $(PROTO_HDRS) | $(BUILD)/san
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
+
+# One rule makes both files (a pattern rule with two targets runs once).
+$(BUILD)/%.pb-c.c $(BUILD)/%.pb-c.h: proto/%.proto | $(BUILD)
+	$(PROTOC_C) --proto_path=proto --c_out=$(BUILD) $<
+
+$(BUILD)/rel/%.pb-c.o: $(BUILD)/%.pb-c.c $(BUILD)/%.pb-c.h | $(BUILD)/rel
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/san/%.pb-c.o: $(BUILD)/%.pb-c.c $(BUILD)/%.pb-c.h | $(BUILD)/san
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 # BPF: CO-RE objects against the committed vmlinux.h, embedded as skeletons.

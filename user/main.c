@@ -18,6 +18,7 @@
 #include "record.h"
 #include "report.h"
 #include "report_flame.h"
+#include "report_pprof.h"
 #include "report_script.h"
 #include "report_view.h"
 #include "util.h"
@@ -99,6 +100,9 @@ static const char report_usage[] =
 "                            most first, names A to Z; ties by self, total,\n"
 "                            symbol, process, module\n"
 "  --limit N                 table rows (default 50, 0: all)\n"
+"  --pprof OUT               write a pprof profile (gzip-compressed profile.proto)\n"
+"                            to OUT instead, for `go tool pprof`: values samples\n"
+"                            and cpu (ns), labels pid, tid, comm, cgroup\n"
 "  -h, --help                this help\n"
 "\n"
 "Examples:\n"
@@ -108,7 +112,8 @@ static const char report_usage[] =
 "  bpfsym report --flamegraph flame.svg     # open it in a browser\n"
 "  bpfsym report --sort total,comm --limit 0   # every row, callers first\n"
 "  bpfsym report --perf-script > app.perf       # load in Firefox Profiler\n"
-"  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n";
+"  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n"
+"  bpfsym report --pprof app.pb.gz && go tool pprof -top app.pb.gz\n";
 
 int cli__usage_error(const char *fmt, ...)
 {
@@ -328,7 +333,7 @@ static int split_list(char *s, const char ***out, size_t *nr)
 static int cmd_report(int argc, char **argv)
 {
 	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT, OPT_KALLSYMS, OPT_FLAMEGRAPH,
-	       OPT_PERF_SCRIPT };
+	       OPT_PERF_SCRIPT, OPT_PPROF };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "comm", required_argument, NULL, OPT_COMM },
@@ -338,11 +343,13 @@ static int cmd_report(int argc, char **argv)
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ "perf-script", no_argument, NULL, OPT_PERF_SCRIPT },
 		{ "sort", required_argument, NULL, 's' },
+		{ "pprof", required_argument, NULL, OPT_PPROF },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct view_opts vo = { .limit = 50 };
 	const char *path = "bpfsym.data", **comms = NULL, *kallsyms = NULL, *flame = NULL;
+	const char *pprof = NULL;
 	uint32_t *pids = NULL;
 	int c, folded = 0, script = 0, ret = EXIT_USAGE;
 	char err[512] = "", *comm_arg = NULL;
@@ -405,6 +412,13 @@ static int cmd_report(int argc, char **argv)
 			}
 			flame = optarg;
 			break;
+		case OPT_PPROF:
+			if (!optarg[0]) {
+				cli__usage_error("--pprof: expected a file name");
+				goto out;
+			}
+			pprof = optarg;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			ret = 0;
@@ -417,8 +431,8 @@ static int cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (folded + script + !!flame > 1) {
-		cli__usage_error("give one format: --folded, --perf-script or --flamegraph");
+	if (folded + script + !!flame + !!pprof > 1) {
+		cli__usage_error("give one format: --folded, --perf-script, --flamegraph or --pprof");
 		goto out;
 	}
 	if (optind < argc)
@@ -456,6 +470,14 @@ static int cmd_report(int argc, char **argv)
 	if (!report__header(r)->complete)
 		fprintf(stderr, "bpfsym: warning: '%s' is truncated: the recording did not finish; "
 			"showing the %zu samples written before it stopped\n", path, report__nr_samples(r));
+	if (pprof) {
+		c = report_pprof__write(pprof, r, &vo);
+		if (c)
+			fprintf(stderr, "bpfsym: --pprof '%s': %s\n", pprof, strerror(-c));
+		else
+			ret = 0;
+		goto out;
+	}
 	if (flame) {
 		c = report_flame__write(flame, r, &vo, NULL);
 		if (c) {

@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * report_pprof: the pprof writer, pass one.  The kept samples are
+ * aggregated on (stack, pid, tid, comm, cgroup), and every frame, module
+ * and function they reach gets an id, every string the profile will hold
+ * interned: the other tables refer to the string table by index, so it
+ * must be complete before anything is packed (report_pprof_pack.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_pprof.h"
+#include "report_pprof_int.h"
+
+/* ---- the string table ---- */
+
+struct skey {
+	const char *p;
+	size_t len;
+};
+
+static bool strs_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct strs *s = ctx;
+	const struct skey *k = key;
+
+	return s->v[id].len == k->len && !memcmp(s->data.data + s->v[id].off, k->p, k->len);
+}
+
+/* Intern @len bytes at @p, which must not point into @s->data. */
+static int strs__add(struct strs *s, const char *p, size_t len, uint32_t *id)
+{
+	struct skey k = { p, len };
+	uint32_t h = (uint32_t)hash_bytes(0, p, len);
+	size_t slot;
+	int err;
+
+	err = rpt_htab__reserve(&s->tab, 1);
+	if (err)
+		return err;
+	*id = rpt_htab__find(&s->tab, h, strs_eq, s, &k, &slot);
+	if (*id != RPT_NONE)
+		return 0;
+	if (s->nr >= RPT_ID_LIMIT)
+		return -E2BIG;
+	err = rpt_grow((void **)&s->v, &s->cap, s->nr + 1, sizeof(*s->v));
+	err = err ?: rpt_buf__reserve(&s->data, len + 1);
+	if (err)
+		return err;
+	s->v[s->nr] = (struct sref){ s->data.len, len };
+	if (len)
+		memcpy(s->data.data + s->data.len, p, len);
+	s->data.data[s->data.len + len] = '\0';
+	s->data.len += len + 1;
+	*id = (uint32_t)s->nr++;
+	rpt_htab__insert_at(&s->tab, slot, h, *id);
+	return 0;
+}
+
+/*
+ * The length of the UTF-8 character at @p (before @end) if it is valid,
+ * printable text, else 0: no C0/C1 control or DEL (a name must not drive
+ * the terminal pprof prints it on), no overlong form, surrogate or code
+ * point past U+10FFFF (proto3 strings must be valid UTF-8).
+ */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned char c = p[0], lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (c >= 0x20 && c < 0x7f)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	n = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (c == 0xc2)
+		lo = 0xa0;	/* U+0080..U+009F: C1 controls */
+	else if (c == 0xe0)
+		lo = 0xa0;	/* overlong */
+	else if (c == 0xed)
+		hi = 0x9f;	/* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;	/* overlong */
+	else if (c == 0xf4)
+		hi = 0x8f;	/* past U+10FFFF */
+	if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* Intern @str with every byte that utf8_len() refuses replaced by '?'. */
+static int strs__clean(struct strs *s, const char *str, uint32_t *id)
+{
+	const unsigned char *p = (const unsigned char *)str, *end = p + strlen(str);
+	struct rpt_buf *b = &s->clean;
+	int err;
+
+	b->len = 0;
+	err = rpt_buf__reserve(b, (size_t)(end - p));
+	if (err)
+		return err;
+	while (p < end) {
+		size_t n = utf8_len(p, end);
+
+		if (n) {
+			memcpy(b->data + b->len, p, n);
+			b->len += n;
+			p += n;
+		} else {
+			b->data[b->len++] = '?';
+			p++;
+		}
+	}
+	return strs__add(s, (const char *)b->data, b->len, id);
+}
+
+static int strs__printf(struct strs *s, uint32_t *id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Intern a formatted string, cleaned; the arguments may point into nothing of @s. */
+static int strs__printf(struct strs *s, uint32_t *id, const char *fmt, ...)
+{
+	va_list ap;
+	char *str;
+	int n, err;
+
+	va_start(ap, fmt);
+	n = vasprintf(&str, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	err = strs__clean(s, str, id);
+	free(str);
+	return err;
+}
+
+static void strs__free(struct strs *s)
+{
+	rpt_buf__free(&s->data);
+	rpt_buf__free(&s->clean);
+	free(s->v);
+	rpt_htab__free(&s->tab);
+}
+
+/* ---- the profile being built ---- */
+
+/* Append an element to the array *@arr of *@nr (capacity *@cap); its index in *@idx. */
+static int push(void **arr, size_t *nr, size_t *cap, size_t elem, uint32_t *idx)
+{
+	int err;
+
+	if (*nr >= RPT_ID_LIMIT)
+		return -E2BIG;
+	err = rpt_grow(arr, cap, *nr + 1, elem);
+	if (err)
+		return err;
+	*idx = (uint32_t)(*nr)++;
+	return 0;
+}
+
+static bool map_eq(const void *ctx, uint32_t id, const void *key)
+{
+	return ((const struct pprof *)ctx)->maps[id].mod == key;
+}
+
+/* What a module is called when its path is empty, as the folded format says it. */
+static const char *module_file(const struct rpt_module *m)
+{
+	if (m->path && m->path[0])
+		return m->path;
+	switch (m->kind) {
+	case RPT_MOD_KERNEL:
+		return "[kernel.kallsyms]";
+	case RPT_MOD_ANON:
+		return "[anon]";
+	default:
+		return "[unknown]";
+	}
+}
+
+/*
+ * The mapping of @m, widened to cover frame @f.  Its file offset is
+ * memory_start - bias, bias being the lowest (address - file offset) of
+ * its frames: a caller frame's offset is the one of its return address
+ * - 1 (what was looked up), one less than a leaf's.  Exact when the module
+ * sat at one address in every process sampled, which is pprof's model of
+ * one address space.  Kernel and anonymous memory have no file offset.
+ */
+static int pprof__mapping(struct pprof *p, const struct rpt_module *m, const struct rpt_frame *f,
+			  uint32_t *idx)
+{
+	uint32_t h = (uint32_t)hash_u64(2, (uintptr_t)m);
+	bool has_off = f->kind == RPT_FRAME_USER && m->kind != RPT_MOD_KERNEL && m->kind != RPT_MOD_ANON;
+	char hex[2 * RPT_BUILD_ID_MAX + 1];
+	struct map *mp;
+	size_t slot;
+	uint32_t i;
+	int err;
+
+	err = rpt_htab__reserve(&p->map_tab, 1);
+	if (err)
+		return err;
+	*idx = rpt_htab__find(&p->map_tab, h, map_eq, p, m, &slot);
+	if (*idx == RPT_NONE) {
+		err = push((void **)&p->maps, &p->nr_maps, &p->cap_maps, sizeof(*p->maps), idx);
+		if (err)
+			return err;
+		mp = &p->maps[*idx];
+		*mp = (struct map){ .mod = m, .start = UINT64_MAX };
+		rpt_htab__insert_at(&p->map_tab, slot, h, *idx);
+		for (i = 0; i < m->build_id_len && i < RPT_BUILD_ID_MAX; i++)
+			snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+		hex[2 * i] = '\0';
+		err = strs__clean(&p->strs, module_file(m), &mp->file);
+		err = err ?: strs__add(&p->strs, hex, 2 * i, &mp->build_id);
+		if (err)
+			return err;
+	}
+	mp = &p->maps[*idx];
+	if (f->addr < mp->start)
+		mp->start = f->addr;
+	if (has_off && (!mp->has_bias || f->addr - f->offset < mp->bias)) {
+		mp->bias = f->addr - f->offset;
+		mp->has_bias = true;
+	}
+	if (f->addr >= mp->limit)
+		mp->limit = f->addr == UINT64_MAX ? UINT64_MAX : f->addr + 1;
+	return 0;
+}
+
+static bool func_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct func *a = &((const struct pprof *)ctx)->funcs[id], *b = key;
+
+	return a->name == b->name && a->file == b->file;
+}
+
+/* The function (@name, @file), both string ids. */
+static int pprof__function(struct pprof *p, uint32_t name, uint32_t file, uint32_t *idx)
+{
+	struct func k = { name, file };
+	uint32_t h = (uint32_t)hash_u64(hash_u64(3, name), file);
+	size_t slot;
+	int err;
+
+	err = rpt_htab__reserve(&p->func_tab, 1);
+	if (err)
+		return err;
+	*idx = rpt_htab__find(&p->func_tab, h, func_eq, p, &k, &slot);
+	if (*idx != RPT_NONE)
+		return 0;
+	err = push((void **)&p->funcs, &p->nr_funcs, &p->cap_funcs, sizeof(*p->funcs), idx);
+	if (err)
+		return err;
+	p->funcs[*idx] = k;
+	rpt_htab__insert_at(&p->func_tab, slot, h, *idx);
+	return 0;
+}
+
+/*
+ * The name frame @f shows: the namer's symbol, else what the folded format
+ * prints for it ("[MODULE+0xOFF]", "[unknown]"), without its "_[k]":
+ * pprof tells kernel frames by their mapping.  Points into @p->name or
+ * the report.
+ */
+static int pprof__frame_name(struct pprof *p, const struct rpt_frame *f,
+			     const struct frame_name *fn, const char **name)
+{
+	/* "[" base "+0x" 16 digits "]_[k]": the module path bounds it. */
+	size_t need = (fn->module && fn->module->path ? strlen(fn->module->path) : 0) + 64, n;
+	char *buf;
+	int err;
+
+	if (fn->sym) {
+		*name = fn->sym;
+		return 0;
+	}
+	p->name.len = 0;
+	err = rpt_buf__reserve(&p->name, need);
+	if (err)
+		return err;
+	buf = (char *)p->name.data;
+	view__frame_name(p->o, p->r, f, buf, need);
+	n = strlen(buf);
+	if (f->kind == RPT_FRAME_KERNEL && n > 4 && !strcmp(buf + n - 4, "_[k]"))
+		buf[n - 4] = '\0';
+	*name = buf;
+	return 0;
+}
+
+/* The location of report frame @frame, created with its mapping and function on first use. */
+static int pprof__location(struct pprof *p, uint32_t frame, uint32_t *idx)
+{
+	const struct rpt_frame *f;
+	struct frame_name fn;
+	uint32_t map = 0, file = 0, name_id, func;
+	const char *name;
+	int err;
+
+	if (frame >= p->nr_frames)
+		return -EINVAL;
+	if (p->frame_loc[frame] != RPT_NONE) {
+		*idx = p->frame_loc[frame];
+		return 0;
+	}
+	f = report__frame(p->r, frame);
+	if (!f)
+		return -EINVAL;
+	frame_namer__name(p->o ? p->o->namer : NULL, p->r, f, &fn);
+	if (fn.module) {
+		err = pprof__mapping(p, fn.module, f, &map);
+		if (err)
+			return err;
+		file = p->maps[map].file;
+		map++;
+	}
+	err = pprof__frame_name(p, f, &fn, &name);
+	err = err ?: strs__clean(&p->strs, name, &name_id);
+	err = err ?: pprof__function(p, name_id, file, &func);
+	err = err ?: push((void **)&p->locs, &p->nr_locs, &p->cap_locs, sizeof(*p->locs), idx);
+	if (err)
+		return err;
+	p->locs[*idx] = (struct loc){ .addr = f->addr, .map = map, .func = func };
+	p->frame_loc[frame] = *idx;
+	return 0;
+}
+
+/* The locations of stack @stack; an empty stack gets the one "[unknown]" location. */
+static int pprof__stack(struct pprof *p, uint32_t stack)
+{
+	const uint32_t *ids;
+	uint32_t nr = 0, j, idx, name, func;
+	int err = 0;
+
+	ids = report__stack(p->r, stack, &nr);
+	if (!ids)
+		return -EINVAL;
+	for (j = 0; j < nr && !err; j++)
+		err = pprof__location(p, ids[j], &idx);
+	if (err || nr || p->unknown_loc != RPT_NONE)
+		goto out;
+	err = strs__add(&p->strs, "[unknown]", strlen("[unknown]"), &name);
+	err = err ?: pprof__function(p, name, 0, &func);
+	err = err ?: push((void **)&p->locs, &p->nr_locs, &p->cap_locs, sizeof(*p->locs), &idx);
+	if (err)
+		return err;
+	p->locs[idx] = (struct loc){ .func = func };
+	p->unknown_loc = idx;
+out:
+	if (nr > p->max_depth)
+		p->max_depth = nr;
+	return err;
+}
+
+static bool sample_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct psample *a = &((const struct pprof *)ctx)->samples[id], *b = key;
+
+	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
+	       a->cgroup == b->cgroup;
+}
+
+static int pprof__add(struct pprof *p, const struct psample *k)
+{
+	uint32_t h = (uint32_t)hash_u64(hash_u64(hash_u64(hash_u64(hash_u64(4, k->stack), k->pid),
+							   k->tid), k->comm), k->cgroup);
+	uint32_t idx;
+	size_t slot;
+	int err;
+
+	err = rpt_htab__reserve(&p->sample_tab, 1);
+	if (err)
+		return err;
+	idx = rpt_htab__find(&p->sample_tab, h, sample_eq, p, k, &slot);
+	if (idx == RPT_NONE) {
+		/* New stacks only: the per-sample cost is the lookup. */
+		err = pprof__stack(p, k->stack);
+		err = err ?: push((void **)&p->samples, &p->nr_samples, &p->cap_samples,
+				  sizeof(*p->samples), &idx);
+		if (err)
+			return err;
+		p->samples[idx] = *k;
+		rpt_htab__insert_at(&p->sample_tab, slot, h, idx);
+	}
+	p->samples[idx].count++;
+	p->kept++;
+	return 0;
+}
+
+/* Pass one: the kept samples, aggregated, and everything they refer to. */
+static int pprof__collect(struct pprof *p)
+{
+	size_t i, nr = report__nr_samples(p->r);
+	const char *last_comm = NULL;
+	uint64_t last_cgroup = 0;
+	uint32_t comm = 0, cgroup = 0;
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i++) {
+		const struct rpt_sample *s = report__sample(p->r, i);
+		const char *c = s->comm ? s->comm : "";
+
+		if (!view__keep(p->o, s))
+			continue;
+		/* Samples come in runs of one process: a one-entry cache saves the hashing. */
+		if (c != last_comm) {
+			err = strs__clean(&p->strs, c, &comm);
+			if (err)
+				break;
+			last_comm = c;
+		}
+		if (s->cgroup != last_cgroup) {
+			err = strs__printf(&p->strs, &cgroup, "%" PRIu64, s->cgroup);
+			if (err)
+				break;
+			last_cgroup = s->cgroup;
+		}
+		err = pprof__add(p, &(struct psample){ .stack = s->stack, .pid = s->pid,
+							.tid = s->tid, .comm = comm,
+							.cgroup = s->cgroup ? cgroup : 0 });
+	}
+	return err;
+}
+
+
+/* The strings the header and labels use, and comments with the recording's facts. */
+static int pprof__header_strings(struct pprof *p)
+{
+	const struct rpt_header *h = report__header(p->r);
+	const struct frame_namer *namer = p->o ? p->o->namer : NULL;
+	struct strs *s = &p->strs;
+	int err;
+
+	err = strs__add(s, "samples", 7, &p->s_samples);
+	err = err ?: strs__add(s, "count", 5, &p->s_count);
+	err = err ?: strs__add(s, "cpu", 3, &p->s_cpu);
+	err = err ?: strs__add(s, "nanoseconds", 11, &p->s_ns);
+	err = err ?: strs__add(s, "pid", 3, &p->s_pid);
+	err = err ?: strs__add(s, "tid", 3, &p->s_tid);
+	err = err ?: strs__add(s, "comm", 4, &p->s_comm);
+	err = err ?: strs__add(s, "cgroup", 6, &p->s_cgroup);
+	err = err ?: strs__printf(s, &p->comments[p->nr_comments++],
+				  "bpfsym recording: host %s, kernel %s, boot id %s", h->hostname,
+				  h->release, h->boot_id);
+	err = err ?: strs__printf(s, &p->comments[p->nr_comments++],
+				  "event: %s at %u Hz on %u CPUs%s, target: %s", h->event, h->freq,
+				  h->nr_cpus, h->flags & RPT_HF_USER_ONLY ? " (user stacks only)" :
+				  h->flags & RPT_HF_KERNEL_ONLY ? " (kernel stacks only)" : "", h->target);
+	if (h->complete)
+		err = err ?: strs__printf(s, &p->comments[p->nr_comments++],
+					  "lost: %" PRIu64 " samples (ring buffer full), %" PRIu64
+					  " mapping/process events", h->lost_samples, h->lost_events);
+	else
+		err = err ?: strs__printf(s, &p->comments[p->nr_comments++],
+					  "truncated recording (no END record): samples up to the last complete block");
+	if (p->kept != report__nr_samples(p->r))
+		err = err ?: strs__printf(s, &p->comments[p->nr_comments++],
+					  "filters: %" PRIu64 " of %zu samples kept", p->kept,
+					  report__nr_samples(p->r));
+	if (namer) {
+		uint64_t d = frame_namer__delta(namer);
+
+		err = err ?: strs__printf(s, &p->comments[p->nr_comments++],
+					  "kernel symbols: from %s, relocated by %s0x%" PRIx64,
+					  frame_namer__source(namer), d >> 63 ? "-" : "+",
+					  d >> 63 ? -d : d);
+	}
+	return err;
+}
+
+static void pprof__free(struct pprof *p)
+{
+	strs__free(&p->strs);
+	free(p->samples);
+	rpt_htab__free(&p->sample_tab);
+	free(p->locs);
+	free(p->frame_loc);
+	free(p->maps);
+	rpt_htab__free(&p->map_tab);
+	free(p->funcs);
+	rpt_htab__free(&p->func_tab);
+	rpt_buf__free(&p->name);
+}
+
+int report_pprof__write(const char *path, const struct report *r, const struct view_opts *o)
+{
+	struct pprof p = { .r = r, .o = o, .unknown_loc = RPT_NONE };
+	size_t nf;
+	uint32_t empty;
+	int err;
+
+	if (!path || !path[0] || !r)
+		return -EINVAL;
+	nf = p.nr_frames = report__nr_frames(r);
+	p.frame_loc = malloc((nf ? nf : 1) * sizeof(*p.frame_loc));
+	if (!p.frame_loc)
+		return -ENOMEM;
+	memset(p.frame_loc, 0xff, (nf ? nf : 1) * sizeof(*p.frame_loc));
+	err = strs__add(&p.strs, "", 0, &empty);
+	err = err ?: pprof__collect(&p);
+	err = err ?: pprof__header_strings(&p);
+	err = err ?: pprof__write_file(&p, path);
+	pprof__free(&p);
+	return err;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * report_pprof_int: internal to the pprof writer.  The profile as pass one
+ * (report_pprof.c) builds it from a report, which pass two
+ * (report_pprof_pack.c) packs with protobuf-c into the gzip-compressed file.
+ */
+#ifndef BPFSYM_REPORT_PPROF_INT_H
+#define BPFSYM_REPORT_PPROF_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report_fmt.h"
+#include "report_view.h"
+
+/* The string table: id 0 is "", as the format requires. */
+struct strs {
+	struct rpt_buf data;	/* the strings, each NUL-terminated */
+	struct sref {
+		size_t off, len;
+	} *v;
+	size_t nr, cap;
+	struct rpt_htab tab;
+	struct rpt_buf clean;	/* strs__clean()'s scratch */
+};
+
+/* One pprof sample: the kept samples of one (stack, pid, tid, comm, cgroup). */
+struct psample {
+	uint32_t stack, pid, tid;
+	uint32_t comm, cgroup;	/* string ids; 0: no label */
+	uint64_t count;
+};
+
+struct loc {
+	uint64_t addr;
+	uint32_t map;		/* mapping index + 1; 0: none */
+	uint32_t func;		/* function index */
+};
+
+struct map {
+	const struct rpt_module *mod;
+	uint64_t start, limit;
+	uint64_t bias;		/* lowest address - file offset of its frames */
+	bool has_bias;		/* a file module: the file offset is known */
+	uint32_t file, build_id;	/* string ids */
+};
+
+struct func {
+	uint32_t name, file;	/* string ids */
+};
+
+struct pprof {
+	const struct report *r;
+	const struct view_opts *o;
+	struct strs strs;
+	struct psample *samples;
+	size_t nr_samples, cap_samples;
+	struct rpt_htab sample_tab;
+	struct loc *locs;
+	size_t nr_locs, cap_locs;
+	uint32_t *frame_loc;	/* per report frame id: location index, RPT_NONE until used */
+	size_t nr_frames;
+	uint32_t unknown_loc;	/* the location of empty stacks, RPT_NONE until used */
+	struct map *maps;
+	size_t nr_maps, cap_maps;
+	struct rpt_htab map_tab;
+	struct func *funcs;
+	size_t nr_funcs, cap_funcs;
+	struct rpt_htab func_tab;
+	struct rpt_buf name;	/* an unnamed frame's name */
+	uint32_t max_depth;	/* of the stacks kept */
+	uint64_t kept;
+	/* String ids the header uses. */
+	uint32_t s_samples, s_count, s_cpu, s_ns, s_pid, s_tid, s_comm, s_cgroup;
+	uint32_t comments[5];
+	size_t nr_comments;
+};
+
+/*
+ * Write @p to @path as a gzip-compressed profile.proto, through a file
+ * beside @path renamed over it once complete (removed on failure).
+ * 0 or -errno.
+ */
+int pprof__write_file(const struct pprof *p, const char *path);
+
+#endif /* BPFSYM_REPORT_PPROF_INT_H */
