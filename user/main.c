@@ -18,6 +18,7 @@
 #include "record.h"
 #include "report.h"
 #include "report_view.h"
+#include "symfs.h"
 #include "util.h"
 
 static const char record_usage[] =
@@ -82,6 +83,10 @@ static const char report_usage[] =
 "                            /proc/kallsyms (of another boot, or saved later),\n"
 "                            relocated by its _text minus the recorded one\n"
 "                            (KASLR); a frame FILE does not cover is unnamed\n"
+"  --symfs DIR               name user frames again from copies of the files\n"
+"                            under DIR: DIR/.build-id/xx/rest[.debug], DIR/PATH\n"
+"                            (same build-id only), DIR/usr/lib/debug; frames\n"
+"                            DIR cannot name keep their recorded names\n"
 "\n"
 "Format (default: a table of the hottest functions):\n"
 "  --folded                  one line per distinct stack, COMM;ROOT;...;LEAF COUNT\n"
@@ -93,7 +98,8 @@ static const char report_usage[] =
 "  bpfsym report\n"
 "  bpfsym report app.data --pid 1234 --limit 20\n"
 "  bpfsym report --comm nginx --folded > nginx.folded\n"
-"  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n";
+"  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n"
+"  bpfsym report --symfs /srv/host1-root     # user names from another machine's files\n";
 
 int cli__usage_error(const char *fmt, ...)
 {
@@ -312,13 +318,14 @@ static int split_list(char *s, const char ***out, size_t *nr)
 
 static int cmd_report(int argc, char **argv)
 {
-	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT, OPT_KALLSYMS };
+	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT, OPT_KALLSYMS, OPT_SYMFS };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "folded", no_argument, NULL, OPT_FOLDED },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -330,6 +337,8 @@ static int cmd_report(int argc, char **argv)
 	struct report *r = NULL;
 	struct ksyms *ks = NULL;
 	struct frame_namer *namer = NULL;
+	const char *symfs_dir = NULL;
+	struct symfs *symfs = NULL;
 	uint64_t limit;
 
 	opterr = 0;
@@ -369,6 +378,13 @@ static int cmd_report(int argc, char **argv)
 				goto out;
 			}
 			kallsyms = optarg;
+			break;
+		case OPT_SYMFS:
+			if (!optarg[0]) {
+				cli__usage_error("--symfs: expected a directory");
+				goto out;
+			}
+			symfs_dir = optarg;
 			break;
 		case 'h':
 			fputs(report_usage, stdout);
@@ -414,6 +430,15 @@ static int cmd_report(int argc, char **argv)
 		}
 		vo.namer = namer;
 	}
+	if (symfs_dir) {
+		symfs = symfs__open(symfs_dir, r, NULL, err, sizeof(err));
+		if (!symfs || (!namer && !(namer = frame_namer__new(r, NULL, NULL, err, sizeof(err))))) {
+			fprintf(stderr, "bpfsym: --symfs '%s': %s\n", symfs_dir, err);
+			goto out;
+		}
+		frame_namer__set_symfs(namer, symfs);
+		vo.namer = namer;
+	}
 	if (!report__header(r)->complete)
 		fprintf(stderr, "bpfsym: warning: '%s' is truncated: the recording did not finish; "
 			"showing the %zu samples written before it stopped\n", path, report__nr_samples(r));
@@ -425,6 +450,7 @@ static int cmd_report(int argc, char **argv)
 	ret = 0;
 out:
 	frame_namer__free(namer);
+	symfs__free(symfs);
 	ksyms__free(ks);
 	report__free(r);
 	free(pids);
