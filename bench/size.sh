@@ -1,0 +1,225 @@
+#!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+#
+# bench/size.sh: report size, in bytes per sample, of bpfsym against
+# perf.data of the same workload, recorded at the same frequency for the
+# same time, and what bpfsym's zstd level buys.
+#
+#   sudo bench/size.sh                 # from the repository root
+#   FREQ=99 DURATION=20 sudo -E bench/size.sh
+#
+# Two workloads, each recorded once by every profiler, one after the other
+# (each run gets its own copy of the workload):
+#   process  examples/busy DURATION, the command profiled (perf record --
+#            CMD, bpfsym record -- CMD): one process, a handful of stacks
+#   system   the whole machine (-a) for DURATION s while examples/busy and
+#            a loop compiling bpfsym's own sources (cc1, as, ld: many
+#            processes, exec and mmap churn, deep and varied stacks) run,
+#            plus whatever else the machine does
+# Profilers:
+#   perf -g       perf record -g -e cpu-clock -F FREQ (frame pointers)
+#   perf -g -z    the same, zstd-compressed (perf's default level, 1)
+#   perf dwarf    perf record --call-graph dwarf -e cpu-clock -F FREQ
+#   bpfsym        bpfsym record -F FREQ (its names included)
+# bytes/sample is the file's size over the samples in it (perf report
+# --stats SAMPLE events; bpfsym's report header), fixed costs included.
+# perf -a also writes the idle task's samples, which bpfsym drops in BPF:
+# both are counted as written.  Recorder CPU is user+sys of the profiler
+# process (/usr/bin/time), shown for the system runs only (in the process
+# runs the profiled command is the profiler's child and counts in it).
+#
+# Then the system recording's blocks are compressed again at each zstd
+# level in LEVELS (bench/zstd_levels.c, with the writer's parameters): the
+# size bpfsym would have written at that level, and the CPU compression
+# takes, per sample and as a share of the recorder's whole CPU time.
+#
+# Environment: FREQ (999), DURATION (seconds, 10), LEVELS ("1 3 6 9 19"),
+# LEAD (s the system workload runs before recording, 1), BPFSYM (the
+# binary to measure, default ./bpfsym, built if missing), KEEP (a
+# directory to copy the recordings to; by default they are deleted: keep
+# perf.data files out of the repository).
+
+set -u
+
+FREQ=${FREQ:-999}
+DURATION=${DURATION:-10}
+LEVELS=${LEVELS:-"1 3 6 9 19"}
+LEAD=${LEAD:-1}
+KEEP=${KEEP:-}
+
+me=size.sh
+die() { echo "$me: $*" >&2; exit 1; }
+log() { echo "$me: $*" >&2; }
+
+[ "$(id -u)" = 0 ] || die "must run as root (perf -a and BPF need it)"
+case $DURATION in *[!0-9]* | "") die "DURATION must be whole seconds" ;; esac
+case ${BPFSYM:-} in "" | /*) ;; *) BPFSYM=$(pwd)/$BPFSYM ;; esac
+case $KEEP in "" | /*) ;; *) KEEP=$(pwd)/$KEEP ;; esac
+cd "$(dirname "$0")/.." || die "cannot cd to the repository root"
+if [ -z "${BPFSYM:-}" ]; then
+	if [ ! -x ./bpfsym ]; then
+		log "./bpfsym missing: make bpfsym"
+		make bpfsym >&2 || die "make bpfsym failed"
+	fi
+	BPFSYM=$(pwd)/bpfsym
+fi
+[ -x "$BPFSYM" ] || die "$BPFSYM is not an executable"
+command -v perf >/dev/null 2>&1 || die "perf not found (apt-get install linux-perf)"
+[ -x /usr/bin/time ] || die "/usr/bin/time not found (apt-get install time)"
+command -v cc >/dev/null 2>&1 || die "cc not found"
+HAVE_Z=0
+perf version --build-options 2>/dev/null | grep -q 'zstd: \[ on' && HAVE_Z=1
+[ "$HAVE_Z" = 1 ] || log "perf was built without zstd: no perf -g -z row"
+
+T=$(mktemp -d /tmp/bpfsym-size.XXXXXX) || die "mktemp failed"
+BG=""
+cleanup() {
+	for p in $BG; do
+		kill -TERM "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+cc -O2 -g -fno-omit-frame-pointer -o "$T/busy" examples/busy.c || die "cannot build examples/busy.c"
+cc -O2 -o "$T/zstd_levels" bench/zstd_levels.c -lzstd || die "cannot build bench/zstd_levels.c (libzstd-dev)"
+SRCS=$(ls user/elfsym.c user/kallsyms.c user/procmap.c user/report_read.c user/report_view.c \
+	user/symbolizer.c 2>/dev/null)
+
+# compile_loop SECONDS: compile SRCS over and over until SECONDS have passed.
+compile_loop() {
+	end=$(($(date +%s) + $1))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		for f in $SRCS; do
+			cc -O2 -g -D_GNU_SOURCE -Iinclude -Iuser -c "$f" -o "$T/cc.o" 2>/dev/null
+			[ "$(date +%s)" -lt "$end" ] || break
+		done
+	done
+}
+
+RAW=$T/raw
+: >"$RAW"
+put() { echo "$1 $2 $3 $4" >>"$RAW"; }	# WORKLOAD PROFILER METRIC VALUE
+
+# run WORKLOAD PROFILER: record it, put its bytes, samples, lost and CPU.
+run() {
+	wl=$1 prof=$2 out=$T/$1.$2.data
+	case $wl in
+	process) target="-- $T/busy $DURATION" ;;
+	system) target="-a" ;;
+	esac
+	tail="-- sleep $DURATION"
+	[ "$wl" = process ] && tail=""
+	case $prof in
+	perf) set -- perf record -g -e cpu-clock -F "$FREQ" -o "$out" $target $tail ;;
+	perfz) set -- perf record -z -g -e cpu-clock -F "$FREQ" -o "$out" $target $tail ;;
+	dwarf) set -- perf record --call-graph dwarf -e cpu-clock -F "$FREQ" -o "$out" $target $tail ;;
+	bpfsym)
+		if [ "$wl" = system ]; then
+			set -- "$BPFSYM" record -q -a -F "$FREQ" -d "$DURATION" -o "$out"
+		else
+			set -- "$BPFSYM" record -q -F "$FREQ" -o "$out" $target
+		fi ;;
+	esac
+	log "$wl: $*"
+	wb="" wc=""
+	if [ "$wl" = system ]; then
+		"$T/busy" $((DURATION + LEAD + 2)) >/dev/null &
+		wb=$!
+		compile_loop $((DURATION + LEAD + 2)) &
+		wc=$!
+		BG="$wb $wc"
+		sleep "$LEAD"
+	fi
+	/usr/bin/time -f '%U %S' -o "$T/time" "$@" >"$T/out" 2>"$T/err" ||
+		{ cat "$T/err" >&2; die "$wl $prof failed"; }
+	[ -n "$wb" ] && { wait "$wb"; wait "$wc"; BG=""; }
+	put "$wl" "$prof" bytes "$(wc -c <"$out" | tr -d ' ')"
+	put "$wl" "$prof" cpu "$(awk '{ print $1 + $2 }' "$T/time")"
+	if [ "$prof" = bpfsym ]; then
+		"$BPFSYM" report "$out" --limit 1 >"$T/rep" 2>/dev/null || die "bpfsym report $out failed"
+		put "$wl" "$prof" samples "$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/rep")"
+		put "$wl" "$prof" lost "$(sed -n 's/^# lost: \([0-9]*\) samples.*/\1/p' "$T/rep")"
+	else
+		set -- $(perf report --stats -i "$out" 2>/dev/null | awk '
+			/^Aggregated stats:/ { ev = 0; next }
+			/ stats:$/ { ev = 1; next }
+			ev && /SAMPLE events:/ && !/LOST/ { s += $3 }
+			ev && /LOST_SAMPLES events:/ { l += $3 }
+			ev && / LOST events:/ { l += $3 }
+			END { print s + 0, l + 0 }')
+		put "$wl" "$prof" samples "$1"
+		put "$wl" "$prof" lost "$2"
+	fi
+	if [ -n "$KEEP" ]; then
+		mkdir -p "$KEEP" && cp "$out" "$KEEP/"
+	fi
+	[ "$wl.$prof" = system.bpfsym ] || rm -f "$out"
+}
+
+PROFS="perf"
+[ "$HAVE_Z" = 1 ] && PROFS="$PROFS perfz"
+PROFS="$PROFS dwarf bpfsym"
+log "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(getconf _NPROCESSORS_ONLN) CPUs, -F $FREQ, ${DURATION}s"
+log "$BPFSYM (repository at $(git describe --always --dirty 2>/dev/null || echo '?')), $(perf --version)"
+for wl in process system; do
+	for prof in $PROFS; do
+		run "$wl" "$prof"
+	done
+done
+
+table() { # WORKLOAD TITLE
+	echo "## $2"
+	echo
+	awk -v wl="$1" '$1 == wl { m[$2, $3] = $4; have[$2] = 1 }
+	END {
+		n = split("perf perfz dwarf bpfsym", order, " ")
+		name["perf"] = "perf -g"; name["perfz"] = "perf -g -z"
+		name["dwarf"] = "perf --call-graph dwarf"; name["bpfsym"] = "bpfsym"
+		base = m["perf", "samples"] > 0 ? m["perf", "bytes"] / m["perf", "samples"] : 0
+		print "| profiler | bytes | samples | lost | bytes/sample | vs perf -g | recorder CPU, s |"
+		print "|---|---|---|---|---|---|---|"
+		for (i = 1; i <= n; i++) {
+			p = order[i]
+			if (!(p in have)) continue
+			bps = m[p, "samples"] > 0 ? m[p, "bytes"] / m[p, "samples"] : 0
+			cpu = wl == "system" ? sprintf("%.2f", m[p, "cpu"]) : "-"
+			printf "| %s | %d | %d | %d | %.1f | %s | %s |\n", name[p], m[p, "bytes"], m[p, "samples"],
+				m[p, "lost"], bps, (base > 0 ? sprintf("%.3f", bps / base) : "-"), cpu
+		}
+	}' "$RAW"
+	echo
+}
+
+echo "# Report size: -F $FREQ, ${DURATION} s, $(getconf _NPROCESSORS_ONLN) CPUs"
+echo
+table process "One process: examples/busy, profiled as a command"
+table system "Whole system (-a): examples/busy + a compile loop + the rest of the machine"
+
+samples=$(awk '$1 == "system" && $2 == "bpfsym" && $3 == "samples" { print $4 }' "$RAW")
+cpu=$(awk '$1 == "system" && $2 == "bpfsym" && $3 == "cpu" { print $4 }' "$RAW")
+"$T/zstd_levels" "$T/system.bpfsym.data" "$samples" $LEVELS >"$T/levels" || die "zstd_levels failed"
+echo "## bpfsym's zstd level: the whole-system recording's blocks compressed again"
+echo
+echo "$(head -1 "$T/levels" | awk '{ printf "%d blocks, %d bytes of records, %d samples; ", $6, $8, $10 }')recorder CPU ${cpu} s."
+echo
+awk -v cpu="$cpu" -v s="$samples" '
+/^level / { for (i = 1; i < NF; i += 2) v[$i] = $(i+1)
+	if (v["level"] == 3) ref = v["bytes"]
+	lv[++n] = v["level"]; by[n] = v["bytes"]; bps[n] = v["bps"]; ratio[n] = v["ratio"]
+	cns[n] = v["comp_ns_per_sample"]; cus[n] = v["comp_us"]; mbs[n] = v["comp_mb_s"]; dus[n] = v["decomp_us"] }
+END {
+	print "| level | bytes | bytes/sample | vs level 3 | compression ratio | compress CPU per sample, ns | compress MB/s | compress CPU, % of the recorder | decompress CPU, ms |"
+	print "|---|---|---|---|---|---|---|---|---|"
+	for (i = 1; i <= n; i++)
+		printf "| %d | %d | %.2f | %s | %.2f | %.0f | %.0f | %.2f | %.2f |\n", lv[i], by[i], bps[i],
+			(ref > 0 ? sprintf("%.3f", by[i] / ref) : "-"), ratio[i], cns[i], mbs[i],
+			(cpu > 0 ? 100 * cus[i] / 1e6 / cpu : 0), dus[i] / 1e3
+}' "$T/levels"
+echo
+echo "## raw (workload profiler metric value)"
+echo
+sed 's/^/    /' "$RAW"
