@@ -6,10 +6,11 @@
 # same time, and what bpfsym's zstd level buys.
 #
 #   sudo bench/size.sh                 # from the repository root
-#   FREQ=99 DURATION=20 sudo -E bench/size.sh
+#   FREQ=99 DURATION=20 REPS=5 sudo -E bench/size.sh
 #
-# Two workloads, each recorded once by every profiler, one after the other
-# (each run gets its own copy of the workload):
+# Two workloads, each recorded REPS times by every profiler, one after the
+# other (each run gets its own copy of the workload); the tables show the
+# medians over the repetitions and the range of bytes/sample:
 #   process  examples/busy DURATION, the command profiled (perf record --
 #            CMD, bpfsym record -- CMD): one process, a handful of stacks
 #   system   the whole machine (-a) for DURATION s while examples/busy and
@@ -33,7 +34,7 @@
 # size bpfsym would have written at that level, and the CPU compression
 # takes, per sample and as a share of the recorder's whole CPU time.
 #
-# Environment: FREQ (999), DURATION (seconds, 10), LEVELS ("1 3 6 9 19"),
+# Environment: FREQ (999), DURATION (seconds, 10), REPS (3), LEVELS ("1 3 6 9 19"),
 # LEAD (s the system workload runs before recording, 1), BPFSYM (the
 # binary to measure, default ./bpfsym, built if missing), KEEP (a
 # directory to copy the recordings to; by default they are deleted: keep
@@ -43,6 +44,7 @@ set -u
 
 FREQ=${FREQ:-999}
 DURATION=${DURATION:-10}
+REPS=${REPS:-3}
 LEVELS=${LEVELS:-"1 3 6 9 19"}
 LEAD=${LEAD:-1}
 KEEP=${KEEP:-}
@@ -102,11 +104,11 @@ compile_loop() {
 
 RAW=$T/raw
 : >"$RAW"
-put() { echo "$1 $2 $3 $4" >>"$RAW"; }	# WORKLOAD PROFILER METRIC VALUE
+put() { echo "$wl $prof $rep $1 $2" >>"$RAW"; }	# METRIC VALUE of this run
 
-# run WORKLOAD PROFILER: record it, put its bytes, samples, lost and CPU.
+# run WORKLOAD PROFILER REP: record it, put its bytes, samples, lost and CPU.
 run() {
-	wl=$1 prof=$2 out=$T/$1.$2.data
+	wl=$1 prof=$2 rep=$3 out=$T/$1.$2.data
 	case $wl in
 	process) target="-- $T/busy $DURATION" ;;
 	system) target="-a" ;;
@@ -124,7 +126,7 @@ run() {
 			set -- "$BPFSYM" record -q -F "$FREQ" -o "$out" $target
 		fi ;;
 	esac
-	log "$wl: $*"
+	log "$wl, rep $rep: $*"
 	wb="" wc=""
 	if [ "$wl" = system ]; then
 		"$T/busy" $((DURATION + LEAD + 2)) >/dev/null &
@@ -137,12 +139,12 @@ run() {
 	/usr/bin/time -f '%U %S' -o "$T/time" "$@" >"$T/out" 2>"$T/err" ||
 		{ cat "$T/err" >&2; die "$wl $prof failed"; }
 	[ -n "$wb" ] && { wait "$wb"; wait "$wc"; BG=""; }
-	put "$wl" "$prof" bytes "$(wc -c <"$out" | tr -d ' ')"
-	put "$wl" "$prof" cpu "$(awk '{ print $1 + $2 }' "$T/time")"
+	put bytes "$(wc -c <"$out" | tr -d ' ')"
+	put cpu "$(awk '{ print $1 + $2 }' "$T/time")"
 	if [ "$prof" = bpfsym ]; then
 		"$BPFSYM" report "$out" --limit 1 >"$T/rep" 2>/dev/null || die "bpfsym report $out failed"
-		put "$wl" "$prof" samples "$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/rep")"
-		put "$wl" "$prof" lost "$(sed -n 's/^# lost: \([0-9]*\) samples.*/\1/p' "$T/rep")"
+		put samples "$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/rep")"
+		put lost "$(sed -n 's/^# lost: \([0-9]*\) samples.*/\1/p' "$T/rep")"
 	else
 		set -- $(perf report --stats -i "$out" 2>/dev/null | awk '
 			/^Aggregated stats:/ { ev = 0; next }
@@ -151,12 +153,13 @@ run() {
 			ev && /LOST_SAMPLES events:/ { l += $3 }
 			ev && / LOST events:/ { l += $3 }
 			END { print s + 0, l + 0 }')
-		put "$wl" "$prof" samples "$1"
-		put "$wl" "$prof" lost "$2"
+		put samples "$1"
+		put lost "$2"
 	fi
 	if [ -n "$KEEP" ]; then
-		mkdir -p "$KEEP" && cp "$out" "$KEEP/"
+		mkdir -p "$KEEP" && cp "$out" "$KEEP/$wl.$prof.$rep.data"
 	fi
+	# The last whole-system bpfsym recording is kept for the zstd levels.
 	[ "$wl.$prof" = system.bpfsym ] || rm -f "$out"
 }
 
@@ -165,44 +168,71 @@ PROFS="perf"
 PROFS="$PROFS dwarf bpfsym"
 log "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(getconf _NPROCESSORS_ONLN) CPUs, -F $FREQ, ${DURATION}s"
 log "$BPFSYM (repository at $(git describe --always --dirty 2>/dev/null || echo '?')), $(perf --version)"
-for wl in process system; do
-	for prof in $PROFS; do
-		run "$wl" "$prof"
+r=1
+while [ "$r" -le "$REPS" ]; do
+	for w in process system; do
+		for p in $PROFS; do
+			run "$w" "$p" "$r"
+		done
 	done
+	r=$((r + 1))
 done
 
 table() { # WORKLOAD TITLE
 	echo "## $2"
 	echo
-	awk -v wl="$1" '$1 == wl { m[$2, $3] = $4; have[$2] = 1 }
+	awk -v wl="$1" '
+	function med(key, n,   i, j, t, a) {
+		for (i = 1; i <= n; i++) a[i] = v[key, i]
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j-1] > a[j]; j--) { t = a[j]; a[j] = a[j-1]; a[j-1] = t }
+		lo = a[1]; hi = a[n]
+		return n % 2 ? a[(n + 1) / 2] : (a[n/2] + a[n/2 + 1]) / 2 }
+	$1 == wl { m[$2, $3, $4] = $5; reps[$2, $3] = 1; have[$2] = 1 }
 	END {
-		n = split("perf perfz dwarf bpfsym", order, " ")
+		for (k in reps) { split(k, x, SUBSEP); p = x[1]
+			n[p]++
+			v[p "b", n[p]] = m[p, x[2], "bytes"] + 0; v[p "s", n[p]] = m[p, x[2], "samples"] + 0
+			v[p "l", n[p]] = m[p, x[2], "lost"] + 0; v[p "c", n[p]] = m[p, x[2], "cpu"] + 0
+			v[p "r", n[p]] = m[p, x[2], "samples"] > 0 ? m[p, x[2], "bytes"] / m[p, x[2], "samples"] : 0 }
+		split("perf perfz dwarf bpfsym", order, " ")
 		name["perf"] = "perf -g"; name["perfz"] = "perf -g -z"
 		name["dwarf"] = "perf --call-graph dwarf"; name["bpfsym"] = "bpfsym"
-		base = m["perf", "samples"] > 0 ? m["perf", "bytes"] / m["perf", "samples"] : 0
-		print "| profiler | bytes | samples | lost | bytes/sample | vs perf -g | recorder CPU, s |"
+		base = ("perf" in have) ? med("perfr", n["perf"]) : 0
+		print "| profiler | bytes | samples | lost | bytes/sample (range) | vs perf -g | recorder CPU, s |"
 		print "|---|---|---|---|---|---|---|"
-		for (i = 1; i <= n; i++) {
+		for (i = 1; i <= 4; i++) {
 			p = order[i]
 			if (!(p in have)) continue
-			bps = m[p, "samples"] > 0 ? m[p, "bytes"] / m[p, "samples"] : 0
-			cpu = wl == "system" ? sprintf("%.2f", m[p, "cpu"]) : "-"
-			printf "| %s | %d | %d | %d | %.1f | %s | %s |\n", name[p], m[p, "bytes"], m[p, "samples"],
-				m[p, "lost"], bps, (base > 0 ? sprintf("%.3f", bps / base) : "-"), cpu
+			bps = med(p "r", n[p]); range = sprintf("%.1f-%.1f", lo, hi)
+			cpu = wl == "system" ? sprintf("%.2f", med(p "c", n[p])) : "-"
+			printf "| %s | %.0f | %.0f | %.0f | %.1f (%s) | %s | %s |\n", name[p], med(p "b", n[p]),
+				med(p "s", n[p]), med(p "l", n[p]), bps, range,
+				(base > 0 ? sprintf("%.3f", bps / base) : "-"), cpu
 		}
 	}' "$RAW"
 	echo
 }
 
-echo "# Report size: -F $FREQ, ${DURATION} s, $(getconf _NPROCESSORS_ONLN) CPUs"
+echo "# Report size: -F $FREQ, ${DURATION} s, $(getconf _NPROCESSORS_ONLN) CPUs, medians of $REPS runs"
 echo
 table process "One process: examples/busy, profiled as a command"
 table system "Whole system (-a): examples/busy + a compile loop + the rest of the machine"
 
-samples=$(awk '$1 == "system" && $2 == "bpfsym" && $3 == "samples" { print $4 }' "$RAW")
-cpu=$(awk '$1 == "system" && $2 == "bpfsym" && $3 == "cpu" { print $4 }' "$RAW")
+# The last repetition's recording, with its own samples and recorder CPU.
+samples=$(awk -v r="$REPS" '$1 == "system" && $2 == "bpfsym" && $3 == r && $4 == "samples" { print $5 }' "$RAW")
+cpu=$(awk -v r="$REPS" '$1 == "system" && $2 == "bpfsym" && $3 == r && $4 == "cpu" { print $5 }' "$RAW")
 "$T/zstd_levels" "$T/system.bpfsym.data" "$samples" $LEVELS >"$T/levels" || die "zstd_levels failed"
-echo "## bpfsym's zstd level: the whole-system recording's blocks compressed again"
+echo "## What the last whole-system bpfsym recording holds, by record type (docs/FORMAT.md), before compression"
+echo
+awk -v s="$samples" '/^rec / { n[++k] = $2; c[k] = $4; b[k] = $6; t += $6 }
+END {
+	print "| record | count | bytes | share | bytes per sample |"
+	print "|---|---|---|---|---|"
+	for (i = 1; i <= k; i++)
+		printf "| %s | %d | %d | %.1f%% | %.2f |\n", n[i], c[i], b[i], 100 * b[i] / t, b[i] / s
+}' "$T/levels"
+echo
+echo "## bpfsym's zstd level: that recording's blocks compressed again"
 echo
 echo "$(head -1 "$T/levels" | awk '{ printf "%d blocks, %d bytes of records, %d samples; ", $6, $8, $10 }')recorder CPU ${cpu} s."
 echo
@@ -220,6 +250,6 @@ END {
 			(cpu > 0 ? 100 * cus[i] / 1e6 / cpu : 0), dus[i] / 1e3
 }' "$T/levels"
 echo
-echo "## raw (workload profiler metric value)"
+echo "## raw (workload profiler rep metric value)"
 echo
 sed 's/^/    /' "$RAW"

@@ -12,12 +12,12 @@
  *   cc -O2 -o zstd_levels bench/zstd_levels.c -lzstd
  *   ./zstd_levels FILE SAMPLES LEVEL...
  *
- * prints one line per level:
+ * prints the records' bytes by type (uncompressed), then one line per level:
  *   level 3 bytes 65806 bps 6.54 blocks 9 comp_us 812.3 comp_ns_per_sample 80.7 ...
  * Times are CPU (CLOCK_PROCESS_CPUTIME_ID) per pass over the whole file,
  * the median of passes repeated for at least MIN_SECONDS per level.
  */
-#include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +150,53 @@ static size_t compress_all(ZSTD_CCtx *c, int level, const struct block *b, size_
 	return total;
 }
 
+/* A LEB128 varint at *@p (before @end); false when it runs past @end or 10 bytes. */
+static bool get_uv(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+	unsigned int shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 70) {
+		unsigned char c = *(*p)++;
+
+		*v |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return true;
+		shift += 7;
+	}
+	return false;
+}
+
+/*
+ * Where the bytes of the records go, by record type (docs/FORMAT.md),
+ * uncompressed: "rec TYPE count N bytes B" lines.
+ */
+static void breakdown(const struct block *b, size_t nr)
+{
+	static const char *const names[] = { "?", "HEADER", "STRING", "MODULE", "FRAME", "STACK", "SAMPLE", "END" };
+	uint64_t count[8] = { 0 }, bytes[8] = { 0 }, type, len;
+	const unsigned char *p, *end, *start;
+	size_t i, t;
+
+	for (i = 0; i < nr; i++) {
+		p = b[i].data;
+		end = p + b[i].len;
+		while (p < end) {
+			start = p;
+			if (!get_uv(&p, end, &type) || !get_uv(&p, end, &len) || len > (uint64_t)(end - p))
+				break;
+			p += len;
+			t = type < 8 ? (size_t)type : 0;
+			count[t]++;
+			bytes[t] += (uint64_t)(p - start);
+		}
+	}
+	for (t = 0; t < 8; t++)
+		if (count[t])
+			printf("rec %s count %llu bytes %llu\n", names[t], (unsigned long long)count[t],
+			       (unsigned long long)bytes[t]);
+}
+
 int main(int argc, char **argv)
 {
 	size_t nr, file_bytes, raw = 0, bound = 0, i, pc, pd, total = 0;
@@ -185,6 +232,7 @@ int main(int argc, char **argv)
 			return 1;
 	printf("file %s bytes %zu blocks %zu records %zu samples %.0f bps %.2f\n", argv[1], file_bytes, nr,
 	       raw, samples, (double)file_bytes / samples);
+	breakdown(b, nr);
 	for (a = 3; a < argc; a++) {
 		char *end;
 		long level = strtol(argv[a], &end, 10);
