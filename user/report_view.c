@@ -664,48 +664,6 @@ static void print_unnamed(FILE *out, const struct unnamed *u)
 	fprintf(out, ")\n");
 }
 
-/* A path the user typed, but still nothing a terminal would act on. */
-static void put_typed(FILE *out, const char *p)
-{
-	for (; *p; p++)
-		fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
-}
-
-/* "N what" after *@sep, when N is not 0. */
-static void put_count(FILE *out, const char **sep, size_t n, const char *what)
-{
-	if (!n)
-		return;
-	fprintf(out, "%s%zu %s", *sep, n, what);
-	*sep = ", ";
-}
-
-/*
- * "# user symbols: from --symfs DIR: 3 of 5 file modules (2 by build-id,
- * 1 by path); not there, recorded names kept: 1; refused, another build-id: 1"
- */
-static void print_symfs(FILE *out, const struct symfs *fs)
-{
-	struct symfs_stats st;
-	const char *sep = "";
-
-	symfs__stats(fs, &st);
-	fprintf(out, "# user symbols: from --symfs ");
-	put_typed(out, symfs__dir(fs));
-	fprintf(out, ": %zu of %zu file modules (", st.by_build_id + st.by_path + st.debug_only, st.modules);
-	put_count(out, &sep, st.by_build_id, "by build-id");
-	put_count(out, &sep, st.by_path, "by path");
-	put_count(out, &sep, st.debug_only, "debug file only");
-	fprintf(out, "%s)", sep[0] ? "" : "none");
-	if (st.not_found)
-		fprintf(out, "; not there, recorded names kept: %zu", st.not_found);
-	if (st.mismatch)
-		fprintf(out, "; refused, another build-id: %zu", st.mismatch);
-	if (st.no_offsets)
-		fprintf(out, "; a debug file without file offsets, its binary needed: %zu", st.no_offsets);
-	fputc('\n', out);
-}
-
 static void print_header(FILE *out, const struct report *r, uint64_t kept,
 			 const struct frame_namer *namer, const struct unnamed *u)
 {
@@ -749,14 +707,17 @@ static void print_header(FILE *out, const struct report *r, uint64_t kept,
 			"shown up to the last complete block\n");
 	if (frame_namer__source(namer)) {
 		uint64_t d = frame_namer__delta(namer);
+		const char *p;
 
+		/* A path the user typed, but still nothing a terminal would act on. */
 		fprintf(out, "# kernel symbols: from ");
-		put_typed(out, frame_namer__source(namer));
+		for (p = frame_namer__source(namer); *p; p++)
+			fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
 		fprintf(out, ", relocated by %s0x%" PRIx64 " from the recorded _text 0x%" PRIx64 "\n",
 			d >> 63 ? "-" : "+", d >> 63 ? -d : d, h->text_addr);
 	}
 	if (frame_namer__symfs(namer))
-		print_symfs(out, frame_namer__symfs(namer));
+		symfs__print_header(frame_namer__symfs(namer), out);
 	print_unnamed(out, u);
 	fprintf(out, "#\n");
 }

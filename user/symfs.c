@@ -168,8 +168,11 @@ static int check_file(const struct symfs *fs, const char *path, const struct rpt
 	int fd, e;
 
 	fd = fileid__open_in_root(fs->root_fd, path, &st);
-	if (fd < 0)
+	if (fd < 0) {
+		pr_debug("symfs: '%s%s': %s\n", fs->dir, path,
+			 fd == -ENOEXEC ? "not a non-empty regular file" : strerror(-fd));
 		return fd == -ENOMEM ? fd : -ENOENT;
+	}
 	e = fileid__build_id(fd, id, &len);
 	if (e)
 		e = e == -ENOMEM ? e : -ENOENT;
@@ -179,7 +182,7 @@ static int check_file(const struct symfs *fs, const char *path, const struct rpt
 		e = read_segments(fd, &sm->segs, &sm->nr_segs);
 	close(fd);
 	pr_debug("symfs: '%s%s': %s\n", fs->dir, path, !e ? "found" : e == -ESTALE ? "another build-id" :
-		 e == -EDOM ? "a debug file without file offsets" : "not an ELF file");
+		 e == -EDOM ? "a debug file without file offsets" : "not an ELF file we can read");
 	return e;
 }
 
@@ -623,4 +626,37 @@ void symfs__stats(const struct symfs *fs, struct symfs_stats *st)
 const char *symfs__dir(const struct symfs *fs)
 {
 	return fs ? fs->dir : NULL;
+}
+
+/* "N what" after *@sep, when N is not 0. */
+static void put_count(FILE *out, const char **sep, size_t n, const char *what)
+{
+	if (!n)
+		return;
+	fprintf(out, "%s%zu %s", *sep, n, what);
+	*sep = ", ";
+}
+
+void symfs__print_header(const struct symfs *fs, FILE *out)
+{
+	struct symfs_stats st;
+	const char *sep = "", *p;
+
+	symfs__stats(fs, &st);
+	/* A path the user typed, but still nothing a terminal would act on. */
+	fprintf(out, "# user symbols: from --symfs ");
+	for (p = fs->dir; *p; p++)
+		fputc((unsigned char)*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+	fprintf(out, ": %zu of %zu file modules (", st.by_build_id + st.by_path + st.debug_only, st.modules);
+	put_count(out, &sep, st.by_build_id, "by build-id");
+	put_count(out, &sep, st.by_path, "by path");
+	put_count(out, &sep, st.debug_only, "debug file only");
+	fprintf(out, "%s)", sep[0] ? "" : "none");
+	if (st.not_found)
+		fprintf(out, "; not there, recorded names kept: %zu", st.not_found);
+	if (st.mismatch)
+		fprintf(out, "; refused, another build-id: %zu", st.mismatch);
+	if (st.no_offsets)
+		fprintf(out, "; a debug file without file offsets, its binary needed: %zu", st.no_offsets);
+	fputc('\n', out);
 }

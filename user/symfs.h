@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "elfsym.h"
 #include "report.h"
@@ -89,5 +90,13 @@ void symfs__stats(const struct symfs *fs, struct symfs_stats *st);
 
 /* The @dir given to symfs__open(). */
 const char *symfs__dir(const struct symfs *fs);
+
+/*
+ * The report table's header line saying what DIR held, e.g.
+ * "# user symbols: from --symfs DIR: 3 of 5 file modules (2 by build-id,
+ * 1 by path); not there, recorded names kept: 1; refused, another
+ * build-id: 1", written to @out.
+ */
+void symfs__print_header(const struct symfs *fs, FILE *out);
 
 #endif /* BPFSYM_SYMFS_H */
