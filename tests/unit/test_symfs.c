@@ -20,6 +20,7 @@
 #include "report.h"
 #include "report_view.h"
 #include "symfs.h"
+#include "util.h"
 
 TEST_SUITE("symfs")
 
@@ -365,6 +366,23 @@ static void test_mismatch(void)
 	env_close(&e);
 }
 
+/* Replaced by another build between finding and reading: refused then too. */
+static void test_changed_after_open(void)
+{
+	struct env e;
+
+	if (!build() || !layout("mkdir -p opt/sf/lib && cp $F/libsf.so opt/sf/lib/") || !env_open(&e, NULL))
+		return;
+	expect_stats(&e, 0, 2, 0, 0, 0, 2);
+	if (ASSERT_OK(dsh("cp libother.so symfs" LIB_PATH), "replace")) {
+		log_set_level(LOG_ERROR);	/* the warning it logs is expected */
+		expect(&e, F_LOCAL, true, NULL, 0, RPT_BUILD_ID_MISMATCH, "unnamed: says why");
+		log_set_level(LOG_WARN);
+		expect(&e, F_ALPHA, false, NULL, 0, 0, "named: the recorded name stays");
+	}
+	env_close(&e);
+}
+
 /* The binary stripped, its debug file wherever the recorder would look, inside DIR. */
 static void test_debug_files(void)
 {
@@ -631,6 +649,7 @@ int main(void)
 	RUN_TEST(test_by_build_id);
 	RUN_TEST(test_by_path);
 	RUN_TEST(test_mismatch);
+	RUN_TEST(test_changed_after_open);
 	RUN_TEST(test_debug_files);
 	RUN_TEST(test_debug_only);
 	RUN_TEST(test_symlinks_stay_inside);
