@@ -146,13 +146,19 @@ run() {
 		put samples "$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/rep")"
 		put lost "$(sed -n 's/^# lost: \([0-9]*\) samples.*/\1/p' "$T/rep")"
 	else
-		set -- $(perf report --stats -i "$out" 2>/dev/null | awk '
-			/^Aggregated stats:/ { ev = 0; next }
-			/ stats:$/ { ev = 1; next }
+		# The event's own stats, else the aggregated ones.
+		set -- $(perf report --stats -i "$out" 2>"$T/stats.err" | awk '
+			/^Aggregated stats:/ { ev = 0; agg = 1; next }
+			/ stats:$/ { ev = 1; agg = 0; next }
 			ev && /SAMPLE events:/ && !/LOST/ { s += $3 }
-			ev && /LOST_SAMPLES events:/ { l += $3 }
-			ev && / LOST events:/ { l += $3 }
-			END { print s + 0, l + 0 }')
+			agg && /SAMPLE events:/ && !/LOST/ { a += $3 }
+			(ev || agg) && /LOST_SAMPLES events:/ { l[ev] += $3 }
+			(ev || agg) && / LOST events:/ { l[ev] += $3 }
+			END { if (s) print s, l[1] + 0; else print a + 0, l[0] + 0 }')
+		if [ "$1" -eq 0 ]; then
+			log "$wl $prof: perf report --stats found no samples ($(head -1 "$T/stats.err")); counting with perf script"
+			set -- "$(perf script -i "$out" -F comm 2>/dev/null | wc -l)" "$2"
+		fi
 		put samples "$1"
 		put lost "$2"
 	fi
