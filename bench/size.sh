@@ -256,6 +256,8 @@ END {
 			(cpu > 0 ? 100 * cus[i] / 1e6 / cpu : 0), dus[i] / 1e3
 }' "$T/levels"
 echo
+awk '/^oneframe / { printf "For comparison, the same records as one zstd frame at level %d (one compression context for the whole file, as a streaming compressor keeps it; bpfsym'"'"'s blocks are independent so that each second survives on its own): %d bytes, %.2f bytes/sample.\n", $3, $5, $7 }' "$T/levels"
+echo
 echo "## raw (workload profiler rep metric value)"
 echo
 sed 's/^/    /' "$RAW"

@@ -197,6 +197,36 @@ static void breakdown(const struct block *b, size_t nr)
 			       (unsigned long long)bytes[t]);
 }
 
+/*
+ * For comparison, what the file would take as one frame at the default
+ * level: the records of every block in one compression context, as a
+ * streaming compressor (perf -z) keeps it.  bpfsym's blocks are
+ * independent on purpose (each is a unit of durability).
+ */
+static int one_frame(const struct block *b, size_t nr, size_t raw, double samples)
+{
+	size_t i, off = 0, n, bound = ZSTD_compressBound(raw);
+	char *all = malloc(raw), *out = malloc(bound);
+	int err = 1;
+
+	if (!all || !out)
+		goto out;
+	for (i = 0; i < nr; i++) {
+		memcpy(all + off, b[i].data, b[i].len);
+		off += b[i].len;
+	}
+	n = ZSTD_compress(out, bound, all, raw, ZSTD_CLEVEL_DEFAULT);
+	if (ZSTD_isError(n))
+		goto out;
+	printf("oneframe level %d bytes %zu bps %.2f\n", ZSTD_CLEVEL_DEFAULT, FILE_HDR + BLOCK_HDR + n,
+	       (double)(FILE_HDR + BLOCK_HDR + n) / samples);
+	err = 0;
+out:
+	free(all);
+	free(out);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	size_t nr, file_bytes, raw = 0, bound = 0, i, pc, pd, total = 0;
@@ -233,6 +263,8 @@ int main(int argc, char **argv)
 	printf("file %s bytes %zu blocks %zu records %zu samples %.0f bps %.2f\n", argv[1], file_bytes, nr,
 	       raw, samples, (double)file_bytes / samples);
 	breakdown(b, nr);
+	if (one_frame(b, nr, raw, samples))
+		return 1;
 	for (a = 3; a < argc; a++) {
 		char *end;
 		long level = strtol(argv[a], &end, 10);
