@@ -135,6 +135,12 @@ fail:
 	return NULL;
 }
 
+/* Where DEBUG_ROOT is resolved: the host's view, or inside the root. */
+static int debug_root_fd(const struct debugfile_query *q)
+{
+	return q->debug_root_in_root ? q->root_fd : AT_FDCWD;
+}
+
 /* DEBUG_ROOT/.build-id/xx/rest.debug into @buf: false when it does not fit. */
 static bool build_id_path(char *buf, size_t size, const char *root, const uint8_t *id, size_t len)
 {
@@ -183,7 +189,7 @@ static struct elfsym *by_debuglink(const struct debugfile_query *q, const char *
 	if (q->debug_root) {
 		n = snprintf(path, sizeof(path), "%s%.*s/%s", q->debug_root, dirlen, q->path, name);
 		if (n > 0 && (size_t)n < sizeof(path))
-			dbg = try_candidate(q, AT_FDCWD, path, &crc, err);
+			dbg = try_candidate(q, debug_root_fd(q), path, &crc, err);
 	}
 	return dbg;
 }
@@ -200,7 +206,7 @@ struct elfsym *debugfile__open(const struct debugfile_query *q)
 
 	id = elfsym__build_id(q->es, &len);
 	if (id && len >= 2 && q->debug_root && build_id_path(path, sizeof(path), q->debug_root, id, len))
-		dbg = try_candidate(q, AT_FDCWD, path, NULL, &err);
+		dbg = try_candidate(q, debug_root_fd(q), path, NULL, &err);
 	name = elfsym__debuglink(q->es, &crc);
 	if (!dbg && !err && name)
 		dbg = by_debuglink(q, name, crc, &err);

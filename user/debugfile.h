@@ -9,12 +9,15 @@
  * The binary belongs to a process we do not trust, and so does what is
  * next to it: those candidates are resolved inside the process's root
  * (its mount namespace, RESOLVE_IN_ROOT), and must be regular files whose
- * CRC32 is the one the debuglink names.  DEBUG_ROOT is the host's own.
+ * CRC32 is the one the debuglink names.  DEBUG_ROOT is the host's own, or,
+ * for a copy of another machine's files (`report --symfs`), a directory
+ * inside the same root as the rest.
  * No libbpf here.
  */
 #ifndef BPFSYM_DEBUGFILE_H
 #define BPFSYM_DEBUGFILE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "elfsym.h"
@@ -25,6 +28,7 @@ struct debugfile_query {
 	uint64_t dev, ino;		/* the binary's file, which a debuglink must not name */
 	int root_fd;			/* the process's root directory, AT_FDCWD: the host's view; other < 0: skip DIR/NAME, DIR/.debug/NAME */
 	const char *debug_root;		/* the host's debug directory; NULL: skip 1 and DEBUG_ROOT/DIR/NAME */
+	bool debug_root_in_root;	/* debug_root is resolved inside root_fd too, not as the host sees it */
 	const struct elfsym_opts *opts;	/* caps for reading a debug file; may be NULL */
 	uint64_t max_crc_size;		/* larger debuglink targets are not read; 0: 1 GiB */
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * frame_namer: recorded names, or kernel names re-resolved from another
- * kallsyms text.  Frames name modules by struct rpt_module, so the
+ * kallsyms text, and user names from a symfs.  Frames name modules by
+ * struct rpt_module, so the
  * kernel modules of that text get modules of their own here ("[ext4]",
  * "[bpf]", and "[kernel.kallsyms]" for vmlinux): every view prints them the
  * way it prints a recorded kernel module.
@@ -22,7 +23,8 @@ struct kmod {
 };
 
 struct frame_namer {
-	const struct ksyms *ks;
+	const struct ksyms *ks;	/* NULL: kernel frames as recorded */
+	struct symfs *fs;	/* NULL: user frames as recorded */
 	uint64_t delta;
 	struct rpt_module vmlinux;
 	struct kmod *mods;	/* sorted by key address */
@@ -93,6 +95,12 @@ struct frame_namer *frame_namer__new(const struct report *r, const struct ksyms 
 	struct frame_namer *n;
 	int e;
 
+	if (!ks) {
+		n = calloc(1, sizeof(*n));
+		if (!n)
+			snprintf(err, errlen, "out of memory");
+		return n;
+	}
 	if (!recorded) {
 		snprintf(err, errlen, "the recording has no kernel _text address "
 			 "(recorded without kernel symbols?): cannot relocate");
@@ -142,6 +150,16 @@ void frame_namer__free(struct frame_namer *n)
 	free(n);
 }
 
+void frame_namer__set_symfs(struct frame_namer *n, struct symfs *fs)
+{
+	n->fs = fs;
+}
+
+const struct symfs *frame_namer__symfs(const struct frame_namer *n)
+{
+	return n ? n->fs : NULL;
+}
+
 static const struct rpt_module *kernel_module(const struct frame_namer *n, const char *name)
 {
 	struct kmod key = { .key = name };
@@ -173,10 +191,11 @@ void frame_namer__name(const struct frame_namer *n, const struct report *r,
 {
 	const struct rpt_module *was = f->module == RPT_NONE ? NULL : report__module(r, f->module);
 	const struct rpt_module *now;
+	struct symfs_name sn;
 	const struct ksym *s;
 	uint64_t addr;
 
-	if (!n || f->kind != RPT_FRAME_KERNEL) {
+	if (!n || f->kind != RPT_FRAME_KERNEL || !n->ks) {
 		*out = (struct frame_name){
 			.sym = f->sym,
 			.sym_off = f->sym_off,
@@ -184,6 +203,11 @@ void frame_namer__name(const struct frame_namer *n, const struct report *r,
 			.offset = f->offset,
 			.reason = f->reason,
 		};
+		if (n && n->fs && symfs__name(n->fs, f, &sn)) {
+			out->sym = sn.sym;
+			out->sym_off = sn.sym_off;
+			out->reason = sn.reason;
+		}
 		return;
 	}
 	addr = f->offset + n->delta;

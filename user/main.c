@@ -21,6 +21,7 @@
 #include "report_pprof.h"
 #include "report_script.h"
 #include "report_view.h"
+#include "symfs.h"
 #include "util.h"
 
 static const char record_usage[] =
@@ -85,6 +86,10 @@ static const char report_usage[] =
 "                            /proc/kallsyms (of another boot, or saved later),\n"
 "                            relocated by its _text minus the recorded one\n"
 "                            (KASLR); a frame FILE does not cover is unnamed\n"
+"  --symfs DIR               name user frames again from copies of the files\n"
+"                            under DIR: DIR/.build-id/xx/rest[.debug], DIR/PATH\n"
+"                            (same build-id only), DIR/usr/lib/debug; frames\n"
+"                            DIR cannot name keep their recorded names\n"
 "\n"
 "Format (default: a table of the hottest functions):\n"
 "  --folded                  one line per distinct stack, COMM;ROOT;...;LEAF COUNT\n"
@@ -113,7 +118,8 @@ static const char report_usage[] =
 "  bpfsym report --sort total,comm --limit 0   # every row, callers first\n"
 "  bpfsym report --perf-script > app.perf       # load in Firefox Profiler\n"
 "  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n"
-"  bpfsym report --pprof app.pb.gz && go tool pprof -top app.pb.gz\n";
+"  bpfsym report --pprof app.pb.gz && go tool pprof -top app.pb.gz\n"
+"  bpfsym report --symfs /srv/host1-root     # user names from another machine's files\n";
 
 int cli__usage_error(const char *fmt, ...)
 {
@@ -333,7 +339,7 @@ static int split_list(char *s, const char ***out, size_t *nr)
 static int cmd_report(int argc, char **argv)
 {
 	enum { OPT_PID = 256, OPT_COMM, OPT_FOLDED, OPT_LIMIT, OPT_KALLSYMS, OPT_FLAMEGRAPH,
-	       OPT_PERF_SCRIPT, OPT_PPROF };
+	       OPT_PERF_SCRIPT, OPT_PPROF, OPT_SYMFS };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "comm", required_argument, NULL, OPT_COMM },
@@ -344,6 +350,7 @@ static int cmd_report(int argc, char **argv)
 		{ "perf-script", no_argument, NULL, OPT_PERF_SCRIPT },
 		{ "sort", required_argument, NULL, 's' },
 		{ "pprof", required_argument, NULL, OPT_PPROF },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -356,6 +363,8 @@ static int cmd_report(int argc, char **argv)
 	struct report *r = NULL;
 	struct ksyms *ks = NULL;
 	struct frame_namer *namer = NULL;
+	const char *symfs_dir = NULL;
+	struct symfs *symfs = NULL;
 	uint64_t limit;
 
 	opterr = 0;
@@ -419,6 +428,13 @@ static int cmd_report(int argc, char **argv)
 			}
 			pprof = optarg;
 			break;
+		case OPT_SYMFS:
+			if (!optarg[0]) {
+				cli__usage_error("--symfs: expected a directory");
+				goto out;
+			}
+			symfs_dir = optarg;
+			break;
 		case 'h':
 			fputs(report_usage, stdout);
 			ret = 0;
@@ -467,6 +483,15 @@ static int cmd_report(int argc, char **argv)
 		}
 		vo.namer = namer;
 	}
+	if (symfs_dir) {
+		symfs = symfs__open(symfs_dir, r, NULL, err, sizeof(err));
+		if (!symfs || (!namer && !(namer = frame_namer__new(r, NULL, NULL, err, sizeof(err))))) {
+			fprintf(stderr, "bpfsym: --symfs '%s': %s\n", symfs_dir, err);
+			goto out;
+		}
+		frame_namer__set_symfs(namer, symfs);
+		vo.namer = namer;
+	}
 	if (!report__header(r)->complete)
 		fprintf(stderr, "bpfsym: warning: '%s' is truncated: the recording did not finish; "
 			"showing the %zu samples written before it stopped\n", path, report__nr_samples(r));
@@ -496,6 +521,7 @@ static int cmd_report(int argc, char **argv)
 	ret = 0;
 out:
 	frame_namer__free(namer);
+	symfs__free(symfs);
 	ksyms__free(ks);
 	report__free(r);
 	free(pids);

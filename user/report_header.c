@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "report_view_int.h"
+#include "symfs.h"
 
 /* At most this many --pid/--comm values are echoed; the rest are counted. */
 #define FILTER_ECHO 8
@@ -210,7 +211,7 @@ void view__print_header(FILE *out, const struct report *r, const struct view_opt
 	fputc('\n', out);
 	print_lost(out, h);
 	print_filters(out, o);
-	if (namer) {
+	if (frame_namer__source(namer)) {
 		uint64_t d = frame_namer__delta(namer);
 
 		fprintf(out, "# kernel symbols: from ");
@@ -218,5 +219,7 @@ void view__print_header(FILE *out, const struct report *r, const struct view_opt
 		fprintf(out, ", relocated by %s0x%" PRIx64 " from the recorded _text 0x%" PRIx64 "\n",
 			d >> 63 ? "-" : "+", d >> 63 ? -d : d, h->text_addr);
 	}
+	if (frame_namer__symfs(namer))
+		symfs__print_header(frame_namer__symfs(namer), out);
 	print_unnamed(out, u);
 }

@@ -87,7 +87,7 @@ static void dpath(char *buf, size_t size, const char *name)
 }
 
 /* The whole file @name of the temp directory, malloc'd, or NULL. */
-static void *dread(const char *name, size_t *len)
+static __attribute__((unused)) void *dread(const char *name, size_t *len)
 {
 	char path[PATH_MAX];
 	struct stat st;
