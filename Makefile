@@ -119,6 +119,9 @@ $(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(FUZZ_DIR)/obj/elfsym.o $(FUZ
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_DIR)/obj/report_read.o \
 		$(FUZZ_DIR)/obj/report_view.o $(FUZZ_DIR)/obj/frame_namer.o $(FUZZ_DIR)/obj/kallsyms.o \
+		$(FUZZ_DIR)/obj/symfs.o $(FUZZ_DIR)/obj/debugfile.o $(FUZZ_DIR)/obj/fileid.o \
+		$(FUZZ_DIR)/obj/elfsym.o $(FUZZ_DIR)/obj/elfnote.o $(FUZZ_DIR)/obj/symidx.o \
+		$(FUZZ_DIR)/obj/minidebug.o $(FUZZ_DIR)/obj/demangle.o $(FUZZ_DIR)/obj/strtab.o \
 		$(FUZZ_DIR)/obj/util.o
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(FUZZ_DIR)/obj/kallsyms.o $(FUZZ_DIR)/obj/util.o
