@@ -44,10 +44,10 @@
 #define RPT_RATIO_MAX		1024u
 
 /*
- * zstd level 3 (the library default): the recorder compresses about a
- * second of samples per block on the same thread that drains the ring
- * buffer, so speed matters more than the last 10-20% of size that levels
- * 10+ buy at 5-50x the CPU.
+ * zstd level 3, measured (docs/FORMAT.md, bench/size.sh): the recorder
+ * compresses on the profiled machine, where its CPU is overhead; past
+ * level 3 the bytes saved per CPU spent drop 5x (level 6: -7% size for
+ * 2.3x the compression CPU), below it level 1 saves little CPU for +6%.
  */
 #define RPT_ZSTD_LEVEL		3
 
