@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -330,6 +331,45 @@ out:
 	perfmap_reader__free(r);
 }
 
+/*
+ * quality.md case 11: a huge perf map (300 MiB, sparse: a hole of zeros
+ * between real lines) with the default cap: the reader stops at 256 MiB,
+ * never sees the line past it, and says it is capped.
+ */
+static void test_reader_huge_sparse(void)
+{
+	const uint64_t cap = (uint64_t)256 << 20, size = (uint64_t)300 << 20;
+	static const char tail[] = "9000 10 past_the_cap\n";
+	struct perfmap_reader *r = perfmap_reader__new(NULL);
+	const struct perfmap_stats *st;
+	struct timespec t0, t1;
+	int fd = memfd();
+
+	if (!ASSERT_OK_PTR(r, "new") || !ASSERT_TRUE(fd >= 0, "memfd"))
+		goto out;
+	st = perfmap_reader__stats(r);
+	append_str(fd, "1000 10 first_line\n");
+	if (!ASSERT_OK(ftruncate(fd, (off_t)(size - (sizeof(tail) - 1))), "sparse hole") ||
+	    !ASSERT_TRUE(append_str(fd, tail), "a line past the cap"))
+		goto out;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ASSERT_EQ(perfmap_reader__read(r, fd), -E2BIG, "past the cap");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("     300 MiB sparse perf map: %.2f s to reach the cap (this build)\n",
+	       (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	ASSERT_TRUE(st->capped, "capped");
+	ASSERT_TRUE(st->bytes <= cap, "read no more than the cap");
+	ASSERT_TRUE(st->bytes > cap - (1 << 20), "read up to the cap");
+	expect(perfmap_reader__syms(r), 0x1000, "first_line");
+	expect(perfmap_reader__syms(r), 0x9000, NULL);
+	ASSERT_EQ(perfmap_reader__read(r, fd), -E2BIG, "and stays so, without reading");
+	ASSERT_TRUE(st->bytes <= cap, "still no more than the cap");
+out:
+	if (fd >= 0)
+		close(fd);
+	perfmap_reader__free(r);
+}
+
 /* The table's caps reach the reader as drops. */
 static void test_reader_table_caps(void)
 {
@@ -419,6 +459,7 @@ int main(void)
 	RUN_TEST(test_reader_growth);
 	RUN_TEST(test_reader_rewrite);
 	RUN_TEST(test_reader_cap);
+	RUN_TEST(test_reader_huge_sparse);
 	RUN_TEST(test_reader_table_caps);
 	RUN_TEST(test_reader_pieces);
 	return TEST_EXIT();

@@ -590,6 +590,105 @@ out:
 }
 
 /*
+ * quality.md case 8: the file is truncated after it was pinned, before its
+ * symbols are read (they are read on first use).  The reader uses pread,
+ * never mmap, so this is a reason, not a SIGBUS; and never a wrong name.
+ * This process keeps the file mapped throughout, as the profiled one would.
+ */
+static void test_pin_truncated(void)
+{
+	static const struct { off_t len; bool gone; } cuts[] = {
+		{ 64, true }, { 256, true }, { -4, false },	/* -4: three quarters */
+	};
+	uint32_t pid = (uint32_t)getpid();
+	char path[PATH_MAX];
+	struct symbolizer *s;
+	struct sym_frame f;
+	struct fmap fm;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		snprintf(path, sizeof(path), "%s/libfx_trunc%zu.so", dir, i);
+		if (copy(fx_path, path) || !fmap_open(&fm, path))
+			return;
+		s = new_sym(NULL, 0, 0);
+		if (!ASSERT_OK_PTR(s, "new") || !ASSERT_OK(stat(path, &st), "stat"))
+			goto next;
+		ASSERT_OK(symbolizer__pin(s, pid, 0, &fm.m), "pin");
+		ASSERT_EQ(symbolizer__nr_loaded(s), (size_t)0, "symbols not read yet");
+		if (!ASSERT_OK(truncate(path, cuts[i].len > 0 ? cuts[i].len : st.st_size * 3 / 4),
+			       "truncate"))
+			goto next;
+		memset(&f, 0, sizeof(f));
+		sym_alpha(s, pid, &fm, &f);
+		if (cuts[i].gone) {
+			ASSERT_EQ(f.reason, (uint32_t)RPT_FILE_UNREADABLE, "truncated: unreadable");
+			ASSERT_NULL(f.sym, "truncated: no name");
+		} else if (f.sym) {
+			/* What survived of the file may still name it: only rightly. */
+			ASSERT_STREQ(f.sym, "fx_alpha", "three quarters: right name or none");
+		} else {
+			ASSERT_NEQ(f.reason, (uint32_t)RPT_OK, "three quarters: a reason");
+		}
+		/* Asked again: the same answer, from what was decided. */
+		sym_alpha(s, pid, &fm, &f);
+		if (cuts[i].gone)
+			ASSERT_NULL(f.sym, "truncated: still no name");
+next:
+		symbolizer__free(s);
+		fmap_close(&fm);
+	}
+}
+
+/*
+ * quality.md case 12: a JIT's code in a memfd (no ELF at all), mapped
+ * executable: a "/memfd:NAME (deleted)" module with a reason, no crash.
+ */
+static void test_pin_memfd_jit(void)
+{
+	static const uint8_t code[] = { 0x55, 0x48, 0x89, 0xe5, 0x90, 0x5d, 0xc3 };
+	uint32_t pid = (uint32_t)getpid();
+	struct symbolizer *s = NULL;
+	struct sym_frame f;
+	struct fmap fm = {};
+	char path[64];
+	int mfd, err;
+
+	if (!map_files_ok) {
+		test__skip("/proc/self/map_files refuses us");
+		return;
+	}
+	mfd = memfd_create("fxjit", MFD_CLOEXEC);
+	if (!ASSERT_TRUE(mfd >= 0, "memfd") ||
+	    !ASSERT_OK(ftruncate(mfd, 8192), "size") ||
+	    !ASSERT_EQ(pwrite(mfd, code, sizeof(code), 4096), (ssize_t)sizeof(code), "code"))
+		goto out;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", mfd);
+	if (!fmap_open(&fm, path))
+		goto out;
+	ASSERT_TRUE(!strncmp(fm.path, "/memfd:fxjit", 12), "a memfd mapping");
+	s = new_sym(NULL, 0, 0);
+	if (!ASSERT_OK_PTR(s, "new"))
+		goto out;
+	err = symbolizer__pin(s, pid, 0, &fm.m);
+	ASSERT_TRUE(err == 0 || err == -ENOEXEC, "pin: done, or not an ELF file");
+	memset(&f, 0, sizeof(f));
+	symbolizer__user_mapping(s, pid, &fm.m, (uint64_t)(uintptr_t)fm.base + 4096, &f);
+	ASSERT_NULL(f.sym, "no name");
+	ASSERT_NEQ(f.reason, (uint32_t)RPT_OK, "a reason");
+	if (ASSERT_OK_PTR(f.module, "a module"))
+		ASSERT_TRUE(f.module->rpt.path && strstr(f.module->rpt.path, "memfd:fxjit"),
+			    "named after the memfd");
+	ASSERT_EQ(f.offset, (uint64_t)4096, "the file offset");
+out:
+	symbolizer__free(s);
+	fmap_close(&fm);
+	if (mfd >= 0)
+		close(mfd);
+}
+
+/*
  * More files pinned than max_fds: never more open than that, and every one
  * still resolves (reopened through the process, checked).  Also what a pin
  * costs, for a new file and for a known one.
@@ -725,6 +824,8 @@ int main(void)
 		RUN_TEST(test_pin_escape);
 		RUN_TEST(test_pin_not_files);
 		RUN_TEST(test_pin_memfd);
+		RUN_TEST(test_pin_memfd_jit);
+		RUN_TEST(test_pin_truncated);
 		RUN_TEST(test_fd_cap);
 	}
 	if (dir[0]) {
