@@ -13,8 +13,12 @@
 #       the same storm at -F 99: 0 lost samples.  Lost mapping/process
 #       events are allowed but must be counted the same in the summary and
 #       the header; the test prints how many.
+#   load_stalled
+#       the same storm at -F 999 with the recorder stopped (SIGSTOP) for
+#       6 s, so its ring buffer fills: samples and events are lost, the
+#       summary and the header count them the same, the report still works.
 . "$(dirname "$0")/lib.sh"
-lib_init integration/load_999 integration/load_99
+lib_init integration/load_999 integration/load_99 integration/load_stalled
 
 # Generous, but far from unbounded: a healthy recording of this storm
 # peaks near 120 MB under ASan, 30 MB without.
@@ -34,12 +38,13 @@ hwm() {
 	sed -n 's/^VmHWM:[ \t]*\([0-9][0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null
 }
 
-# load_run NAME HZ: run the storm for REC_SECS + 3 s and record -a at HZ
-# for REC_SECS while it runs.  Sets OK (1 when the recording ended well),
+# load_run NAME HZ [STALL]: run the storm for REC_SECS + 3 s and record -a at HZ
+# for REC_SECS while it runs; with STALL, stop the recorder for STALL s
+# 1.5 s into the recording (a consumer that cannot keep up).  Sets OK (1 when the recording ended well),
 # PEAK_KB, ELAPSED_MS, KIDS (children the storm started), and the
 # summary/header numbers SSAMPLES SLOST SLOST_E HSAMPLES HLOST HLOST_E.
 load_run() {
-	name=$1 hz=$2 d=$T/f$2
+	name=$1 hz=$2 stall=${3:-0} d=$T/f$2s$stall
 	OK=0 PEAK_KB=0 KIDS=0
 	rm -f "$d.count"
 	bg_start "$T/storm" $((REC_SECS + 3)) "$ncpu" $((ncpu * 3)) "$T/storm_kid" "$d.count"
@@ -48,6 +53,12 @@ load_run() {
 	t0=$(now_ms)
 	bg_start "$BPFSYM" record -q -a -F "$hz" -d $REC_SECS -o "$d.data" 2> "$d.data.err"
 	REC=$BG_PID
+	if [ "$stall" -gt 0 ]; then
+		sleep 1.5
+		kill -STOP "$REC"
+		sleep "$stall"
+		kill -CONT "$REC"
+	fi
 	# Poll the peak RSS until it exits; -d 8 must end within 8 s + 30 s.
 	n=$(( (REC_SECS + 30) * 10 ))
 	while [ $n -gt 0 ] && alive "$REC"; do
@@ -107,7 +118,7 @@ load_run() {
 
 # check_common NAME HZ: the assertions both rates share, after load_run.
 check_common() {
-	name=$1 hz=$2 d=$T/f$2
+	name=$1 hz=$2 d=$T/f$2s${3:-0}
 	[ $OK -eq 1 ] || return 1
 	ustats_set "$d.folded" storm storm_burn
 	burn=$S_FN
@@ -150,6 +161,19 @@ if check_common $name 99; then
 	if [ "$SLOST" -ne 0 ]; then
 		fail $name "$SLOST samples lost at 99 Hz"
 	else
+		pass $name
+	fi
+fi
+
+name=integration/load_stalled
+load_run $name 999 6
+if [ $OK -eq 1 ]; then
+	if [ "$PEAK_KB" -gt "$LOAD_MAX_RSS_KB" ]; then
+		fail $name "peak RSS $PEAK_KB KiB over the bound $LOAD_MAX_RSS_KB KiB"
+	elif [ "$SLOST" -eq 0 ]; then
+		fail $name "no sample lost although the recorder was stopped for 6 s at 999 Hz"
+	else
+		note "stalled 6 s: $SLOST samples and $SLOST_E process events lost, counted the same in the summary and the header"
 		pass $name
 	fi
 fi
