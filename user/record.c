@@ -511,13 +511,13 @@ static int run_loop(struct recorder *r)
 	return 0;
 }
 
-static void print_summary(struct recorder *r, const uint64_t *stats, double secs)
+static void print_summary(struct recorder *r, const uint64_t *stats, uint64_t nbytes, double secs)
 {
 	char bytes[32], lost[160] = "0 lost", cmd[64] = "";
 	size_t nr = proc_table__nr_sampled(r->procs);
 	int st = r->cmd.status;
 
-	human_bytes(report_writer__bytes(r->w), bytes, sizeof(bytes));
+	human_bytes(nbytes, bytes, sizeof(bytes));
 	if (stats[BPFSYM_STAT_LOST_SAMPLES] || stats[BPFSYM_STAT_LOST_TASK_EVENTS])
 		snprintf(lost, sizeof(lost), "%llu lost (ring buffer full), %llu process events lost (ring buffer full)",
 			 (unsigned long long)stats[BPFSYM_STAT_LOST_SAMPLES],
@@ -597,7 +597,8 @@ int record__run(const struct record_opts *o)
 		.max_targets = o->target == RECORD_COMMAND ? 65536 : (uint32_t)o->nr_pids,
 	};
 	const struct mapevents_stats *mst;
-	uint64_t stats[BPFSYM_STAT_MAX], t0;
+	uint64_t stats[BPFSYM_STAT_MAX], t0, nbytes = 0;
+	double secs = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *event = "cpu-clock";
 	int err, ret = 1;
@@ -745,7 +746,8 @@ int record__run(const struct record_opts *o)
 	if (err) {
 		report_writer__abort(r.w);
 	} else {
-		print_summary(&r, stats, (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+		nbytes = report_writer__bytes(r.w);
+		secs = (now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 		err = report_writer__close(r.w, &r.hdr);	/* frees it, whatever happens */
 	}
 	r.w = NULL;
@@ -753,6 +755,8 @@ int record__run(const struct record_opts *o)
 		fprintf(stderr, "bpfsym: writing '%s' failed: %s\n", o->output, strerror(-err));
 		goto out;
 	}
+	/* Only now: a summary before a failing close (fsync's EIO) would claim a good file. */
+	print_summary(&r, stats, nbytes, secs);
 	ret = 0;
 out:
 	if (r.w)
