@@ -17,6 +17,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,28 @@ static int check_privileges(void)
 		return 0;
 	fprintf(stderr, "bpfsym: missing capabilities:%s (run as root, or grant them)\n", missing);
 	return -1;
+}
+
+/* Whether capability @cap is in the effective set (false when it cannot be read). */
+static bool has_cap(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	return !syscall(SYS_capget, &h, d) && (d[cap / 32].effective & (1u << (cap % 32)));
+}
+
+/*
+ * Without CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) /proc/PID/map_files
+ * refuses to open: a mapped file is then reopened by its path inside the
+ * process's root, which a deleted or replaced file or a memfd no longer
+ * has.  A recording still works: say what it loses, once.
+ */
+static void warn_optional_caps(const struct record_opts *o)
+{
+	if (!o->kernel_only && !has_cap(40 /* CAP_CHECKPOINT_RESTORE */) && !has_cap(CAP_SYS_ADMIN))
+		fprintf(stderr, "bpfsym: warning: no CAP_CHECKPOINT_RESTORE: files deleted or replaced "
+			"since they were mapped, and memfds, cannot be opened: their frames stay unnamed\n");
 }
 
 static int check_freq(uint32_t freq)
@@ -606,6 +629,7 @@ int record__run(const struct record_opts *o)
 
 	if (check_privileges() || check_freq(o->freq) || check_pids(o))
 		return 2;
+	warn_optional_caps(o);
 	if (o->target == RECORD_COMMAND) {
 		err = workload__check(o->argv[0]);
 		if (err) {
@@ -646,7 +670,8 @@ int record__run(const struct record_opts *o)
 		goto out;
 	}
 	if (!o->user_only && symbolizer__kernel_restricted(r.sym))
-		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kptr_restrict): kernel frames stay unnamed\n");
+		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict%s): "
+			"kernel frames stay unnamed\n", has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
 
 	r.bpf = probes__load(&popts);
 	if (!r.bpf)
