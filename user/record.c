@@ -670,7 +670,7 @@ int record__run(const struct record_opts *o)
 		goto out;
 	}
 	if (!o->user_only && symbolizer__kernel_restricted(r.sym))
-		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict%s): "
+		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict, kernel.perf_event_paranoid%s): "
 			"kernel frames stay unnamed\n", has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
 
 	r.bpf = probes__load(&popts);
