@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,8 +179,13 @@ static int ensure_tracefs(void)
 {
 	int err;
 
-	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
-	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+	/*
+	 * AT_EACCESS: access() checks the real uid, and drops every capability
+	 * when it is not root, so a non-root user with CAP_DAC_READ_SEARCH
+	 * would not see the mounted tracefs (its directory is 0700).
+	 */
+	if (faccessat(AT_FDCWD, "/sys/kernel/tracing/events", F_OK, AT_EACCESS) == 0 ||
+	    faccessat(AT_FDCWD, "/sys/kernel/debug/tracing/events", F_OK, AT_EACCESS) == 0)
 		return 0;
 	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
 		err = -errno;

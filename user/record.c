@@ -17,6 +17,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,28 @@ static int check_privileges(void)
 		return 0;
 	fprintf(stderr, "bpfsym: missing capabilities:%s (run as root, or grant them)\n", missing);
 	return -1;
+}
+
+/* Whether capability @cap is in the effective set (false when it cannot be read). */
+static bool has_cap(int cap)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2] = {};
+
+	return !syscall(SYS_capget, &h, d) && (d[cap / 32].effective & (1u << (cap % 32)));
+}
+
+/*
+ * Without CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) /proc/PID/map_files
+ * refuses to open: a mapped file is then reopened by its path inside the
+ * process's root, which a deleted or replaced file or a memfd no longer
+ * has.  A recording still works: say what it loses, once.
+ */
+static void warn_optional_caps(const struct record_opts *o)
+{
+	if (!o->kernel_only && !has_cap(40 /* CAP_CHECKPOINT_RESTORE */) && !has_cap(CAP_SYS_ADMIN))
+		fprintf(stderr, "bpfsym: warning: no CAP_CHECKPOINT_RESTORE: files deleted or replaced "
+			"since they were mapped, and memfds, cannot be opened: their frames stay unnamed\n");
 }
 
 static int check_freq(uint32_t freq)
@@ -511,13 +534,13 @@ static int run_loop(struct recorder *r)
 	return 0;
 }
 
-static void print_summary(struct recorder *r, const uint64_t *stats, double secs)
+static void print_summary(struct recorder *r, const uint64_t *stats, uint64_t nbytes, double secs)
 {
 	char bytes[32], lost[160] = "0 lost", cmd[64] = "";
 	size_t nr = proc_table__nr_sampled(r->procs);
 	int st = r->cmd.status;
 
-	human_bytes(report_writer__bytes(r->w), bytes, sizeof(bytes));
+	human_bytes(nbytes, bytes, sizeof(bytes));
 	if (stats[BPFSYM_STAT_LOST_SAMPLES] || stats[BPFSYM_STAT_LOST_TASK_EVENTS])
 		snprintf(lost, sizeof(lost), "%llu lost (ring buffer full), %llu process events lost (ring buffer full)",
 			 (unsigned long long)stats[BPFSYM_STAT_LOST_SAMPLES],
@@ -597,7 +620,8 @@ int record__run(const struct record_opts *o)
 		.max_targets = o->target == RECORD_COMMAND ? 65536 : (uint32_t)o->nr_pids,
 	};
 	const struct mapevents_stats *mst;
-	uint64_t stats[BPFSYM_STAT_MAX], t0;
+	uint64_t stats[BPFSYM_STAT_MAX], t0, nbytes = 0;
+	double secs = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *event = "cpu-clock";
 	int err, ret = 1;
@@ -605,6 +629,7 @@ int record__run(const struct record_opts *o)
 
 	if (check_privileges() || check_freq(o->freq) || check_pids(o))
 		return 2;
+	warn_optional_caps(o);
 	if (o->target == RECORD_COMMAND) {
 		err = workload__check(o->argv[0]);
 		if (err) {
@@ -645,7 +670,8 @@ int record__run(const struct record_opts *o)
 		goto out;
 	}
 	if (!o->user_only && symbolizer__kernel_restricted(r.sym))
-		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kptr_restrict): kernel frames stay unnamed\n");
+		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict, kernel.perf_event_paranoid%s): "
+			"kernel frames stay unnamed\n", has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
 
 	r.bpf = probes__load(&popts);
 	if (!r.bpf)
@@ -745,7 +771,8 @@ int record__run(const struct record_opts *o)
 	if (err) {
 		report_writer__abort(r.w);
 	} else {
-		print_summary(&r, stats, (now_ns(CLOCK_MONOTONIC) - t0) / 1e9);
+		nbytes = report_writer__bytes(r.w);
+		secs = (now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 		err = report_writer__close(r.w, &r.hdr);	/* frees it, whatever happens */
 	}
 	r.w = NULL;
@@ -753,6 +780,8 @@ int record__run(const struct record_opts *o)
 		fprintf(stderr, "bpfsym: writing '%s' failed: %s\n", o->output, strerror(-err));
 		goto out;
 	}
+	/* Only now: a summary before a failing close (fsync's EIO) would claim a good file. */
+	print_summary(&r, stats, nbytes, secs);
 	ret = 0;
 out:
 	if (r.w)

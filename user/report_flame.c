@@ -28,6 +28,7 @@
 #include "report_flame_js.h"
 #include "report_fmt.h"
 #include "report_view.h"
+#include "util.h"
 
 #define DEF_WIDTH	1200
 #define DEF_MIN_WIDTH	0.1	/* pixels, FlameGraph's --minwidth default */
@@ -727,6 +728,21 @@ int report_flame__write(const char *path, const struct report *r, const struct v
 		return -EINVAL;
 	if (!strcmp(path, "-"))
 		return report_flame__fprint(stdout, r, o, fo);
+	err = output_open_special(path, &fd);
+	if (err)
+		return err;
+	if (fd >= 0) {
+		f = fdopen(fd, "w");
+		if (!f) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		err = report_flame__fprint(f, r, o, fo);
+		if (fclose(f) && !err)
+			err = -errno;
+		return err;
+	}
 	len = strlen(path);
 	tmp = malloc(len + sizeof(".XXXXXX"));
 	if (!tmp)

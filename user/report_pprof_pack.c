@@ -18,6 +18,7 @@
 
 #include "profile.pb-c.h"
 #include "report_pprof_int.h"
+#include "util.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__ValueType pb_value_type;
@@ -314,6 +315,15 @@ int pprof__write_file(const struct pprof *p, const char *path)
 	char *tmp = NULL;
 	int fd, err;
 
+	err = output_open_special(path, &fd);
+	if (err)
+		return err;
+	if (fd >= 0) {
+		err = pprof__emit(p, fd);
+		if (close(fd) && !err)
+			err = -errno;
+		return err;
+	}
 	fd = open_temp(path, &tmp);
 	if (fd < 0)
 		return fd;

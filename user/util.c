@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -98,6 +99,19 @@ int parse_seconds(const char *s, double *out)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int output_open_special(const char *path, int *fd)
+{
+	struct stat st;
+
+	*fd = -1;
+	if (stat(path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	*fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	return *fd < 0 ? -errno : 0;
 }
 
 int read_file_capped(const char *path, size_t cap, char **buf, size_t *len)

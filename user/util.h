@@ -40,6 +40,16 @@ int parse_seconds(const char *s, double *out);
 int read_file_capped(const char *path, size_t cap, char **buf, size_t *len);
 
 /*
+ * An output file is written beside its name and renamed over it, so a
+ * failure never leaves it half written; but a rename would replace a
+ * device, a FIFO or /dev/stdout with a regular file.  When @path exists
+ * and is not a regular file (symbolic links followed), *@fd is opened on
+ * it for writing in place; otherwise *@fd is -1 (write beside, rename).
+ * 0 or -errno (*@fd -1).
+ */
+int output_open_special(const char *path, int *fd);
+
+/*
  * pread() all of [@off, @off + @len) of @fd into @buf, unless the file ends
  * first (EINTR retried): the bytes read, or -errno.
  */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,6 +66,12 @@ int workload__prepare(struct workload *w, char *const argv[])
 		/* EOF instead of a byte: the recorder gave up; never run. */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
+		/*
+		 * bpfsym run by a user with ambient capabilities (setpriv
+		 * --ambient-caps, docs in README.md) would pass them on to the
+		 * command: it runs as that user would run it, without them.
+		 */
+		prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)

@@ -1,0 +1,185 @@
+#!/bin/sh
+# Running without root (issue 6, item 4; README.md "Running without root").
+#
+# As nobody (uid 65534) with capabilities given by setpriv (ambient) or
+# setcap (file capabilities), recording the whole system while burn and
+# sysheavy run:
+#   caps_minimal       CAP_BPF CAP_PERFMON CAP_SYS_PTRACE CAP_DAC_READ_SEARCH:
+#                      status 0, burn_inner named; the two warnings of what
+#                      is degraded (CAP_CHECKPOINT_RESTORE; CAP_SYSLOG when
+#                      kallsyms hides addresses from such a process)
+#   caps_recommended   those + CAP_SYSLOG + CAP_CHECKPOINT_RESTORE, with
+#                      RLIMIT_MEMLOCK 0: status 0, no warning, kernel frames
+#                      named, burn_inner named
+#   caps_setcap        the recommended set as file capabilities of a copy
+#   caps_without_X     each of the four required ones missing: status 2 and
+#                      one line naming it
+# (test_record_options.sh has priv_nobody and priv_missing_caps.)
+. "$(dirname "$0")/lib.sh"
+REQ="bpf perfmon sys_ptrace dac_read_search"
+lib_init integration/caps_minimal integration/caps_recommended integration/caps_setcap \
+	$(for c in $REQ; do echo integration/caps_without_$c; done)
+
+command -v setpriv > /dev/null || skip_all "setpriv (util-linux) not installed"
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf --ambient-caps=+bpf true 2> "$T/setpriv.err" ||
+	skip_all "setpriv cannot give ambient capabilities: $(head -1 "$T/setpriv.err")"
+for f in burn sysheavy; do
+	if ! build_fixture $f $f; then
+		show "$T/$f.build.log"
+		skip_all "cannot build the fixture $f.c"
+	fi
+done
+# nobody writes here; CAP_DAC_READ_SEARCH lets it through the 0700 parents.
+mkdir -p "$T/out" && chmod 777 "$T/out"
+bg_start "$T/burn" 600
+burn=$BG_PID
+bg_start "$T/sysheavy" 600
+sysh=$BG_PID
+
+# $NOBODY CAPS CMD...: run CMD as nobody with CAPS ("+a,+b") ambient; a
+# command, so that timeout can run it.
+NOBODY=$T/as_nobody
+cat > "$NOBODY" <<'EOS'
+#!/bin/sh
+caps=$1
+shift
+exec setpriv --reuid=65534 --regid=65534 --clear-groups \
+	--inh-caps="$caps" --ambient-caps="$caps" "$@"
+EOS
+chmod 755 "$NOBODY"
+
+# What nobody with these capabilities sees in /proc/kallsyms: without
+# CAP_SYSLOG, the addresses are zeros unless kptr_restrict is 0 and
+# perf_event_paranoid at most 1.
+hidden=0
+if "$NOBODY" +bpf,+perfmon,+sys_ptrace,+dac_read_search head -1 /proc/kallsyms | grep -q '^0*[[:space:]]'; then
+	hidden=1
+fi
+note "without CAP_SYSLOG, kallsyms addresses hidden: $hidden (kptr_restrict $(cat /proc/sys/kernel/kptr_restrict), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid))"
+
+# rec NAME DATA CMD...: record 2 s of the whole system with CMD's
+# credentials; status in $rc, stderr in DATA.err, folded stacks in
+# DATA.folded (read as root).  False (FAIL) when it did not record.
+rec() {
+	name=$1 data=$2
+	shift 2
+	run_to 60 "$@" record -a -F 199 -d 2 -q -o "$data" 2> "$data.err"
+	rc=$?
+	note "$name: status $rc, stderr: $(cat "$data.err")"
+	record_ok "$name" "$data" "$data.err" $rc || return 1
+	if [ "$(stat -c %u "$data")" -ne 65534 ]; then
+		fail "$name" "the file is owned by uid $(stat -c %u "$data"), not nobody: not run as nobody?"
+		return 1
+	fi
+	folded "$name" "$data" "$data.folded" || return 1
+	n=$(folded_count "$data.folded" '^burn;(.*;)?burn_inner$')
+	if [ "$n" -lt 50 ]; then
+		fail "$name" "only $n samples of burn;...;burn_inner"
+		uleaves "$data.folded" burn
+		return 1
+	fi
+	return 0
+}
+
+# kernel_named DATA: "NAMED ALL" kernel frames of the folded stacks.
+kernel_named() {
+	awk '{
+		k = split(substr($0, 1, length($0) - length($NF) - 1), f, ";")
+		for (i = 2; i <= k; i++)
+			if (f[i] ~ /_\[k\]$/) {
+				all += $NF
+				if (f[i] !~ /^\[/)
+					named += $NF
+			}
+	} END { print named + 0, all + 0 }' "$1"
+}
+
+name=integration/caps_minimal
+if rec "$name" "$T/out/min.data" "$NOBODY" +bpf,+perfmon,+sys_ptrace,+dac_read_search "$BPFSYM"; then
+	set -- $(kernel_named "$T/out/min.data.folded")
+	note "minimal set: $1 of $2 kernel frames named"
+	if ! grep -q 'warning: no CAP_CHECKPOINT_RESTORE' "$T/out/min.data.err"; then
+		fail "$name" "no warning that CAP_CHECKPOINT_RESTORE is missing"
+	elif [ $hidden -eq 1 ] && ! grep -q 'kptr_restrict.*grant CAP_SYSLOG' "$T/out/min.data.err"; then
+		fail "$name" "kallsyms is hidden, and no warning naming CAP_SYSLOG"
+	elif [ $hidden -eq 1 ] && [ "$1" -ne 0 ]; then
+		fail "$name" "$1 kernel frames named from a hidden kallsyms"
+	elif [ $hidden -eq 0 ] && [ "$1" -eq 0 ]; then
+		fail "$name" "kallsyms is visible, yet no kernel frame is named ($2 kernel frames)"
+	else
+		pass "$name"
+	fi
+fi
+
+ALL=+bpf,+perfmon,+sys_ptrace,+dac_read_search,+syslog,+checkpoint_restore
+name=integration/caps_recommended
+if ! command -v prlimit > /dev/null; then
+	skip "$name" "prlimit (util-linux) not installed"
+elif rec "$name" "$T/out/rec.data" prlimit --memlock=0:0 setpriv --reuid=65534 --regid=65534 \
+	--clear-groups --inh-caps=$ALL --ambient-caps=$ALL "$BPFSYM"; then
+	set -- $(kernel_named "$T/out/rec.data.folded")
+	note "recommended set, RLIMIT_MEMLOCK 0: $1 of $2 kernel frames named"
+	if grep -q 'warning' "$T/out/rec.data.err"; then
+		fail "$name" "warnings with the recommended set"
+		show "$T/out/rec.data.err"
+	elif [ "$2" -lt 10 ] || [ $((2 * $1)) -lt "$2" ]; then
+		fail "$name" "only $1 of $2 kernel frames named"
+	else
+		pass "$name"
+	fi
+fi
+
+# File capabilities: a copy in a directory of its own that nobody can
+# reach (setpriv gives nobody nothing here), on a file system that honours them.
+name=integration/caps_setcap
+if ! command -v setcap > /dev/null; then
+	skip "$name" "setcap (libcap2-bin) not installed"
+else
+	capdir=$(mktemp -d /tmp/bpfsym-caps.XXXXXX)
+	chmod 755 "$capdir"
+	cp "$BPFSYM" "$capdir/bpfsym"
+	if ! setcap cap_bpf,cap_perfmon,cap_sys_ptrace,cap_dac_read_search,cap_syslog,cap_checkpoint_restore+ep \
+		"$capdir/bpfsym" 2> "$T/setcap.err"; then
+		skip "$name" "setcap failed: $(head -1 "$T/setcap.err")"
+	elif findmnt -n -o OPTIONS -T "$capdir" 2>/dev/null | grep -qw nosuid; then
+		skip "$name" "$capdir is on a nosuid file system (file capabilities ignored)"
+	elif rec "$name" "$T/out/setcap.data" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$capdir/bpfsym"; then
+		if grep -q 'warning' "$T/out/setcap.data.err"; then
+			fail "$name" "warnings with the recommended set as file capabilities"
+			show "$T/out/setcap.data.err"
+		else
+			pass "$name"
+		fi
+	fi
+	rm -rf "$capdir"
+fi
+
+# Each required capability missing: status 2, one line naming just it.
+for c in $REQ; do
+	name=integration/caps_without_$c
+	caps=$(echo "$REQ" | tr ' ' '\n' | grep -vx "$c" | sed 's/^/+/' | paste -sd,)
+	want="CAP_$(echo "$c" | tr a-z A-Z)"
+	# ASan's leak checker would need the missing CAP_SYS_PTRACE.
+	ASAN_OPTIONS=detect_leaks=0 run_to 30 "$NOBODY" "$caps" "$BPFSYM" record -a -d 1 -q \
+		-o "$T/out/never.data" > /dev/null 2> "$T/without.err"
+	rc=$?
+	note "$name ($caps): status $rc, stderr: $(cat "$T/without.err")"
+	if [ $rc -ne 2 ]; then
+		fail "$name" "exited with status $rc, expected 2"
+		show "$T/without.err"
+	elif [ "$(nlines "$T/without.err")" -ne 1 ]; then
+		fail "$name" "printed $(nlines "$T/without.err") lines, expected one"
+		show "$T/without.err"
+	elif ! grep -Eq "^bpfsym: missing capabilities: $want \(" "$T/without.err"; then
+		fail "$name" "the line does not name just $want"
+	elif [ -e "$T/out/never.data" ]; then
+		fail "$name" "a file was written"
+	else
+		pass "$name"
+	fi
+done
+
+stop "$burn"
+stop "$sysh"
+lib_done
