@@ -30,10 +30,18 @@ struct probes {
 	int *pfds;
 };
 
-/* Ring buffer: 512 KiB per CPU, at least 4 MiB, a power of two as the kernel requires. */
-static uint32_t ringbuf_size(int nr_cpus)
+/*
+ * Ring buffer: room for 2 s of samples of 1 KiB (a deep stack) on every
+ * CPU at @freq, so a reader that drains every 100 ms, and is woken at a
+ * quarter full, never falls behind a steady rate, and a burst of mapping
+ * records (an exec storm) wakes it early.  At least 1 MiB, a power of two
+ * as the kernel requires.  Its pages are mapped twice in our address space
+ * (the kernel's trick for records that wrap), so they count twice in RSS:
+ * a fixed 8 MiB was most of the recorder's memory at 99 Hz.
+ */
+static uint32_t ringbuf_size(int nr_cpus, uint32_t freq)
 {
-	uint64_t want = (uint64_t)nr_cpus * (512u << 10), size = 4u << 20;
+	uint64_t want = (uint64_t)nr_cpus * (freq ? freq : 99) * 1024 * 2, size = 1u << 20;
 
 	while (size < want && size < (1u << 30))
 		size <<= 1;
@@ -125,7 +133,7 @@ struct probes *probes__load(const struct probes_opts *o)
 	}
 	for (i = 0; i < p->nr_cpus; i++)
 		p->pfds[i] = -1;
-	p->ring_size = ringbuf_size(p->nr_cpus);
+	p->ring_size = ringbuf_size(p->nr_cpus, o->freq);
 	err = load_sampler(p, o);
 	err = err ?: load_tracker(p, o);
 	if (err)

@@ -22,6 +22,7 @@ struct probes_opts {
 	uint32_t target_mode;		/* enum bpfsym_target_mode */
 	bool follow_children;		/* a fork of a target is a target */
 	bool want_kernel, want_user;	/* stack sides */
+	uint32_t freq;			/* sampling rate, Hz per CPU: sizes the ring buffer */
 	uint32_t max_targets;		/* entries of the targets map */
 	int cgroup_fd;			/* BPFSYM_TARGET_CGROUP: an open cgroup v2 directory */
 };

@@ -616,6 +616,7 @@ int record__run(const struct record_opts *o)
 		.follow_children = o->target == RECORD_COMMAND,
 		.want_kernel = !o->user_only,
 		.want_user = !o->kernel_only,
+		.freq = o->freq,
 		/* a command's whole process tree; -p's pids */
 		.max_targets = o->target == RECORD_COMMAND ? 65536 : (uint32_t)o->nr_pids,
 	};
