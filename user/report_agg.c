@@ -45,7 +45,8 @@ int strset__intern(struct strset *s, const char *p, size_t len, uint32_t *id)
 	if (err)
 		return err;
 	s->v[s->nr] = (struct sref){ s->data.len, len };
-	memcpy(s->data.data + s->data.len, p, len);
+	if (len)	/* "" may come with no buffer behind it */
+		memcpy(s->data.data + s->data.len, p, len);
 	s->data.data[s->data.len + len] = '\0';
 	s->data.len += len + 1;
 	*id = (uint32_t)s->nr++;

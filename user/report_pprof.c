@@ -19,47 +19,10 @@
 
 /* ---- the string table ---- */
 
-struct skey {
-	const char *p;
-	size_t len;
-};
-
-static bool strs_eq(const void *ctx, uint32_t id, const void *key)
-{
-	const struct strs *s = ctx;
-	const struct skey *k = key;
-
-	return s->v[id].len == k->len && !memcmp(s->data.data + s->v[id].off, k->p, k->len);
-}
-
-/* Intern @len bytes at @p, which must not point into @s->data. */
+/* Intern @len bytes at @p, which must not point into @s. */
 static int strs__add(struct strs *s, const char *p, size_t len, uint32_t *id)
 {
-	struct skey k = { p, len };
-	uint32_t h = (uint32_t)hash_bytes(0, p, len);
-	size_t slot;
-	int err;
-
-	err = rpt_htab__reserve(&s->tab, 1);
-	if (err)
-		return err;
-	*id = rpt_htab__find(&s->tab, h, strs_eq, s, &k, &slot);
-	if (*id != RPT_NONE)
-		return 0;
-	if (s->nr >= RPT_ID_LIMIT)
-		return -E2BIG;
-	err = rpt_grow((void **)&s->v, &s->cap, s->nr + 1, sizeof(*s->v));
-	err = err ?: rpt_buf__reserve(&s->data, len + 1);
-	if (err)
-		return err;
-	s->v[s->nr] = (struct sref){ s->data.len, len };
-	if (len)
-		memcpy(s->data.data + s->data.len, p, len);
-	s->data.data[s->data.len + len] = '\0';
-	s->data.len += len + 1;
-	*id = (uint32_t)s->nr++;
-	rpt_htab__insert_at(&s->tab, slot, h, *id);
-	return 0;
+	return strset__intern(&s->set, p, len, id);
 }
 
 /*
@@ -144,10 +107,8 @@ static int strs__printf(struct strs *s, uint32_t *id, const char *fmt, ...)
 
 static void strs__free(struct strs *s)
 {
-	rpt_buf__free(&s->data);
+	strset__free(&s->set);
 	rpt_buf__free(&s->clean);
-	free(s->v);
-	rpt_htab__free(&s->tab);
 }
 
 /* ---- the profile being built ---- */

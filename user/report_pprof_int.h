@@ -13,15 +13,11 @@
 
 #include "report_fmt.h"
 #include "report_view.h"
+#include "report_view_int.h"
 
 /* The string table: id 0 is "", as the format requires. */
 struct strs {
-	struct rpt_buf data;	/* the strings, each NUL-terminated */
-	struct sref {
-		size_t off, len;
-	} *v;
-	size_t nr, cap;
-	struct rpt_htab tab;
+	struct strset set;	/* the views' interned strings */
 	struct rpt_buf clean;	/* strs__clean()'s scratch */
 };
 
