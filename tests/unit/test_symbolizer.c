@@ -19,7 +19,6 @@
 
 #include "test.h"
 #include "elfsym.h"
-#include "kallsyms.h"
 #include "procmap.h"
 #include "symbolizer.h"
 #include "util.h"
