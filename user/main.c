@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "frame_namer.h"
@@ -45,6 +46,13 @@ static const char record_usage[] =
 "  -F, --freq HZ             samples per second per CPU (default 99)\n"
 "  -d, --duration SECONDS    stop after this long (fractions allowed)\n"
 "  -o, --output FILE         the report file (default bpfsym.data)\n"
+"  -m, --mmap-pages PAGES    size of the ring buffer the BPF programs share\n"
+"                            (every CPU's samples and mapping events): a\n"
+"                            number of pages or a size with B/K/M/G, a power\n"
+"                            of two pages, at most 1G (default: 2 s of deep\n"
+"                            stacks at -F on every CPU, at least 1 MiB);\n"
+"                            smaller loses samples sooner, counted in the\n"
+"                            report\n"
 "      --user-only           keep only the user side of each stack (kernel\n"
 "                            threads are not sampled)\n"
 "      --kernel-only         sample only kernel time, keep only kernel frames\n"
@@ -189,6 +197,7 @@ static int cmd_record(int argc, char **argv)
 		{ "freq", required_argument, NULL, 'F' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
 		{ "map-anon", required_argument, NULL, OPT_MAP_ANON },
@@ -205,7 +214,7 @@ static int cmd_record(int argc, char **argv)
 
 	opterr = 0;
 	/* '+': stop at the first non-option, the start of COMMAND. */
-	while ((c = getopt_long(argc, argv, "+:ap:G:F:d:o:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ap:G:F:d:o:m:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			all = 1;
@@ -244,6 +253,16 @@ static int cmd_record(int argc, char **argv)
 				goto out;
 			}
 			o.output = optarg;
+			break;
+		case 'm':
+			ret = parse_mmap_pages(optarg, (uint64_t)sysconf(_SC_PAGESIZE), &o.mmap_pages);
+			if (ret) {
+				ret = cli__usage_error("-m '%s': %s", optarg,
+						       ret == -EDOM ? "expected a power of two pages (1, 2, 4, ... or 4K, 8K, ...)" :
+						       ret == -ERANGE ? "expected 1 page to 1G" :
+						       "expected a number of pages, or a size with B, K, M or G");
+				goto out;
+			}
 			break;
 		case OPT_USER_ONLY:
 			o.user_only = true;

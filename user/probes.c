@@ -133,7 +133,7 @@ struct probes *probes__load(const struct probes_opts *o)
 	}
 	for (i = 0; i < p->nr_cpus; i++)
 		p->pfds[i] = -1;
-	p->ring_size = ringbuf_size(p->nr_cpus, o->freq);
+	p->ring_size = o->ring_size ? (uint32_t)o->ring_size : ringbuf_size(p->nr_cpus, o->freq);
 	err = load_sampler(p, o);
 	err = err ?: load_tracker(p, o);
 	if (err)

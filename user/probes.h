@@ -23,6 +23,7 @@ struct probes_opts {
 	bool follow_children;		/* a fork of a target is a target */
 	bool want_kernel, want_user;	/* stack sides */
 	uint32_t freq;			/* sampling rate, Hz per CPU: sizes the ring buffer */
+	uint64_t ring_size;		/* bytes of the ring buffer (a power of two pages); 0: by freq */
 	uint32_t max_targets;		/* entries of the targets map */
 	int cgroup_fd;			/* BPFSYM_TARGET_CGROUP: an open cgroup v2 directory */
 };

@@ -617,6 +617,7 @@ int record__run(const struct record_opts *o)
 		.want_kernel = !o->user_only,
 		.want_user = !o->kernel_only,
 		.freq = o->freq,
+		.ring_size = o->mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE),
 		/* a command's whole process tree; -p's pids */
 		.max_targets = o->target == RECORD_COMMAND ? 65536 : (uint32_t)o->nr_pids,
 	};
@@ -747,6 +748,11 @@ int record__run(const struct record_opts *o)
 	}
 	probes__read_stats(r.bpf, stats);
 	mst = mapevents__stats(r.mev);
+	/* The ring buffer was drained after sampling stopped: all it held was read. */
+	if (stats[BPFSYM_STAT_SAMPLES] > r.samples + r.bad_events)
+		pr_warn("bpfsym: %llu of the %llu samples in the ring buffer were not read\n",
+			(unsigned long long)(stats[BPFSYM_STAT_SAMPLES] - r.samples - r.bad_events),
+			(unsigned long long)stats[BPFSYM_STAT_SAMPLES]);
 	if (r.bad_events || mst->bad)
 		pr_warn("bpfsym: %llu malformed ring-buffer records skipped\n",
 			(unsigned long long)(r.bad_events + mst->bad));

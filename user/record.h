@@ -25,6 +25,7 @@ struct record_opts {
 	uint32_t freq;			/* Hz per CPU */
 	double duration;		/* seconds; 0: until a signal or the command exits */
 	const char *output;
+	uint64_t mmap_pages;		/* -m: ring-buffer pages; 0: sized by freq */
 	const struct anon_hint *hints;	/* --map-anon */
 	size_t nr_hints;
 	bool user_only, kernel_only;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,49 @@ int parse_seconds(const char *s, double *out)
 	if (errno || end == s || *end || !isfinite(v) || v < 0)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+int parse_mmap_pages(const char *s, uint64_t page_size, uint64_t *pages)
+{
+	static const struct {
+		char unit;
+		unsigned int shift;
+	} units[] = { { 'B', 0 }, { 'K', 10 }, { 'M', 20 }, { 'G', 30 } };
+	unsigned int shift = 0;
+	bool is_size = false;
+	uint64_t v = 0, max;
+	size_t i;
+
+	if (!s || !page_size || (page_size & (page_size - 1)) || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	/* Decimal only ("010" is ten pages, as perf reads it); stop past the cap. */
+	for (; isdigit((unsigned char)*s); s++) {
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > MMAP_PAGES_MAX_BYTES)
+			return -ERANGE;
+	}
+	if (*s) {
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (toupper((unsigned char)*s) == units[i].unit)
+				break;
+		if (i == sizeof(units) / sizeof(units[0]) || s[1])
+			return -EINVAL;
+		is_size = true;
+		shift = units[i].shift;
+	}
+	max = is_size ? MMAP_PAGES_MAX_BYTES >> shift : MMAP_PAGES_MAX_BYTES / page_size;
+	if (v == 0 || v > max)
+		return -ERANGE;
+	if (is_size) {
+		v <<= shift;
+		if (v % page_size)
+			return -EDOM;
+		v /= page_size;
+	}
+	if (v & (v - 1))
+		return -EDOM;
+	*pages = v;
 	return 0;
 }
 

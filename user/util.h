@@ -32,6 +32,20 @@ int parse_hex_u64(const char *s, uint64_t *out);
 /* A finite, non-negative decimal (fractions allowed). */
 int parse_seconds(const char *s, double *out);
 
+/* Ring-buffer sizes allowed by -m/--mmap-pages: 1 page to 1 GiB. */
+#define MMAP_PAGES_MAX_BYTES	(1ULL << 30)
+
+/*
+ * perf's -m/--mmap-pages: a number of pages ("64"), or a size with a unit
+ * B, K, M or G ("256K"), which must come to a whole number of pages of
+ * @page_size.  The pages must be a power of two (the kernel's ring buffer
+ * wants one) between 1 and MMAP_PAGES_MAX_BYTES.  0 and *@pages set, or
+ * -EINVAL (malformed), -ERANGE (out of range), -EDOM (not a power of two,
+ * or not whole pages).  Unlike perf, never rounds: a size the user did not
+ * ask for would change what a loss test means.
+ */
+int parse_mmap_pages(const char *s, uint64_t page_size, uint64_t *pages);
+
 /*
  * Read at most @cap bytes of the file at @path into a new NUL-terminated
  * buffer (*@buf, freed by the caller), *@len set.  -E2BIG if larger than

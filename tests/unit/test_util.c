@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * util: the strict parsers the command line relies on.  -m/--mmap-pages
+ * reads perf's two spellings (pages, or a size with a unit) and, unlike
+ * perf, refuses rather than rounds a size that is not a power of two pages.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "test.h"
+#include "util.h"
+
+TEST_SUITE("util");
+
+static void test_mmap_pages_good(void)
+{
+	static const struct {
+		const char *s;
+		uint64_t page, pages;
+	} v[] = {
+		{ "1", 4096, 1 },
+		{ "64", 4096, 64 },
+		{ "008", 4096, 8 },		/* decimal, as perf reads it */
+		{ "4K", 4096, 1 },
+		{ "4k", 4096, 1 },
+		{ "4096B", 4096, 1 },
+		{ "1M", 4096, 256 },
+		{ "1G", 4096, 262144 },		/* the cap itself */
+		{ "262144", 4096, 262144 },
+		{ "64K", 65536, 1 },		/* 64 KiB pages (arm64, ppc64) */
+	};
+	uint64_t pages;
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		pages = 0;
+		if (!ASSERT_OK(parse_mmap_pages(v[i].s, v[i].page, &pages), v[i].s) ||
+		    !ASSERT_EQ(pages, v[i].pages, v[i].s))
+			return;
+	}
+}
+
+static void test_mmap_pages_bad(void)
+{
+	static const struct {
+		const char *s;
+		int err;
+	} v[] = {
+		{ "", -EINVAL }, { "-1", -EINVAL }, { "+4", -EINVAL }, { " 4", -EINVAL },
+		{ "4 ", -EINVAL }, { "0x10", -EINVAL }, { "4KB", -EINVAL }, { "4T", -EINVAL },
+		{ "K", -EINVAL }, { "1.5M", -EINVAL },
+		{ "0", -ERANGE }, { "0K", -ERANGE }, { "2G", -ERANGE }, { "1025M", -ERANGE },
+		{ "262145", -ERANGE }, { "99999999999999999999999", -ERANGE },
+		{ "3", -EDOM }, { "010", -EDOM }, { "12K", -EDOM }, { "100", -EDOM },
+		{ "1000B", -EDOM },		/* not whole pages */
+		{ "2K", -EDOM },		/* half a page */
+	};
+	uint64_t pages = 77;
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		if (!ASSERT_EQ(parse_mmap_pages(v[i].s, 4096, &pages), v[i].err, v[i].s))
+			return;
+	}
+	ASSERT_EQ(pages, (uint64_t)77, "a refused value leaves the result alone");
+	ASSERT_EQ(parse_mmap_pages("4", 0, &pages), -EINVAL, "page size 0");
+	ASSERT_EQ(parse_mmap_pages("4", 3000, &pages), -EINVAL, "page size not a power of two");
+	ASSERT_EQ(parse_mmap_pages(NULL, 4096, &pages), -EINVAL, "NULL");
+}
+
+int main(void)
+{
+	RUN_TEST(test_mmap_pages_good);
+	RUN_TEST(test_mmap_pages_bad);
+	return TEST_EXIT();
+}
