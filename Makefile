@@ -10,6 +10,17 @@ PROTOC_C ?= protoc-c
 ARCH	:= x86
 BUILD	:= build
 
+# A build on a machine without the dependencies stops here with one line
+# naming them, not at the first tool that is missing.  `make test` and
+# `make run` install them first (the sub-make checks); `make deps` does.
+NODEP_GOALS := deps test run clean vmlinux
+ifneq ($(filter-out $(NODEP_GOALS),$(or $(MAKECMDGOALS),all)),)
+DEPS_MISSING := $(shell scripts/check-deps.sh $(BPFTOOL))
+ifneq ($(DEPS_MISSING),)
+$(error $(DEPS_MISSING))
+endif
+endif
+
 PKGS	:= libbpf libelf libzstd liblzma zlib libprotobuf-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 # libiberty (binutils' demangler for C++ and Rust) has no pkg-config file.
