@@ -1,12 +1,13 @@
 #!/bin/sh
 # Record options beyond the basics: --user-only / --kernel-only, the
 # privilege check, -p ending when its targets exit, the live status line on
-# a terminal (and -q), -v.
+# a terminal (and -q), -v, -m/--mmap-pages.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/side_user_only integration/side_kernel_only \
 	integration/priv_nobody integration/priv_missing_caps \
 	integration/pid_target_exits integration/status_line_tty \
-	integration/quiet_no_status integration/verbose_libbpf
+	integration/quiet_no_status integration/verbose_libbpf \
+	integration/mmap_pages_usage integration/mmap_pages_size
 
 for f in sysheavy burn; do
 	if ! build_fixture $f $f; then
@@ -163,6 +164,69 @@ elif ! grep -q '^libbpf: ' "$T/v.err"; then
 	show "$T/v.err"
 else
 	pass "$name"
+fi
+
+# ---- -m/--mmap-pages: documented, refused unless a power of two pages.
+name=integration/mmap_pages_usage
+"$BPFSYM" record --help > "$T/help.out" 2>&1
+run_to 30 "$BPFSYM" record -m 3 -a -d 1 -q -o "$T/m3.data" 2> "$T/m3.err"
+rc3=$?
+run_to 30 "$BPFSYM" record --mmap-pages 12K -a -d 1 -q -o "$T/m12.data" 2> "$T/m12.err"
+rc12=$?
+if ! grep -q -- '-m, --mmap-pages' "$T/help.out"; then
+	fail "$name" "bpfsym record --help does not document -m/--mmap-pages"
+elif [ $rc3 -ne 2 ] || [ $rc12 -ne 2 ]; then
+	fail "$name" "-m 3 and --mmap-pages 12K exited with $rc3 and $rc12, expected 2 (usage)"
+elif [ "$(nlines "$T/m3.err")" -ne 1 ] || ! grep -q "^bpfsym: -m '3': .*power of two" "$T/m3.err"; then
+	fail "$name" "-m 3 did not say in one line that a power of two is expected"
+	show "$T/m3.err"
+elif [ -e "$T/m3.data" ] || [ -e "$T/m12.data" ]; then
+	fail "$name" "a refused -m still wrote a recording"
+else
+	pass "$name"
+fi
+
+# ---- -m sizes the ring buffer the kernel really has (bpftool's view),
+# in pages or with a unit, and a recording through it works.
+name=integration/mmap_pages_size
+if ! command -v bpftool > /dev/null 2>&1 && [ ! -x /usr/sbin/bpftool ]; then
+	skip "$name" "bpftool is not installed (the oracle)"
+else
+	bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
+	pg=$(getconf PAGESIZE)
+	why=
+	for m in 8 16K; do
+		case $m in
+		*K) want=$((${m%K} * 1024)) ;;
+		*) want=$((m * pg)) ;;
+		esac
+		rm -f "$T/m.data"
+		bg_start "$BPFSYM" record -m "$m" -q -F 99 -o "$T/m.data" -- "$T/burn" 3 2> "$T/m.err"
+		rec=$BG_PID
+		wait_until 20 exists "$T/m.data"
+		# Other recorders may run: one ring of exactly this size must exist.
+		found=$("$bpftool" map list 2> /dev/null | awk -v w="$want" '
+			/ ringbuf / && / name events / { rb = 1; next }
+			rb && $0 ~ ("max_entries " w " ") { n++ }
+			{ rb = 0 }
+			END { print n + 0 }')
+		reap "$rec"
+		if [ "$found" -lt 1 ]; then
+			why="-m $m: no ring buffer of $want bytes among the kernel's maps"
+		elif [ "$REAP_RC" -ne 0 ]; then
+			why="-m $m: bpfsym record exited with status $REAP_RC"
+			show "$T/m.err"
+		elif ! "$BPFSYM" report "$T/m.data" > "$T/m.report" 2>&1 || ! grep -q 'burn' "$T/m.report"; then
+			why="-m $m: the recording does not report burn's samples"
+			show "$T/m.report"
+		fi
+		[ -n "$why" ] && break
+	done
+	if [ -n "$why" ]; then
+		fail "$name" "$why"
+	else
+		pass "$name"
+	fi
 fi
 
 lib_done
