@@ -53,7 +53,7 @@ SAN_APP_OBJS := $(patsubst user/%.c,$(BUILD)/san/%.o,$(APP_SRCS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/san/%,$(UNIT_SRCS))
 
-.PHONY: all run test check unit deps clean vmlinux
+.PHONY: all run test check unit deps clean vmlinux install
 .DELETE_ON_ERROR:
 # Keep the BPF objects: handy for bpftool and llvm-objdump.
 .SECONDARY:
@@ -115,6 +115,13 @@ run: deps
 
 vmlinux:
 	scripts/gen-vmlinux.sh $(ARCH)
+
+# `make install PREFIX=/usr DESTDIR=/tmp/pkg`: the binary and its man page.
+PREFIX	?= /usr/local
+install: bpfsym
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 bpfsym $(DESTDIR)$(PREFIX)/bin/bpfsym
+	install -m 0644 docs/bpfsym.1 $(DESTDIR)$(PREFIX)/share/man/man1/bpfsym.1
 
 clean:
 	rm -rf $(BUILD) bpfsym
