@@ -32,13 +32,18 @@ ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I$(BU
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDLIBS	:= $(PKG_LIBS) -lm
 
-# The command line and the loader; the rest are modules below the loader:
-# no libbpf, unit-tested without root.
-APP_SRCS := user/main.c user/record.c user/probes.c user/cli_symbolize.c
-LIB_SRCS := $(filter-out $(APP_SRCS),$(wildcard user/*.c))
+# Every source under user/, in its stage folder (docs/ARCHITECTURE.md).
+USER_SRCS := $(sort $(shell find user -name '*.c'))
+# The command line and the loader (the only code that includes libbpf);
+# the rest are modules below the loader: no libbpf, unit-tested without root.
+APP_SRCS := $(filter user/main.c user/cli/% user/record/% user/record.c user/probes.c \
+		user/workload.c user/cgroup.c user/cli_symbolize.c,$(USER_SRCS))
+LIB_SRCS := $(filter-out $(APP_SRCS),$(USER_SRCS))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS	 := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
-HDRS	 := $(wildcard user/*.h include/*.h)
+HDRS	 := $(shell find user include -name '*.h')
+# user/.../NAME.c for each NAME of $(1), wherever its stage folder is.
+srcs_of  = $(foreach m,$(1),$(filter %/$(m).c,$(USER_SRCS)))
 # protoc-c's C for proto/*.proto, generated into build/ (never committed).
 PROTOS	 := $(wildcard proto/*.proto)
 PROTO_HDRS := $(patsubst proto/%.proto,$(BUILD)/%.pb-c.h,$(PROTOS))
@@ -68,9 +73,11 @@ $(BUILD)/san/bpfsym: $(SAN_APP_OBJS) $(SAN_LIB_OBJS)
 	$(CC) $(SAN_FLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/rel/%.o: user/%.c $(HDRS) $(SKELS) $(PROTO_HDRS) | $(BUILD)/rel
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/san/%.o: user/%.c $(HDRS) $(SKELS) $(PROTO_HDRS) | $(BUILD)/san
+	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 # One rule makes both files (a pattern rule with two targets runs once).
@@ -146,35 +153,32 @@ FUZZ_LINK	 = $(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.o,
 .PHONY: fuzz fuzz-build fuzz-targets
 
 $(FUZZ_DIR)/obj/%.o: user/%.c $(HDRS) | $(FUZZ_DIR)/obj
+	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(FUZZ_DIR)/obj/elfsym.o $(FUZZ_DIR)/obj/elfplt.o $(FUZZ_DIR)/obj/elfnote.o \
-		$(FUZZ_DIR)/obj/symidx.o $(FUZZ_DIR)/obj/minidebug.o $(FUZZ_DIR)/obj/util.o
+# The modules each target links, by name (found in their stage folders).
+fuzz_objs = $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(call srcs_of,$(1)))
+$(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(call fuzz_objs,elfsym elfplt elfnote symidx minidebug util)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_DIR)/obj/report_read.o \
-		$(FUZZ_DIR)/obj/report_view.o $(FUZZ_DIR)/obj/report_agg.o $(FUZZ_DIR)/obj/report_table.o \
-		$(FUZZ_DIR)/obj/report_header.o $(FUZZ_DIR)/obj/report_script.o $(FUZZ_DIR)/obj/report_flame.o \
-		$(FUZZ_DIR)/obj/frame_namer.o $(FUZZ_DIR)/obj/kallsyms.o $(FUZZ_DIR)/obj/util.o \
-		$(FUZZ_DIR)/obj/symfs.o $(FUZZ_DIR)/obj/debugfile.o $(FUZZ_DIR)/obj/demangle.o \
-		$(FUZZ_DIR)/obj/fileid.o $(FUZZ_DIR)/obj/strtab.o $(FUZZ_DIR)/obj/elfsym.o \
-		$(FUZZ_DIR)/obj/elfplt.o $(FUZZ_DIR)/obj/elfnote.o $(FUZZ_DIR)/obj/symidx.o \
-		$(FUZZ_DIR)/obj/minidebug.o
+$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(call fuzz_objs,report_read report_view report_agg \
+		report_table report_header report_script report_flame frame_namer kallsyms util symfs \
+		debugfile demangle fileid strtab elfsym elfplt elfnote symidx minidebug)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(FUZZ_DIR)/obj/kallsyms.o $(FUZZ_DIR)/obj/util.o
+$(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(call fuzz_objs,kallsyms util)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_procmaps: tests/fuzz/fuzz_procmaps.c $(FUZZ_DIR)/obj/procmap.o $(FUZZ_DIR)/obj/pathstore.o $(FUZZ_DIR)/obj/util.o
+$(FUZZ_DIR)/fuzz_procmaps: tests/fuzz/fuzz_procmaps.c $(call fuzz_objs,procmap pathstore util)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_perfmap: tests/fuzz/fuzz_perfmap.c $(FUZZ_DIR)/obj/perfmap.o $(FUZZ_DIR)/obj/jitsyms.o $(FUZZ_DIR)/obj/util.o
+$(FUZZ_DIR)/fuzz_perfmap: tests/fuzz/fuzz_perfmap.c $(call fuzz_objs,perfmap jitsyms util)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(FUZZ_DIR)/obj/jitdump.o $(FUZZ_DIR)/obj/jitsyms.o $(FUZZ_DIR)/obj/util.o
+$(FUZZ_DIR)/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(call fuzz_objs,jitdump jitsyms util)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_hints: tests/fuzz/fuzz_hints.c $(FUZZ_DIR)/obj/hints.o $(FUZZ_DIR)/obj/util.o
+$(FUZZ_DIR)/fuzz_hints: tests/fuzz/fuzz_hints.c $(call fuzz_objs,hints util)
 	$(FUZZ_LINK)
 $(FUZZ_BINS): $(HDRS)
 
 # The report seeds come from the real writer, itself sanitized.
-$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c user/report_write.c user/report_read.c \
-		user/util.c $(HDRS) | $(FUZZ_DIR)
+$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_read util) \
+		$(HDRS) | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LDLIBS)
 
 $(FUZZ_DIR)/seeds/.stamp: tests/fuzz/make-corpus.sh $(wildcard tests/fuzz/seeds-*.sh) $(FUZZ_DIR)/gen_report_seeds
