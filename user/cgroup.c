@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "util.h"
+#include "base/util.h"
 
 /*
  * The path of the cgroup2 directory @abs inside its hierarchy ("/a/b", as

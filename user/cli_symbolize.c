@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "procmap.h"
 #include "symbolizer.h"
-#include "util.h"
+#include "base/util.h"
 
 static const char symbolize_usage[] =
 "Usage: bpfsym symbolize --elf FILE [--file-offset] [ADDR...]\n"

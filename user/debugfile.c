@@ -20,7 +20,7 @@
 
 #include "debugfile.h"
 #include "fileid.h"
-#include "util.h"
+#include "base/util.h"
 
 #define DEFAULT_MAX_CRC_SIZE	(1ULL << 30)
 #define CRC_CHUNK		(256UL << 10)

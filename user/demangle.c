@@ -8,7 +8,7 @@
 #include <libiberty/demangle.h>
 
 #include "demangle.h"
-#include "hash.h"
+#include "base/hash.h"
 
 static int looks_mangled(const char *name)
 {

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "strtab.h"
+#include "base/strtab.h"
 
 /*
  * Longest name handed to the demangler.  Names come from files we do not

@@ -41,7 +41,7 @@
 #include "elfsym.h"
 #include "minidebug.h"
 #include "symidx.h"
-#include "util.h"
+#include "base/util.h"
 
 #define DEFAULT_MAX_SYMS	(4UL << 20)
 #define DEFAULT_MAX_STRTAB	(256UL << 20)

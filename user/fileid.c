@@ -26,7 +26,7 @@
 
 #include "elfnote.h"
 #include "fileid.h"
-#include "util.h"
+#include "base/util.h"
 
 /* A note area holds a few hundred bytes: do not read a hostile giant one. */
 #define NOTE_AREA_MAX	(1UL << 20)

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "lru.h"
+#include "base/lru.h"
 #include "procmap.h"
 
 /* Longest build-id kept (elfsym ignores longer ones too). */

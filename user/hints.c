@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "hints.h"
-#include "util.h"
+#include "base/util.h"
 
 /* The longest number we take: 0x + 16 digits, or 22 octal digits, with room. */
 #define NUM_MAX 32

@@ -23,9 +23,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "base/hash.h"
 #include "jitdump.h"
-#include "util.h"
+#include "base/util.h"
 
 #define DEF_NAME_MAX	((size_t)4096)
 #define MAX_NAME_MAX	((size_t)1 << 20)

@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "fileid.h"
-#include "hash.h"
+#include "base/hash.h"
 #include "jitdump.h"
 #include "jitmap.h"
-#include "lru.h"
+#include "base/lru.h"
 #include "perfmap.h"
-#include "util.h"
+#include "base/util.h"
 
 #define MAX_PROCS_DEFAULT	1024
 #define MAX_FDS_DEFAULT		64

@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "base/hash.h"
 #include "kallsyms.h"
-#include "util.h"
+#include "base/util.h"
 
 #define KSYMS_FILE_CAP	((size_t)256 << 20)
 #define LOAD_BUF	((size_t)256 * 1024)

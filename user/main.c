@@ -23,7 +23,7 @@
 #include "report_script.h"
 #include "report_view.h"
 #include "symfs.h"
-#include "util.h"
+#include "base/util.h"
 
 static const char record_usage[] =
 "Usage: bpfsym [record] [TARGET] [OPTIONS] [-- COMMAND [ARGS...]]\n"

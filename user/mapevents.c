@@ -6,7 +6,7 @@
 
 #include "bpfsym.h"
 #include "mapevents.h"
-#include "util.h"
+#include "base/util.h"
 
 /* Exited processes waiting for their grace to end, oldest first: a ring. */
 struct exited {

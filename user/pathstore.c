@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "base/hash.h"
 #include "pathstore.h"
-#include "util.h"
+#include "base/util.h"
 
 /* An interned path; struct mapping.path points at s. */
 struct pstr {

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "perfmap.h"
-#include "util.h"
+#include "base/util.h"
 
 #define DEF_LINE_MAX	((size_t)4096)
 #define MAX_LINE_MAX	((size_t)1 << 20)

@@ -16,7 +16,7 @@
 #include "probes.h"
 #include "sampler.skel.h"
 #include "snapshot.skel.h"
-#include "util.h"
+#include "base/util.h"
 
 #define SNAPSHOT_CAP	(256u << 20)	/* bytes of snapshot records read, at most */
 #define SNAPSHOT_CHUNK	(64u << 10)

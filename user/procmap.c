@@ -30,11 +30,11 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
-#include "hash.h"
-#include "lru.h"
+#include "base/hash.h"
+#include "base/lru.h"
 #include "pathstore.h"
 #include "procmap.h"
-#include "util.h"
+#include "base/util.h"
 
 #define PROCS_DEFAULT	65536
 /*

@@ -39,7 +39,7 @@
 #include "record.h"
 #include "report.h"
 #include "symbolizer.h"
-#include "util.h"
+#include "base/util.h"
 #include "workload.h"
 
 #define FLUSH_INTERVAL_NS	1000000000ull	/* a SIGKILL loses at most this much */

@@ -28,7 +28,7 @@
 #include "report_flame_js.h"
 #include "report_fmt.h"
 #include "report_view.h"
-#include "util.h"
+#include "base/util.h"
 
 #define DEF_WIDTH	1200
 #define DEF_MIN_WIDTH	0.1	/* pixels, FlameGraph's --minwidth default */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
+#include "base/hash.h"
 
 #include "report.h"
 

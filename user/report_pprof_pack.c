@@ -18,7 +18,7 @@
 
 #include "profile.pb-c.h"
 #include "report_pprof_int.h"
-#include "util.h"
+#include "base/util.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__ValueType pb_value_type;

@@ -18,7 +18,7 @@
 
 #include "report.h"
 #include "report_fmt.h"
-#include "util.h"
+#include "base/util.h"
 
 #define CHUNK_SIZE (64u << 10)
 

@@ -19,7 +19,7 @@
 
 #include "report.h"
 #include "report_fmt.h"
-#include "util.h"
+#include "base/util.h"
 
 /*
  * The most pending bytes a block may hold, leaving room for zstd's

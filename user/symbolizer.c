@@ -47,11 +47,11 @@
 #include "fileid.h"
 #include "jitmap.h"
 #include "kallsyms.h"
-#include "hash.h"
-#include "lru.h"
-#include "strtab.h"
+#include "base/hash.h"
+#include "base/lru.h"
+#include "base/strtab.h"
 #include "symbolizer_int.h"
-#include "util.h"
+#include "base/util.h"
 
 #define MAX_FILES_DEFAULT	4096
 /* A few hundred libraries' symbols; libLLVM-14's take about 12 MiB. */

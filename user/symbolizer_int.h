@@ -18,8 +18,8 @@
 #include "fileid.h"
 #include "jitmap.h"
 #include "kallsyms.h"
-#include "lru.h"
-#include "strtab.h"
+#include "base/lru.h"
+#include "base/strtab.h"
 #include "symbolizer.h"
 
 /* A link in a chained hash table, embedded in what it links. */

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hash.h"
+#include "base/hash.h"
 #include "symbolizer_int.h"
 
 /*

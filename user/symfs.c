@@ -23,11 +23,11 @@
 #include "debugfile.h"
 #include "demangle.h"
 #include "fileid.h"
-#include "hash.h"
-#include "lru.h"
-#include "strtab.h"
+#include "base/hash.h"
+#include "base/lru.h"
+#include "base/strtab.h"
 #include "symfs.h"
-#include "util.h"
+#include "base/util.h"
 
 #define DEFAULT_MAX_LOADED	64
 #define DEFAULT_MAX_BYTES	(512UL << 20)

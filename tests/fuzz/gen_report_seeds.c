@@ -19,7 +19,7 @@
 
 #include "report.h"
 #include "report_fmt.h"
-#include "util.h"
+#include "base/util.h"
 
 struct recording {
 	const char *name;

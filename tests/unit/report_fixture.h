@@ -16,7 +16,7 @@
 
 #include "test.h"
 #include "report.h"
-#include "util.h"
+#include "base/util.h"
 
 static char errbuf[512];
 

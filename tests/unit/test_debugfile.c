@@ -20,7 +20,7 @@
 #include "elfsym.h"
 #include "procmap.h"
 #include "symbolizer.h"
-#include "util.h"
+#include "base/util.h"
 #include "test.h"
 #include "debug_fixture.h"
 

@@ -21,7 +21,7 @@
 #include <zlib.h>
 
 #include "elfsym.h"
-#include "util.h"
+#include "base/util.h"
 #include "test.h"
 
 TEST_SUITE("elfsym_bombs")

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "elfsym.h"
-#include "util.h"
+#include "base/util.h"
 #include "test.h"
 #include "elfsym_fixture.h"
 

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "elfsym.h"
-#include "util.h"
+#include "base/util.h"
 #include "test.h"
 #include "elfsym_fixture.h"
 

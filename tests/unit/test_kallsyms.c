@@ -6,7 +6,7 @@
 
 #include "test.h"
 #include "kallsyms.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST_SUITE("kallsyms");
 

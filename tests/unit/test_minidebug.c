@@ -15,7 +15,7 @@
 
 #include "elfsym.h"
 #include "minidebug.h"
-#include "util.h"
+#include "base/util.h"
 #include "test.h"
 #include "debug_fixture.h"
 

@@ -13,7 +13,7 @@
 
 #include "test.h"
 #include "procmap.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST_SUITE("procmap_events");
 

@@ -12,7 +12,7 @@
 
 #include "test.h"
 #include "report.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST_SUITE("report");
 

@@ -14,7 +14,7 @@
 #include "test.h"
 #include "report.h"
 #include "report_fmt.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST_SUITE("report_corrupt");
 

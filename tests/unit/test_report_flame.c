@@ -17,7 +17,7 @@
 #include "report.h"
 #include "report_flame.h"
 #include "report_view.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST_SUITE("report_flame");
 

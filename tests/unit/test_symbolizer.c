@@ -21,7 +21,7 @@
 #include "elfsym.h"
 #include "procmap.h"
 #include "symbolizer.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST_SUITE("symbolizer");
 

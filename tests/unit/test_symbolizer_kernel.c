@@ -13,7 +13,7 @@
 #include "test.h"
 #include "kallsyms.h"
 #include "symbolizer.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST_SUITE("symbolizer_kernel");
 

@@ -20,7 +20,7 @@
 #include "report.h"
 #include "report_view.h"
 #include "symfs.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST_SUITE("symfs")
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "test.h"
-#include "util.h"
+#include "base/util.h"
 
 TEST_SUITE("util");
 

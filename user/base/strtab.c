@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "strtab.h"
+#include "base/hash.h"
+#include "base/strtab.h"
 
 #define STR_CHUNK	(64 * 1024)
 
