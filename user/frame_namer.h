@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "kallsyms.h"
-#include "report.h"
+#include "report/report.h"
 #include "symfs.h"
 
 struct frame_namer;

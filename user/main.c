@@ -17,7 +17,7 @@
 #include "hints.h"
 #include "kallsyms.h"
 #include "record.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_flame.h"
 #include "report_pprof.h"
 #include "report_script.h"

@@ -37,7 +37,7 @@
 #include "probes.h"
 #include "procmap.h"
 #include "record.h"
-#include "report.h"
+#include "report/report.h"
 #include "symbolizer.h"
 #include "base/util.h"
 #include "workload.h"

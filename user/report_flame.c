@@ -23,10 +23,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "report_flame.h"
 #include "report_flame_js.h"
-#include "report_fmt.h"
+#include "report/report_fmt.h"
 #include "report_view.h"
 #include "base/util.h"
 

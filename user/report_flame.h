@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "report_view.h"
 
 /* Drawing choices; a zero field takes the default. */

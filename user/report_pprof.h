@@ -7,7 +7,7 @@
 #ifndef BPFSYM_REPORT_PPROF_H
 #define BPFSYM_REPORT_PPROF_H
 
-#include "report.h"
+#include "report/report.h"
 #include "report_view.h"
 
 /*

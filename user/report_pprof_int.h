@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report_fmt.h"
+#include "report/report_fmt.h"
 #include "report_view.h"
 #include "report_view_int.h"
 

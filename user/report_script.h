@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "report.h"
+#include "report/report.h"
 #include "report_view.h"
 
 /*

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "frame_namer.h"
-#include "report.h"
+#include "report/report.h"
 
 /* What the table's rows can be sorted by (--sort). */
 enum view_key {

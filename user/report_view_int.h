@@ -15,8 +15,8 @@
 #include <stdio.h>
 
 #include "frame_namer.h"
-#include "report.h"
-#include "report_fmt.h"
+#include "report/report.h"
+#include "report/report_fmt.h"
 #include "report_view.h"
 
 #define VIEW_UNKNOWN "[unknown]"

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "procmap.h"
-#include "report.h"
+#include "report/report.h"
 
 struct symbolizer;
 

@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #include "elfsym.h"
-#include "report.h"
+#include "report/report.h"
 
 struct symfs;
 

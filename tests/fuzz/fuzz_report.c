@@ -22,9 +22,9 @@
 
 #include "frame_namer.h"
 #include "kallsyms.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_flame.h"
-#include "report_fmt.h"
+#include "report/report_fmt.h"
 #include "report_script.h"
 #include "report_view.h"
 

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "report.h"
-#include "report_fmt.h"
+#include "report/report.h"
+#include "report/report_fmt.h"
 #include "base/util.h"
 
 struct recording {

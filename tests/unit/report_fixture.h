@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "report.h"
+#include "report/report.h"
 #include "base/util.h"
 
 static char errbuf[512];

@@ -13,7 +13,7 @@
 #include "test.h"
 #include "frame_namer.h"
 #include "kallsyms.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_view.h"
 
 TEST_SUITE("frame_namer");

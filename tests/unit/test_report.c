@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "report.h"
+#include "report/report.h"
 #include "base/util.h"
 
 TEST_SUITE("report");

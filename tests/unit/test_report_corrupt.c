@@ -12,8 +12,8 @@
 #include <zstd.h>
 
 #include "test.h"
-#include "report.h"
-#include "report_fmt.h"
+#include "report/report.h"
+#include "report/report_fmt.h"
 #include "base/util.h"
 
 TEST_SUITE("report_corrupt");

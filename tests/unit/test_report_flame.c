@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_flame.h"
 #include "report_view.h"
 #include "base/util.h"

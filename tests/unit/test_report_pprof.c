@@ -22,7 +22,7 @@
 #include "frame_namer.h"
 #include "kallsyms.h"
 #include "profile.pb-c.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_pprof.h"
 #include "report_view.h"
 

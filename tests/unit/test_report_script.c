@@ -14,7 +14,7 @@
 #include "test.h"
 #include "frame_namer.h"
 #include "kallsyms.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_script.h"
 #include "report_view.h"
 

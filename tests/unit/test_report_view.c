@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_view.h"
 
 TEST_SUITE("report_view");

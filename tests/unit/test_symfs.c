@@ -17,7 +17,7 @@
 #include "elfsym.h"
 #include "frame_namer.h"
 #include "kallsyms.h"
-#include "report.h"
+#include "report/report.h"
 #include "report_view.h"
 #include "symfs.h"
 #include "base/util.h"

@@ -19,7 +19,7 @@
 
 #include "base/hash.h"
 
-#include "report.h"
+#include "report/report.h"
 
 /* File header: magic, u32 version, u32 incompatible-feature flags. */
 #define RPT_FILE_MAGIC		"\x89" "BPFSYM\n"

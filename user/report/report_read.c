@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "report.h"
-#include "report_fmt.h"
+#include "report/report.h"
+#include "report/report_fmt.h"
 #include "base/util.h"
 
 #define CHUNK_SIZE (64u << 10)
