@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "procmap.h"
+#include "model/procmap.h"
 #include "symbolizer.h"
 #include "base/util.h"
 

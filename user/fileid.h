@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 
 #include "base/lru.h"
-#include "procmap.h"
+#include "model/procmap.h"
 
 /* Longest build-id kept (elfsym ignores longer ones too). */
 #define FILEID_BUILD_ID_MAX 64

@@ -14,7 +14,7 @@
 
 #include "cli.h"
 #include "frame_namer.h"
-#include "hints.h"
+#include "model/hints.h"
 #include "kallsyms.h"
 #include "record.h"
 #include "report/report.h"

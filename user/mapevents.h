@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "procmap.h"
+#include "model/procmap.h"
 #include "symbolizer.h"
 
 struct mapevents_stats {

@@ -35,7 +35,7 @@
 #include "cgroup.h"
 #include "mapevents.h"
 #include "probes.h"
-#include "procmap.h"
+#include "model/procmap.h"
 #include "record.h"
 #include "report/report.h"
 #include "symbolizer.h"

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hints.h"
+#include "model/hints.h"
 
 enum record_target {
 	RECORD_ALL = 0,		/* every process */

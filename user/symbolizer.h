@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "procmap.h"
+#include "model/procmap.h"
 #include "report/report.h"
 
 struct symbolizer;

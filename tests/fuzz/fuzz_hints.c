@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hints.h"
+#include "model/hints.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -30,7 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "procmap.h"
+#include "model/procmap.h"
 
 #define MAX_PROBES	4096
 #define UNITS		16

@@ -18,7 +18,7 @@
 
 #include "debugfile.h"
 #include "elfsym.h"
-#include "procmap.h"
+#include "model/procmap.h"
 #include "symbolizer.h"
 #include "base/util.h"
 #include "test.h"

@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "hints.h"
-#include "procmap.h"
+#include "model/hints.h"
+#include "model/procmap.h"
 #include "test.h"
 
 TEST_SUITE("hints");

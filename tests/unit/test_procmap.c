@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "procmap.h"
+#include "model/procmap.h"
 
 TEST_SUITE("procmap");
 

@@ -12,7 +12,7 @@
 #include <sys/sysmacros.h>
 
 #include "test.h"
-#include "procmap.h"
+#include "model/procmap.h"
 #include "base/util.h"
 
 TEST_SUITE("procmap_events");

@@ -19,7 +19,7 @@
 
 #include "test.h"
 #include "elfsym.h"
-#include "procmap.h"
+#include "model/procmap.h"
 #include "symbolizer.h"
 #include "base/util.h"
 

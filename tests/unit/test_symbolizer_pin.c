@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "procmap.h"
+#include "model/procmap.h"
 #include "symbolizer.h"
 
 TEST_SUITE("symbolizer_pin");

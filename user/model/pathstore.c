@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/hash.h"
-#include "pathstore.h"
+#include "model/pathstore.h"
 #include "base/util.h"
 
 /* An interned path; struct mapping.path points at s. */

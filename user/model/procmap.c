@@ -32,8 +32,8 @@
 
 #include "base/hash.h"
 #include "base/lru.h"
-#include "pathstore.h"
-#include "procmap.h"
+#include "model/pathstore.h"
+#include "model/procmap.h"
 #include "base/util.h"
 
 #define PROCS_DEFAULT	65536

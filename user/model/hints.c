@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hints.h"
+#include "model/hints.h"
 #include "base/util.h"
 
 /* The longest number we take: 0x + 16 digits, or 22 octal digits, with room. */
