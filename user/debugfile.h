@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 
 struct debugfile_query {
 	const struct elfsym *es;	/* the binary's symbols: build-id, debuglink, count */

@@ -24,7 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "elfnote.h"
+#include "symbolize/elf/elfnote.h"
 #include "fileid.h"
 #include "base/util.h"
 

@@ -43,7 +43,7 @@
 
 #include "debugfile.h"
 #include "demangle.h"
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 #include "fileid.h"
 #include "jitmap.h"
 #include "kallsyms.h"

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "demangle.h"
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 #include "fileid.h"
 #include "jitmap.h"
 #include "kallsyms.h"

@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 #include "report/report.h"
 
 struct symfs;

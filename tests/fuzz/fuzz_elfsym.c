@@ -20,8 +20,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elfsym.h"
-#include "minidebug.h"
+#include "symbolize/elf/elfsym.h"
+#include "symbolize/elf/minidebug.h"
 
 /* Enough to hit most symbol values of a small file, few enough to stay fast. */
 #define MAX_PROBES 2048

@@ -17,7 +17,7 @@
 #include <zlib.h>
 
 #include "debugfile.h"
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 #include "model/procmap.h"
 #include "symbolizer.h"
 #include "base/util.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 #include "test.h"
 
 TEST_SUITE("elfplt");

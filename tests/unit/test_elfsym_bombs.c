@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 #include "base/util.h"
 #include "test.h"
 

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 #include "base/util.h"
 #include "test.h"
 #include "elfsym_fixture.h"

@@ -12,7 +12,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 #include "base/util.h"
 #include "test.h"
 #include "elfsym_fixture.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 #include "fileid.h"
 
 TEST_SUITE("fileid");

@@ -13,8 +13,8 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "elfsym.h"
-#include "minidebug.h"
+#include "symbolize/elf/elfsym.h"
+#include "symbolize/elf/minidebug.h"
 #include "base/util.h"
 #include "test.h"
 #include "debug_fixture.h"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 #include "model/procmap.h"
 #include "symbolizer.h"
 #include "base/util.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "debug_fixture.h"
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 #include "frame_namer.h"
 #include "kallsyms.h"
 #include "report/report.h"

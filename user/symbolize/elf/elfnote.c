@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "elfnote.h"
+#include "symbolize/elf/elfnote.h"
 
 static uint32_t rd32(const uint8_t *p, bool swap)
 {

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "elfsym.h"
+#include "symbolize/elf/elfsym.h"
 
 struct symidx_cand {
 	uint64_t addr, size;	/* size <= limit - addr; 0: unknown */

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "minidebug.h"
+#include "symbolize/elf/minidebug.h"
 
 /*
  * xz -9 (and -9e) uses a 64 MiB dictionary, the largest of the presets,

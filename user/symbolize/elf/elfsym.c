@@ -36,11 +36,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elfnote.h"
-#include "elfplt.h"
-#include "elfsym.h"
-#include "minidebug.h"
-#include "symidx.h"
+#include "symbolize/elf/elfnote.h"
+#include "symbolize/elf/elfplt.h"
+#include "symbolize/elf/elfsym.h"
+#include "symbolize/elf/minidebug.h"
+#include "symbolize/elf/symidx.h"
 #include "base/util.h"
 
 #define DEFAULT_MAX_SYMS	(4UL << 20)

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symidx.h"
+#include "symbolize/elf/symidx.h"
 
 struct elfplt_sym {
 	uint64_t addr, size;	/* the stub, in the file's virtual addresses */

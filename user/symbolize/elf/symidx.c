@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symidx.h"
+#include "symbolize/elf/symidx.h"
 
 #define NO_SYM	SIZE_MAX
 

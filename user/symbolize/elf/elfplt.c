@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elfplt.h"
+#include "symbolize/elf/elfplt.h"
 
 #define PLT_ENTRY	16
 #define SUFFIX		"@plt"
