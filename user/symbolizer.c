@@ -45,7 +45,7 @@
 #include "demangle.h"
 #include "symbolize/elf/elfsym.h"
 #include "fileid.h"
-#include "jitmap.h"
+#include "symbolize/jit/jitmap.h"
 #include "kallsyms.h"
 #include "base/hash.h"
 #include "base/lru.h"

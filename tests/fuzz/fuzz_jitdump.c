@@ -26,8 +26,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "jitdump.h"
-#include "jitsyms.h"
+#include "symbolize/jit/jitdump.h"
+#include "symbolize/jit/jitsyms.h"
 
 #define MAX_ENTS	4096
 #define MAX_IDX		4096

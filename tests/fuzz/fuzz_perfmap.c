@@ -28,8 +28,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "jitsyms.h"
-#include "perfmap.h"
+#include "symbolize/jit/jitsyms.h"
+#include "symbolize/jit/perfmap.h"
 
 #define MAX_ENTS	4096
 #define MAX_PROBE_ENTS	512	/* entries whose ends are probed: the model is linear */

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "jitdump.h"
+#include "symbolize/jit/jitdump.h"
 
 TEST_SUITE("jitdump");
 

@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include "test.h"
-#include "jitsyms.h"
+#include "symbolize/jit/jitsyms.h"
 
 TEST_SUITE("jitsyms");
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "perfmap.h"
+#include "symbolize/jit/perfmap.h"
 
 TEST_SUITE("perfmap");
 

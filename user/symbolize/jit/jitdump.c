@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
-#include "jitdump.h"
+#include "symbolize/jit/jitdump.h"
 #include "base/util.h"
 
 #define DEF_NAME_MAX	((size_t)4096)

@@ -19,10 +19,10 @@
 
 #include "fileid.h"
 #include "base/hash.h"
-#include "jitdump.h"
-#include "jitmap.h"
+#include "symbolize/jit/jitdump.h"
+#include "symbolize/jit/jitmap.h"
 #include "base/lru.h"
-#include "perfmap.h"
+#include "symbolize/jit/perfmap.h"
 #include "base/util.h"
 
 #define MAX_PROCS_DEFAULT	1024

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perfmap.h"
+#include "symbolize/jit/perfmap.h"
 #include "base/util.h"
 
 #define DEF_LINE_MAX	((size_t)4096)

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jitsyms.h"
+#include "symbolize/jit/jitsyms.h"
 
 #define JITDUMP_MAGIC		0x4A695444u	/* "JiTD" */
 #define JITDUMP_VERSION		1

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jitsyms.h"
+#include "symbolize/jit/jitsyms.h"
 
 #define DEF_MAX_SYMS		((size_t)1 << 20)
 #define DEF_MAX_NAME_BYTES	((size_t)64 << 20)

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "jitsyms.h"
+#include "symbolize/jit/jitsyms.h"
 
 struct perfmap_stats {
 	uint64_t lines;		/* well-formed lines (size 0 ones included) */
