@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
 #include "symfs.h"
 

@@ -15,7 +15,7 @@
 #include "cli.h"
 #include "frame_namer.h"
 #include "model/hints.h"
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "record.h"
 #include "report/report.h"
 #include "report_flame.h"

@@ -46,7 +46,7 @@
 #include "symbolize/elf/elfsym.h"
 #include "fileid.h"
 #include "symbolize/jit/jitmap.h"
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "base/hash.h"
 #include "base/lru.h"
 #include "base/strtab.h"

@@ -17,7 +17,7 @@
 #include "symbolize/elf/elfsym.h"
 #include "fileid.h"
 #include "symbolize/jit/jitmap.h"
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "base/lru.h"
 #include "base/strtab.h"
 #include "symbolizer.h"

@@ -26,7 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 
 #define MAX_PROBES 4096
 /* ksyms__find() is a linear scan: a few calls, or big inputs crawl. */

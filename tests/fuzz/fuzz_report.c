@@ -21,7 +21,7 @@
 #include <zstd.h>
 
 #include "frame_namer.h"
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
 #include "report_flame.h"
 #include "report/report_fmt.h"

@@ -12,7 +12,7 @@
 
 #include "test.h"
 #include "frame_namer.h"
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
 #include "report_view.h"
 

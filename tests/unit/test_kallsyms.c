@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "base/util.h"
 
 TEST_SUITE("kallsyms");

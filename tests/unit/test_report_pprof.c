@@ -20,7 +20,7 @@
 
 #include "test.h"
 #include "frame_namer.h"
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "profile.pb-c.h"
 #include "report/report.h"
 #include "report_pprof.h"

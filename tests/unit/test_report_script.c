@@ -13,7 +13,7 @@
 
 #include "test.h"
 #include "frame_namer.h"
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
 #include "report_script.h"
 #include "report_view.h"

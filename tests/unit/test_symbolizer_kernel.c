@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "symbolizer.h"
 #include "base/util.h"
 

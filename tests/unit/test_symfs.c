@@ -16,7 +16,7 @@
 #include "debug_fixture.h"
 #include "symbolize/elf/elfsym.h"
 #include "frame_namer.h"
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
 #include "report_view.h"
 #include "symfs.h"

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
-#include "kallsyms.h"
+#include "symbolize/kernel/kallsyms.h"
 #include "base/util.h"
 
 #define KSYMS_FILE_CAP	((size_t)256 << 20)
