@@ -15,7 +15,7 @@
 
 #include "cli.h"
 #include "model/procmap.h"
-#include "symbolizer.h"
+#include "symbolize/symbolizer.h"
 #include "base/util.h"
 
 static const char symbolize_usage[] =

@@ -16,7 +16,7 @@
 
 #include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
-#include "symfs.h"
+#include "symbolize/symfs.h"
 
 struct frame_namer;
 

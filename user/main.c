@@ -22,7 +22,7 @@
 #include "report_pprof.h"
 #include "report_script.h"
 #include "report_view.h"
-#include "symfs.h"
+#include "symbolize/symfs.h"
 #include "base/util.h"
 
 static const char record_usage[] =

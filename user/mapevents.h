@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "model/procmap.h"
-#include "symbolizer.h"
+#include "symbolize/symbolizer.h"
 
 struct mapevents_stats {
 	uint64_t maps, unmaps, forks, execs, exits;

@@ -38,7 +38,7 @@
 #include "model/procmap.h"
 #include "record.h"
 #include "report/report.h"
-#include "symbolizer.h"
+#include "symbolize/symbolizer.h"
 #include "base/util.h"
 #include "workload.h"
 

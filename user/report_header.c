@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "report_view_int.h"
-#include "symfs.h"
+#include "symbolize/symfs.h"
 
 /* At most this many --pid/--comm values are echoed; the rest are counted. */
 #define FILTER_ECHO 8

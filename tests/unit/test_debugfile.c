@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#include "debugfile.h"
+#include "symbolize/debugfile.h"
 #include "symbolize/elf/elfsym.h"
 #include "model/procmap.h"
-#include "symbolizer.h"
+#include "symbolize/symbolizer.h"
 #include "base/util.h"
 #include "test.h"
 #include "debug_fixture.h"

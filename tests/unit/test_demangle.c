@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
+#include "symbolize/demangle.h"
 #include "test.h"
 
 TEST_SUITE("demangle");

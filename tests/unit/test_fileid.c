@@ -12,7 +12,7 @@
 
 #include "test.h"
 #include "symbolize/elf/elfsym.h"
-#include "fileid.h"
+#include "symbolize/fileid.h"
 
 TEST_SUITE("fileid");
 

@@ -20,7 +20,7 @@
 #include "test.h"
 #include "symbolize/elf/elfsym.h"
 #include "model/procmap.h"
-#include "symbolizer.h"
+#include "symbolize/symbolizer.h"
 #include "base/util.h"
 
 TEST_SUITE("symbolizer");

@@ -12,7 +12,7 @@
 
 #include "test.h"
 #include "symbolize/kernel/kallsyms.h"
-#include "symbolizer.h"
+#include "symbolize/symbolizer.h"
 #include "base/util.h"
 
 TEST_SUITE("symbolizer_kernel");

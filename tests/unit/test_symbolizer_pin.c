@@ -27,7 +27,7 @@
 
 #include "test.h"
 #include "model/procmap.h"
-#include "symbolizer.h"
+#include "symbolize/symbolizer.h"
 
 TEST_SUITE("symbolizer_pin");
 

@@ -19,7 +19,7 @@
 #include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
 #include "report_view.h"
-#include "symfs.h"
+#include "symbolize/symfs.h"
 #include "base/util.h"
 
 TEST_SUITE("symfs")

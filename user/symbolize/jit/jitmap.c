@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fileid.h"
+#include "symbolize/fileid.h"
 #include "base/hash.h"
 #include "symbolize/jit/jitdump.h"
 #include "symbolize/jit/jitmap.h"

@@ -20,13 +20,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "debugfile.h"
-#include "demangle.h"
-#include "fileid.h"
+#include "symbolize/debugfile.h"
+#include "symbolize/demangle.h"
+#include "symbolize/fileid.h"
 #include "base/hash.h"
 #include "base/lru.h"
 #include "base/strtab.h"
-#include "symfs.h"
+#include "symbolize/symfs.h"
 #include "base/util.h"
 
 #define DEFAULT_MAX_LOADED	64

@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "debugfile.h"
-#include "fileid.h"
+#include "symbolize/debugfile.h"
+#include "symbolize/fileid.h"
 #include "base/util.h"
 
 #define DEFAULT_MAX_CRC_SIZE	(1ULL << 30)

@@ -7,7 +7,7 @@
 
 #include <libiberty/demangle.h>
 
-#include "demangle.h"
+#include "symbolize/demangle.h"
 #include "base/hash.h"
 
 static int looks_mangled(const char *name)

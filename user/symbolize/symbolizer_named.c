@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "base/hash.h"
-#include "symbolizer_int.h"
+#include "symbolize/symbolizer_int.h"
 
 /*
  * The module of the host file @path, opened and adopted now, kept for

@@ -41,16 +41,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "debugfile.h"
-#include "demangle.h"
+#include "symbolize/debugfile.h"
+#include "symbolize/demangle.h"
 #include "symbolize/elf/elfsym.h"
-#include "fileid.h"
+#include "symbolize/fileid.h"
 #include "symbolize/jit/jitmap.h"
 #include "symbolize/kernel/kallsyms.h"
 #include "base/hash.h"
 #include "base/lru.h"
 #include "base/strtab.h"
-#include "symbolizer_int.h"
+#include "symbolize/symbolizer_int.h"
 #include "base/util.h"
 
 #define MAX_FILES_DEFAULT	4096

@@ -13,14 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "demangle.h"
+#include "symbolize/demangle.h"
 #include "symbolize/elf/elfsym.h"
-#include "fileid.h"
+#include "symbolize/fileid.h"
 #include "symbolize/jit/jitmap.h"
 #include "symbolize/kernel/kallsyms.h"
 #include "base/lru.h"
 #include "base/strtab.h"
-#include "symbolizer.h"
+#include "symbolize/symbolizer.h"
 
 /* A link in a chained hash table, embedded in what it links. */
 struct hnode {

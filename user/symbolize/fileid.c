@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "symbolize/elf/elfnote.h"
-#include "fileid.h"
+#include "symbolize/fileid.h"
 #include "base/util.h"
 
 /* A note area holds a few hundred bytes: do not read a hostile giant one. */
