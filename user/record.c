@@ -33,7 +33,7 @@
 
 #include "bpfsym.h"
 #include "cgroup.h"
-#include "mapevents.h"
+#include "ingest/mapevents.h"
 #include "probes.h"
 #include "model/procmap.h"
 #include "record.h"

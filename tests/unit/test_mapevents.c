@@ -11,7 +11,7 @@
 
 #include "test.h"
 #include "bpfsym.h"
-#include "mapevents.h"
+#include "ingest/mapevents.h"
 
 TEST_SUITE("mapevents");
 

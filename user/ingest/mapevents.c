@@ -5,7 +5,7 @@
 #include <sys/sysmacros.h>
 
 #include "bpfsym.h"
-#include "mapevents.h"
+#include "ingest/mapevents.h"
 #include "base/util.h"
 
 /* Exited processes waiting for their grace to end, oldest first: a ring. */
