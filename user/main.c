@@ -16,7 +16,7 @@
 #include "frame_namer.h"
 #include "model/hints.h"
 #include "symbolize/kernel/kallsyms.h"
-#include "record.h"
+#include "record/record.h"
 #include "report/report.h"
 #include "report_flame.h"
 #include "report_pprof.h"

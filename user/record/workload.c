@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "workload.h"
+#include "record/workload.h"
 
 int workload__check(const char *cmd)
 {

@@ -32,15 +32,15 @@
 #include <bpf/libbpf.h>
 
 #include "bpfsym.h"
-#include "cgroup.h"
+#include "record/cgroup.h"
 #include "ingest/mapevents.h"
-#include "probes.h"
+#include "record/probes.h"
 #include "model/procmap.h"
-#include "record.h"
+#include "record/record.h"
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
 #include "base/util.h"
-#include "workload.h"
+#include "record/workload.h"
 
 #define FLUSH_INTERVAL_NS	1000000000ull	/* a SIGKILL loses at most this much */
 #define STATUS_INTERVAL_NS	500000000ull

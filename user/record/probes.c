@@ -13,7 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "maptrack.skel.h"
-#include "probes.h"
+#include "record/probes.h"
 #include "sampler.skel.h"
 #include "snapshot.skel.h"
 #include "base/util.h"

@@ -10,7 +10,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "record/cgroup.h"
 #include "base/util.h"
 
 /*
