@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "frame_namer.h"
+#include "view/frame_namer.h"
 #include "model/hints.h"
 #include "symbolize/kernel/kallsyms.h"
 #include "record/record.h"
@@ -21,7 +21,7 @@
 #include "report_flame.h"
 #include "report_pprof.h"
 #include "report_script.h"
-#include "report_view.h"
+#include "view/report_view.h"
 #include "symbolize/symfs.h"
 #include "base/util.h"
 

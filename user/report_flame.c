@@ -27,7 +27,7 @@
 #include "report_flame.h"
 #include "report_flame_js.h"
 #include "report/report_fmt.h"
-#include "report_view.h"
+#include "view/report_view.h"
 #include "base/util.h"
 
 #define DEF_WIDTH	1200

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "report/report.h"
-#include "report_view.h"
+#include "view/report_view.h"
 
 /* Drawing choices; a zero field takes the default. */
 struct flame_opts {

@@ -8,7 +8,7 @@
 #define BPFSYM_REPORT_PPROF_H
 
 #include "report/report.h"
-#include "report_view.h"
+#include "view/report_view.h"
 
 /*
  * Write the samples of @r that pass @o's filters to @path as a pprof

@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "report/report_fmt.h"
-#include "report_view.h"
-#include "report_view_int.h"
+#include "view/report_view.h"
+#include "view/report_view_int.h"
 
 /* The string table: id 0 is "", as the format requires. */
 struct strs {

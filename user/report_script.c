@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "report_script.h"
-#include "report_view_int.h"
+#include "view/report_view_int.h"
 
 /* perf's name for anonymous memory, which readers know. */
 #define ANON_DSO "//anon"

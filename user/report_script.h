@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "report/report.h"
-#include "report_view.h"
+#include "view/report_view.h"
 
 /*
  * Print every sample of @r that passes @o's filters, in time order, as

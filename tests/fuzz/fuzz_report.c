@@ -20,13 +20,13 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "frame_namer.h"
+#include "view/frame_namer.h"
 #include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
 #include "report_flame.h"
 #include "report/report_fmt.h"
 #include "report_script.h"
-#include "report_view.h"
+#include "view/report_view.h"
 
 /* A broken contract is a bug: abort so libFuzzer keeps the input. */
 #define CHECK(cond) do {							\

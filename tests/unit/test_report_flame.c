@@ -16,7 +16,7 @@
 #include "test.h"
 #include "report/report.h"
 #include "report_flame.h"
-#include "report_view.h"
+#include "view/report_view.h"
 #include "base/util.h"
 
 TEST_SUITE("report_flame");

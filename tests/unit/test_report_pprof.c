@@ -19,12 +19,12 @@
 #include <zlib.h>
 
 #include "test.h"
-#include "frame_namer.h"
+#include "view/frame_namer.h"
 #include "symbolize/kernel/kallsyms.h"
 #include "profile.pb-c.h"
 #include "report/report.h"
 #include "report_pprof.h"
-#include "report_view.h"
+#include "view/report_view.h"
 
 TEST_SUITE("report_pprof");
 

@@ -12,11 +12,11 @@
 #include <unistd.h>
 
 #include "test.h"
-#include "frame_namer.h"
+#include "view/frame_namer.h"
 #include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
 #include "report_script.h"
-#include "report_view.h"
+#include "view/report_view.h"
 
 TEST_SUITE("report_script");
 

@@ -11,7 +11,7 @@
 
 #include "test.h"
 #include "report/report.h"
-#include "report_view.h"
+#include "view/report_view.h"
 
 TEST_SUITE("report_view");
 

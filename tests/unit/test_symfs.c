@@ -15,10 +15,10 @@
 
 #include "debug_fixture.h"
 #include "symbolize/elf/elfsym.h"
-#include "frame_namer.h"
+#include "view/frame_namer.h"
 #include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
-#include "report_view.h"
+#include "view/report_view.h"
 #include "symbolize/symfs.h"
 #include "base/util.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_view_int.h"
+#include "view/report_view_int.h"
 
 struct skey {
 	const char *p;

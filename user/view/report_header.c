@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "report_view_int.h"
+#include "view/report_view_int.h"
 #include "symbolize/symfs.h"
 
 /* At most this many --pid/--comm values are echoed; the rest are counted. */

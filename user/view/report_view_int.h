@@ -14,10 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "frame_namer.h"
+#include "view/frame_namer.h"
 #include "report/report.h"
 #include "report/report_fmt.h"
-#include "report_view.h"
+#include "view/report_view.h"
 
 #define VIEW_UNKNOWN "[unknown]"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frame_namer.h"
+#include "view/frame_namer.h"
 
 /* One kernel module of the kallsyms text, found by its interned name. */
 struct kmod {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_view_int.h"
+#include "view/report_view_int.h"
 
 const char *view__module_base(const struct rpt_module *m)
 {

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "frame_namer.h"
+#include "view/frame_namer.h"
 #include "report/report.h"
 
 /* What the table's rows can be sorted by (--sort). */

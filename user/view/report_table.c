@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_view_int.h"
+#include "view/report_view_int.h"
 
 static const struct {
 	const char *name;
