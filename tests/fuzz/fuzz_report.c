@@ -23,9 +23,9 @@
 #include "view/frame_namer.h"
 #include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
-#include "report_flame.h"
+#include "view/format/report_flame.h"
 #include "report/report_fmt.h"
-#include "report_script.h"
+#include "view/format/report_script.h"
 #include "view/report_view.h"
 
 /* A broken contract is a bug: abort so libFuzzer keeps the input. */

@@ -15,7 +15,7 @@
 
 #include "test.h"
 #include "report/report.h"
-#include "report_flame.h"
+#include "view/format/report_flame.h"
 #include "view/report_view.h"
 #include "base/util.h"
 

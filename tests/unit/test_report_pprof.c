@@ -23,7 +23,7 @@
 #include "symbolize/kernel/kallsyms.h"
 #include "profile.pb-c.h"
 #include "report/report.h"
-#include "report_pprof.h"
+#include "view/format/report_pprof.h"
 #include "view/report_view.h"
 
 TEST_SUITE("report_pprof");

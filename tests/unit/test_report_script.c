@@ -15,7 +15,7 @@
 #include "view/frame_namer.h"
 #include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
-#include "report_script.h"
+#include "view/format/report_script.h"
 #include "view/report_view.h"
 
 TEST_SUITE("report_script");

@@ -17,7 +17,7 @@
 #include <zlib.h>
 
 #include "profile.pb-c.h"
-#include "report_pprof_int.h"
+#include "view/format/report_pprof_int.h"
 #include "base/util.h"
 
 typedef Perftools__Profiles__Profile pb_profile;

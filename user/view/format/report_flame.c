@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "report/report.h"
-#include "report_flame.h"
-#include "report_flame_js.h"
+#include "view/format/report_flame.h"
+#include "view/format/report_flame_js.h"
 #include "report/report_fmt.h"
 #include "view/report_view.h"
 #include "base/util.h"

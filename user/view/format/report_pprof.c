@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_pprof.h"
-#include "report_pprof_int.h"
+#include "view/format/report_pprof.h"
+#include "view/format/report_pprof_int.h"
 
 /* ---- the string table ---- */
 

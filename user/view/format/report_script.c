@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_script.h"
+#include "view/format/report_script.h"
 #include "view/report_view_int.h"
 
 /* perf's name for anonymous memory, which readers know. */
