@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "view/frame_namer.h"
 #include "model/hints.h"
 #include "symbolize/kernel/kallsyms.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "model/procmap.h"
 #include "symbolize/symbolizer.h"
 #include "base/util.h"
