@@ -35,6 +35,7 @@ struct mapping {
 	uint32_t mtime_nsec;
 	uint32_t prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
 	uint32_t kind;		/* enum mapping_kind */
+	uint32_t mnt_ns;	/* inode of the mount namespace path is in (nsfs); 0: unknown */
 	const char *path;	/* as the process sees it, " (deleted)" stripped; NULL for plain anon */
 	int deleted;		/* the maps line said " (deleted)" */
 };
