@@ -117,6 +117,7 @@ static void test_map_fields(void)
 	ASSERT_EQ(m->kind, (uint32_t)MAPPING_FILE, "file");
 	ASSERT_STREQ(m->path, "/usr/lib/libx.so", "path");
 	ASSERT_EQ(m->mnt_ns, 4026531841u, "the mount namespace the path is in");
+	ASSERT_EQ(proc__mnt_ns(p), 4026531841u, "and so the process's");
 	ASSERT_EQ(mapping__file_offset(m, 0x2000), (uint64_t)0x6000, "pgoff arithmetic");
 	ASSERT_EQ(st.maps, (uint64_t)1, "counted");
 }
