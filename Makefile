@@ -151,7 +151,7 @@ $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_DIR)/obj/report_read.o 
 		$(FUZZ_DIR)/obj/symfs.o $(FUZZ_DIR)/obj/debugfile.o $(FUZZ_DIR)/obj/demangle.o \
 		$(FUZZ_DIR)/obj/fileid.o $(FUZZ_DIR)/obj/strtab.o $(FUZZ_DIR)/obj/elfsym.o \
 		$(FUZZ_DIR)/obj/elfplt.o $(FUZZ_DIR)/obj/elfnote.o $(FUZZ_DIR)/obj/symidx.o \
-		$(FUZZ_DIR)/obj/minidebug.o
+		$(FUZZ_DIR)/obj/minidebug.o $(FUZZ_DIR)/obj/procmap.o $(FUZZ_DIR)/obj/pathstore.o
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(FUZZ_DIR)/obj/kallsyms.o $(FUZZ_DIR)/obj/util.o
 	$(FUZZ_LINK)
