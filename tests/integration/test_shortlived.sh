@@ -235,8 +235,10 @@ else
 			unnamed=$(unnamed_own "$d.folded" nsshort)
 			decoy=$(fn_count "$d.folded" nsshort decoy_burn)
 			note "nsshort: $total samples, short_burn $hit, with an unnamed frame of nsshort $unnamed, decoy_burn $decoy"
-			if [ "$total" -lt 150 ]; then
-				fail "$name" "only $total samples of 'nsshort' (3 s of its programs: ~800 expected)"
+			# 3 s of busy programs at 397 Hz: ~1200 ticks, far fewer where the
+			# VM loses ticks; enough to mean something either way.
+			if [ "$total" -lt 50 ]; then
+				fail "$name" "only $total samples of 'nsshort' in 3 s of its programs"
 			elif [ "$decoy" -ne 0 ]; then
 				fail "$name" "$decoy samples of 'nsshort' name decoy_burn: the host's file at that path was read"
 			elif [ "$unnamed" -ne 0 ]; then
