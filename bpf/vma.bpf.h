@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * Describing a VMA as a struct bpfsym_map_ev: its range, pgoff, protection,
- * and the identity of its file (dev, ino, mtime, path as the task sees it).
- * Used by the mapping tracker (from bpf_find_vma callbacks) and by the
- * start-up snapshot (iter/task_vma).
+ * and the identity of its file (dev, ino, mtime, path as the task sees it,
+ * the task's mount namespace).  Used by the mapping tracker (from
+ * bpf_find_vma callbacks) and by the start-up snapshot (iter/task_vma).
  */
 #ifndef BPFSYM_VMA_BPF_H
 #define BPFSYM_VMA_BPF_H
@@ -210,6 +210,7 @@ static __always_inline __u32 map_ev_fill(struct bpfsym_map_ev *e, struct task_st
 					 const struct vma_info *vi, __u32 cause)
 {
 	struct file *file = (struct file *)vi->file;
+	struct nsproxy *nsp;
 	struct inode *inode;
 	__u32 plen = 0, size;
 
@@ -220,6 +221,13 @@ static __always_inline __u32 map_ev_fill(struct bpfsym_map_ev *e, struct task_st
 	e->tid = BPF_CORE_READ(task, pid);
 	e->pstart = BPF_CORE_READ(task, group_leader, start_boottime);
 	e->cause = cause;
+	/*
+	 * Where the path below is to be looked up once the task is gone (a
+	 * 25 ms program has usually exited before userspace reads this).
+	 * nsproxy is NULL once an exiting task has dropped its namespaces.
+	 */
+	nsp = BPF_CORE_READ(task, nsproxy);
+	e->mnt_ns = nsp ? BPF_CORE_READ(nsp, mnt_ns, ns.inum) : 0;
 
 	e->start = vi->start;
 	e->end = vi->end;

@@ -96,7 +96,8 @@ enum bpfsym_map_cause {
  * dev is the kernel's dev_t (major << 20 | minor), not userspace's.
  * path is the file's path as the process sees it (up to its root), as far
  * as a bounded dentry walk in BPF gets: prefer /proc/PID/map_files while
- * the mapping exists.
+ * the mapping exists.  mnt_ns says which mount namespace that path is in,
+ * so the file can be found by path after the process has exited.
  */
 struct bpfsym_map_ev {
 	struct bpfsym_ev_hdr hdr;
@@ -114,6 +115,14 @@ struct bpfsym_map_ev {
 	__u32 flags;		/* BPFSYM_MF_* */
 	__u16 cause;		/* enum bpfsym_map_cause */
 	__u16 path_len;		/* bytes in path before its NUL */
+	/*
+	 * The task's mount namespace when the event was made: the inode
+	 * number of its nsfs inode (st_ino of /proc/PID/ns/mnt; the device is
+	 * nsfs's, the same for every namespace).  0: unknown (an exiting
+	 * task has no namespaces any more).  A number is reused only once its
+	 * namespace is gone: check the file's identity, not just the path.
+	 */
+	__u32 mnt_ns;
 	char path[BPFSYM_PATH_MAX];
 };
 

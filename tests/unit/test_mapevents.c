@@ -46,6 +46,7 @@ static size_t map_rec(struct bpfsym_map_ev *e, uint32_t pid, uint64_t pstart, ui
 	e->prot = PROT_READ | PROT_EXEC;
 	e->flags = flags;
 	e->cause = BPFSYM_MAP_MMAP;
+	e->mnt_ns = 4026531841u;
 	e->path_len = (uint16_t)plen;
 	if (plen)
 		memcpy(e->path, path, plen);
@@ -115,6 +116,8 @@ static void test_map_fields(void)
 	ASSERT_EQ(m->ino, (uint64_t)42, "ino");
 	ASSERT_EQ(m->kind, (uint32_t)MAPPING_FILE, "file");
 	ASSERT_STREQ(m->path, "/usr/lib/libx.so", "path");
+	ASSERT_EQ(m->mnt_ns, 4026531841u, "the mount namespace the path is in");
+	ASSERT_EQ(proc__mnt_ns(p), 4026531841u, "and so the process's");
 	ASSERT_EQ(mapping__file_offset(m, 0x2000), (uint64_t)0x6000, "pgoff arithmetic");
 	ASSERT_EQ(st.maps, (uint64_t)1, "counted");
 }

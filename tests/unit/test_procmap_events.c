@@ -529,6 +529,70 @@ out:
 	proc_table__free(t);
 }
 
+/*
+ * A process's mount namespace is its latest mapping's that said (one made
+ * after an unshare or setns says another), inherited at fork; the walk
+ * over a namespace's processes goes most recently used first, reorders
+ * nothing, and stops at the end.
+ */
+static void test_mnt_ns(void)
+{
+	struct proc_table *t = proc_table__new(0);
+	struct proc *a, *b, *c, *d;
+	const struct mapping *got;
+	const struct proc *w;
+	struct mapping m;
+
+	if (!ASSERT_OK_PTR(t, "new"))
+		return;
+	a = proc_table__add(t, 1, 1);
+	b = proc_table__add(t, 2, 2);
+	if (!ASSERT_OK_PTR(a, "a") || !ASSERT_OK_PTR(b, "b"))
+		goto out;
+	ASSERT_EQ(proc__mnt_ns(a), (uint32_t)0, "unknown at first");
+	m = file_map(0x10, 0x20, 0, "/bin/sh");
+	m.mnt_ns = 4026531841u;
+	ASSERT_OK(proc__map(a, &m), "map in the first namespace");
+	got = proc__find_mapping(a, 0x10 * PG);
+	if (ASSERT_OK_PTR(got, "found"))
+		ASSERT_EQ(got->mnt_ns, 4026531841u, "kept in the mapping");
+	m = file_map(0x30, 0x31, 0, "/lib/x.so");
+	ASSERT_OK(proc__map(a, &m), "a mapping that does not say");
+	ASSERT_EQ(proc__mnt_ns(a), 4026531841u, "the last one that said");
+	m.mnt_ns = 4026532000u;
+	ASSERT_OK(proc__map(b, &m), "b in another");
+	c = proc_table__fork(t, a, 3, 3);
+	if (!ASSERT_OK_PTR(c, "fork"))
+		goto out;
+	ASSERT_EQ(proc__mnt_ns(c), 4026531841u, "inherited at fork");
+	m = file_map(0x40, 0x41, 0, "/srv/app");
+	m.mnt_ns = 4026532000u;
+	d = proc_table__fork(t, a, 4, 4);
+	if (!ASSERT_OK_PTR(d, "fork") || !ASSERT_OK(proc__map(d, &m), "unshared, then mapped"))
+		goto out;
+	ASSERT_EQ(proc__mnt_ns(d), 4026532000u, "moved");
+	ASSERT_EQ(proc__mnt_ns(a), 4026531841u, "its parent did not");
+
+	/* Most recently used first: c was made after a, d after c; then a is used. */
+	proc_table__find(t, 1, 1);
+	w = proc_table__next_in_mnt_ns(t, 4026531841u, NULL);
+	ASSERT_TRUE(w == a, "a, used last");
+	w = w ? proc_table__next_in_mnt_ns(t, 4026531841u, w) : NULL;
+	ASSERT_TRUE(w == c, "then c");
+	w = w ? proc_table__next_in_mnt_ns(t, 4026531841u, w) : NULL;
+	ASSERT_NULL(w, "no more");
+	ASSERT_TRUE(proc_table__next_in_mnt_ns(t, 4026532000u, NULL) == d, "d, then");
+	ASSERT_TRUE(proc_table__next_in_mnt_ns(t, 4026532000u, d) == b, "b");
+	ASSERT_NULL(proc_table__next_in_mnt_ns(t, 0, NULL), "0 is no namespace");
+	ASSERT_NULL(proc_table__next_in_mnt_ns(t, 7, NULL), "nobody there");
+	/* The walk did not reorder: a is still the most recent. */
+	ASSERT_TRUE(proc_table__next_in_mnt_ns(t, 4026531841u, NULL) == a, "order unchanged");
+	proc__clear_maps(a);
+	ASSERT_EQ(proc__mnt_ns(a), 4026531841u, "exec keeps the namespace until the new image says");
+out:
+	proc_table__free(t);
+}
+
 int main(void)
 {
 	pt = proc_table__new(0);
@@ -548,6 +612,7 @@ int main(void)
 	RUN_TEST(test_path_caps);
 	RUN_TEST(test_maps_cap);
 	RUN_TEST(test_storm_bounded);
+	RUN_TEST(test_mnt_ns);
 	proc_table__free(pt);
 	return TEST_EXIT();
 }

@@ -125,6 +125,7 @@ static int apply_map(struct proc_table *pt, struct symbolizer *sym, const struct
 		.mtime_sec = e->mtime_sec,
 		.mtime_nsec = e->mtime_nsec,
 		.prot = e->prot,
+		.mnt_ns = e->mnt_ns,
 		.path = e->path_len ? e->path : NULL,
 	};
 	struct proc *p;

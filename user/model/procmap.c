@@ -64,6 +64,7 @@ struct proc {
 	size_t nr_maps;
 	size_t cap_maps;	/* grows by doubling up to the cap; freed on exec */
 	int sampled;		/* counted in proc_table.sampled */
+	uint32_t mnt_ns;	/* of its latest mapping that said (0: unknown) */
 	struct proc_hint *hints;	/* the user's --map-anon ranges, oldest first */
 	size_t nr_hints;
 	struct proc *hnext;	/* hash chain */
@@ -269,6 +270,8 @@ struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
 	}
 	p->hints = hints;
 	p->nr_hints = hints ? parent->nr_hints : 0;
+	/* Until its own mappings say otherwise (clone with CLONE_NEWNS, then exec). */
+	p->mnt_ns = parent->mnt_ns;
 	for (i = 0; i < n; i++)
 		pathstore__hold(maps[i].path);
 	p->maps = maps;
@@ -715,9 +718,15 @@ static int maps_replace(struct proc *p, uint64_t start, uint64_t end, const stru
 
 int proc__map(struct proc *p, const struct mapping *m)
 {
+	int err;
+
 	if (m->start >= m->end)
 		return -EINVAL;
-	return maps_replace(p, m->start, m->end, m);
+	err = maps_replace(p, m->start, m->end, m);
+	/* The latest word: unshare(CLONE_NEWNS) or setns() moves a live process. */
+	if (!err && m->mnt_ns)
+		p->mnt_ns = m->mnt_ns;
+	return err;
 }
 
 int proc__unmap(struct proc *p, uint64_t start, uint64_t end)
@@ -730,6 +739,25 @@ int proc__unmap(struct proc *p, uint64_t start, uint64_t end)
 size_t proc__nr_maps(const struct proc *p)
 {
 	return p->nr_maps;
+}
+
+uint32_t proc__mnt_ns(const struct proc *p)
+{
+	return p->mnt_ns;
+}
+
+const struct proc *proc_table__next_in_mnt_ns(const struct proc_table *pt, uint32_t mnt_ns,
+					       const struct proc *prev)
+{
+	const struct lru_node *n = prev ? prev->lru.next : pt->lru.head;
+	const struct proc *p;
+
+	for (; n && mnt_ns; n = n->next) {
+		p = lru_entry(n, struct proc, lru);
+		if (p->mnt_ns == mnt_ns)
+			return p;
+	}
+	return NULL;
 }
 
 const struct mapping *proc__find_mapping(const struct proc *p, uint64_t addr)

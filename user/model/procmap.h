@@ -35,6 +35,7 @@ struct mapping {
 	uint32_t mtime_nsec;
 	uint32_t prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
 	uint32_t kind;		/* enum mapping_kind */
+	uint32_t mnt_ns;	/* inode of the mount namespace path is in (nsfs); 0: unknown */
 	const char *path;	/* as the process sees it, " (deleted)" stripped; NULL for plain anon */
 	int deleted;		/* the maps line said " (deleted)" */
 };
@@ -93,9 +94,10 @@ void proc__clear_maps(struct proc *p);
  * copied (interned, shared by every mapping of the table with that path);
  * a path of 4096 bytes or more, or one past the table's path budget, is
  * not kept: the mapping is made with path NULL, its range and (dev, ino)
- * intact.  Pointers from proc__find_mapping() into @p are invalid
- * afterwards.  0, or -errno: -EINVAL (empty or inverted range), -E2BIG (the
- * per-process mapping cap, 65536), -ENOMEM.  On error @p is unchanged.
+ * intact.  A set m->mnt_ns becomes @p's (proc__mnt_ns).  Pointers from
+ * proc__find_mapping() into @p are invalid afterwards.  0, or -errno:
+ * -EINVAL (empty or inverted range), -E2BIG (the per-process mapping cap,
+ * 65536), -ENOMEM.  On error @p is unchanged.
  */
 int proc__map(struct proc *p, const struct mapping *m);
 
@@ -140,13 +142,30 @@ size_t proc__nr_maps(const struct proc *p);
 
 /*
  * Fork: a new process (pid, pstart) holding a copy of @parent's mappings
- * (any other process with this pid is dropped, as by proc_table__add).
+ * and hints, in its mount namespace (any other process with this pid is
+ * dropped, as by proc_table__add).
  * Returns it, or NULL + errno: EINVAL (@pid is @parent's, or @parent is of
  * another table), ENOSPC (a table of one process cannot hold both),
  * ENOMEM.  @parent stays valid: a full table evicts another process.
  */
 struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
 			      uint32_t pid, uint64_t pstart);
+
+/*
+ * The mount namespace (its nsfs inode number) of @p's latest mapping that
+ * said which (proc__map with m->mnt_ns set; copied at fork), or 0.
+ */
+uint32_t proc__mnt_ns(const struct proc *p);
+
+/*
+ * The processes of mount namespace @mnt_ns (as proc__mnt_ns() says; not
+ * 0), most recently used first: @prev NULL gives the first, then pass the
+ * previous one.  NULL when there are no more.  A walk does not reorder
+ * the table; it is invalid once a process is added or removed.  O(n) for
+ * the whole walk: for the rare file that no other route opens.
+ */
+const struct proc *proc_table__next_in_mnt_ns(const struct proc_table *pt, uint32_t mnt_ns,
+					       const struct proc *prev);
 
 /* The mapping holding @addr, or NULL.  O(log n).  Valid until @p's maps change. */
 const struct mapping *proc__find_mapping(const struct proc *p, uint64_t addr);

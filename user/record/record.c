@@ -657,6 +657,7 @@ int record__run(const struct record_opts *o)
 	}
 	r.pids_alive = o->nr_pids;
 
+	sopts.procs = r.procs;	/* files of exited processes: through others of their namespace */
 	r.sym = symbolizer__new(&sopts);
 	if (!r.sym) {
 		fprintf(stderr, "bpfsym: starting the symbolizer failed: %s\n", strerror(errno));

@@ -114,7 +114,89 @@ static int open_verified(int dirfd, const char *path, bool in_root, const struct
 	return err ? err : fd;
 }
 
-int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mapping *mp)
+/*
+ * Open @mp's file by its path inside the root of process @who ("self" or
+ * a pid) if that process is in @mp's namespace, (@ns_dev, mp->mnt_ns): the
+ * namespace and the root are read through one PROC_ROOT/WHO directory
+ * fd, so they are one process's even if its pid is reused meanwhile.  The
+ * fd, or -errno: -ESRCH when the process cannot be gone through (exited,
+ * a zombie without namespaces, or refused), -EXDEV when it is in another
+ * namespace, else the file's (open_verified).
+ */
+static int open_via(const char *proc_root, const char *who, uint64_t ns_dev,
+		    const struct mapping *mp)
+{
+	char path[PATH_MAX];
+	int dirfd, rootfd, fd, n;
+	struct stat st;
+
+	n = snprintf(path, sizeof(path), "%s/%s", proc_root, who);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -ESRCH;
+	/* Follows the ns/mnt magic link to the namespace's nsfs inode. */
+	if (fstatat(dirfd, "ns/mnt", &st, 0)) {
+		fd = -ESRCH;
+	} else if ((uint64_t)st.st_dev != ns_dev || (uint64_t)st.st_ino != mp->mnt_ns) {
+		fd = -EXDEV;
+	} else {
+		rootfd = openat(dirfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (rootfd < 0) {
+			fd = -ESRCH;
+		} else {
+			fd = open_verified(rootfd, mp->path, true, mp, &st);
+			close(rootfd);
+		}
+	}
+	close(dirfd);
+	return fd;
+}
+
+/*
+ * The namespace route of fileid__open_mapped(), @pid being gone: the fd,
+ * or -errno (-ESRCH: no live process of mp's namespace to go through).
+ */
+static int open_in_mnt_ns(const char *proc_root, const struct proc_table *procs, uint32_t pid,
+			  const struct mapping *mp)
+{
+	const struct proc *p = NULL;
+	char path[PATH_MAX], who[16];
+	struct stat own;
+	int fd, n;
+
+	if (!mp->mnt_ns)
+		return -ESRCH;
+	/* Ours tells nsfs's device too: every namespace's inode is on it. */
+	n = snprintf(path, sizeof(path), "%s/self/ns/mnt", proc_root);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	if (stat(path, &own))
+		return -ESRCH;
+	/* Ours: the route that needs no other process. */
+	if ((uint64_t)own.st_ino == mp->mnt_ns)
+		return open_via(proc_root, "self", (uint64_t)own.st_dev, mp);
+	while (procs && (p = proc_table__next_in_mnt_ns(procs, mp->mnt_ns, p))) {
+		if (proc__pid(p) == pid)
+			continue;
+		snprintf(who, sizeof(who), "%u", proc__pid(p));
+		fd = open_via(proc_root, who, (uint64_t)own.st_dev, mp);
+		/* Gone too, or moved to another namespace since: the next one. */
+		if (fd != -ESRCH && fd != -EXDEV)
+			return fd;
+	}
+	return -ESRCH;
+}
+
+/* A file found but not usable says more than a route refused. */
+static bool found_file(int err)
+{
+	return err == -ESTALE || err == -ENOEXEC;
+}
+
+int fileid__open_mapped(const char *proc_root, const struct proc_table *procs, uint32_t pid,
+			const struct mapping *mp)
 {
 	char path[PATH_MAX];
 	int fd, dirfd, err;
@@ -130,16 +212,21 @@ int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mappin
 		return err;
 	snprintf(path, sizeof(path), "%s/%u/root", proc_root, pid);
 	dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		return err;
-	fd = open_verified(dirfd, mp->path, true, mp, &st);
-	close(dirfd);
+	if (dirfd >= 0) {
+		fd = open_verified(dirfd, mp->path, true, mp, &st);
+		close(dirfd);
+	} else {
+		/* Gone: its MAP record was read after it exited (a 25 ms program). */
+		fd = open_in_mnt_ns(proc_root, procs, pid, mp);
+		if (fd >= 0)
+			pr_debug("fileid: '%s': pid %u gone, opened in its mount namespace\n",
+				 mp->path, pid);
+		else if (!found_file(fd))
+			fd = err;	/* no route got further than the first */
+	}
 	if (fd >= 0)
 		return fd;
-	/* A file found but not usable says more than a route refused. */
-	if (fd != -ESTALE && fd != -ENOEXEC && (err == -ESTALE || err == -ENOEXEC))
-		return err;
-	return fd;
+	return !found_file(fd) && found_file(err) ? err : fd;
 }
 
 int fileid__open_in_root(int root_fd, const char *path, struct stat *st)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * fileid: what a mapped file is, read through the mapping process's own
- * view of it, and the bounded set of such files kept open.
+ * view of it (or, that process gone, through its mount namespace), and
+ * the bounded set of such files kept open.
  *
  * Paths come from processes we do not trust: one may lead out of a
  * container's root, to a FIFO that blocks a reader, or to another file
@@ -29,12 +30,28 @@
  * memfd, while the mapping exists; CAP_SYS_ADMIN on some kernels), else
  * PROC_ROOT/PID/root + mp->path resolved inside that root (openat2
  * RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS: no absolute symlink, "..", or
- * /proc magic link leads out of it).  Returns the fd, which the caller
- * closes, or -errno: -ESTALE when a file was found but is not the one
- * mapped (other dev, ino or mtime), -ENOEXEC when it is the one mapped but
- * no file we read (not regular, or empty), else the open's error.
+ * /proc magic link leads out of it).
+ *
+ * Else @pid is gone (its MAP record was read after it exited): mp->path
+ * is resolved, the same way, in the mount namespace it was mapped in,
+ * mp->mnt_ns: inside PROC_ROOT/self/root when PROC_ROOT/self/ns/mnt is
+ * that namespace, else inside the root of a live process of it that
+ * @procs knows (most recently used first, @pid skipped; @procs NULL:
+ * none), whose PROC_ROOT/PID/ns/mnt is still on our namespace's device
+ * (nsfs) with inode mp->mnt_ns.  That check and the open of its root go
+ * through one open PROC_ROOT/PID directory, so a pid reused in between is
+ * never taken for it; the first live process of the namespace decides.
+ *
+ * Whatever the route, the file must be a non-empty regular file with the
+ * mapping's (dev, ino) and, when known, mtime: a file replaced since it
+ * was mapped is refused.  Returns the fd, which the caller closes, or
+ * -errno: -ESTALE when a file was found but is not the one mapped (other
+ * dev, ino or mtime), -ENOEXEC when it is the one mapped but no file we
+ * read (not regular, or empty), else the open's error (-ENOENT, among
+ * others, when the process is gone and nothing is at its path).
  */
-int fileid__open_mapped(const char *proc_root, uint32_t pid, const struct mapping *mp);
+int fileid__open_mapped(const char *proc_root, const struct proc_table *procs, uint32_t pid,
+			const struct mapping *mp);
 
 /*
  * Open for reading @path, resolved inside the directory @root_fd as its

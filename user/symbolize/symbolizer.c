@@ -323,7 +323,7 @@ static int module_open(struct symbolizer *s, struct smod *m, uint32_t pid, const
 
 	if (!may_retry(m, pid))
 		return m->fail_err;
-	fd = fileid__open_mapped(s->proc_root, pid, mp);
+	fd = fileid__open_mapped(s->proc_root, s->procs, pid, mp);
 	err = fd < 0 ? fd : module_adopt(s, m, fd);
 	if (err) {
 		pr_debug("symbolizer: '%s': pid %u: %s\n", m->path, pid,
@@ -345,7 +345,7 @@ int symbolizer__pin(struct symbolizer *s, uint32_t pid, uint64_t pstart, const s
 		return 0;
 	/* A JIT maps its jitdump file so that profilers find it: read it, it is no ELF. */
 	if (s->jit && jitmap__is_jitdump_path(mp->path)) {
-		fd = fileid__open_mapped(s->proc_root, pid, mp);
+		fd = fileid__open_mapped(s->proc_root, s->procs, pid, mp);
 		return fd < 0 ? fd : jitmap__add_jitdump(s->jit, pid, pstart, fd, mp->path);
 	}
 	m = file_module(s, mp);
@@ -699,6 +699,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	s->max_bytes = opts->max_mem ? opts->max_mem : MAX_MEM_DEFAULT;
 	s->fds.cap = opts->max_fds ? opts->max_fds : MAX_FDS_DEFAULT;
 	s->no_demangle = opts->no_demangle;
+	s->procs = opts->procs;
 	s->proc_root = strdup(opts->proc_root ? opts->proc_root : "/proc");
 	s->debug_root = strdup(opts->debug_root ? opts->debug_root : "/usr/lib/debug");
 	if (!s->proc_root || !s->debug_root) {

@@ -30,6 +30,12 @@ struct symbolizer_opts {
 	size_t max_mem;			/* bytes those tables may take; 0: 512 MiB (the one in use
 					 * is kept even past it) */
 	size_t max_fds;			/* mapped files kept open; 0: 256 */
+	/*
+	 * The mapping model, read only: when a process is gone, the other
+	 * processes of its mount namespace to open its files through
+	 * (fileid__open_mapped).  NULL: only our own namespace.
+	 */
+	const struct proc_table *procs;
 };
 
 /*
@@ -59,12 +65,14 @@ void symbolizer__free(struct symbolizer *s);	/* NULL is a no-op */
  * mapping surely exists: call it at each MAP event of a file mapping (mmap,
  * mprotect to exec, exec, the start-up snapshot), before any sample in it.
  * The file is opened through PROC_ROOT/PID/map_files/START-END, else
- * PROC_ROOT/PID/root + m->path resolved inside that root; it must be a
- * non-empty regular file with the mapping's (dev, ino) and, when m->mtime
- * is known (not 0), mtime.  Its build-id is read now (its symbols on first
- * use) and the file is kept open, up to max_fds files, least recently
- * pinned closed first: a file deleted or replaced at its path later still
- * symbolizes as what ran.  A file already known costs a table lookup (and
+ * PROC_ROOT/PID/root + m->path resolved inside that root, else, the
+ * process being gone (its MAP record is read late), by m->path in the
+ * mount namespace m->mnt_ns: ours, or a live process's of it that the
+ * model (opts.procs) knows; it must be a non-empty regular file with the
+ * mapping's (dev, ino) and, when m->mtime is known (not 0), mtime.  Its
+ * build-id is read now (its symbols on first use) and the file is kept
+ * open, up to max_fds files, least recently pinned closed first: a file
+ * deleted or replaced at its path later still symbolizes as what ran.  A file already known costs a table lookup (and
  * a reopen if its fd was closed since and its symbols are not in memory).
  * 0 (also for a mapping that is not a file's), or -errno: -ESTALE (the file
  * found is not the one mapped), -ENOEXEC (not a regular ELF file), -ENOENT,

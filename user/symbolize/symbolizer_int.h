@@ -73,6 +73,7 @@ struct smod {
 struct symbolizer {
 	char *proc_root;
 	char *debug_root;
+	const struct proc_table *procs;	/* the model: other processes of a namespace */
 	struct ksyms *ks;
 	uint64_t text_addr;
 	size_t max_files, nr_loaded;
