@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * cli: what the verbs of the command line share (docs/cli.md).  A usage
- * error is one line on stderr and exit status 2.
+ * cli: the subcommands' command lines (docs/cli.md), and what they share.
+ * Each subcommand is a parse step (argv -> its options, or an exit status)
+ * and a run step.  A usage error is one line on stderr and exit status 2.
  */
 #ifndef BPFSYM_CLI_H
 #define BPFSYM_CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
 #define EXIT_USAGE 2
+/* A parse step's "go on and run" (every other value is an exit status). */
+#define CLI_RUN (-1)
 
 /* Print "bpfsym: MESSAGE (see bpfsym --help)"; returns EXIT_USAGE. */
 int cli__usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -14,7 +21,24 @@ int cli__usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 /* The option getopt just refused, as the user typed it. */
 const char *cli__bad_option(char **argv);
 
-/* `bpfsym symbolize ...`: argv[0] is "symbolize".  The exit status. */
+/*
+ * Parse "1,2,3" into a new array (*@out, freed by the caller) of distinct,
+ * non-zero pids, *@nr set.  0, or -EINVAL (malformed or empty), -ENOMEM.
+ */
+int cli__parse_pid_list(const char *s, uint32_t **out, size_t *nr);
+
+/*
+ * Split "a,b,c" in place into a new array (*@out, freed by the caller; its
+ * strings point into @s), *@nr set.  0, or -EINVAL (empty), -ENOMEM.
+ */
+int cli__split_list(char *s, const char ***out, size_t *nr);
+
+/* `bpfsym [record] ...`'s --help text on @out (also `bpfsym --help`). */
+void cli__record_help(FILE *out);
+
+/* The subcommands: argv[0] is the verb (or "bpfsym" for a bare record).  The exit status. */
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 
 #endif /* BPFSYM_CLI_H */

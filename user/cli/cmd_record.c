@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * `bpfsym [record] [TARGET] [OPTIONS] [-- COMMAND [ARGS...]]`: parse the
+ * command line into struct record_opts, then record (record/record.h).
+ * Parsing is strict: a bad number, a conflicting target or an unknown
+ * option is one line on stderr and exit status 2.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "cli/cli.h"
+#include "model/hints.h"
+#include "record/record.h"
+
+static const char record_usage[] =
+"Usage: bpfsym [record] [TARGET] [OPTIONS] [-- COMMAND [ARGS...]]\n"
+"       bpfsym report [FILE] [OPTIONS]\n"
+"       bpfsym symbolize (--elf FILE | --pid PID | --kernel) [ADDR...]\n"
+"\n"
+"Sample kernel and user stacks of the whole system, some processes, or a\n"
+"command, with BPF, and write a zstd-compressed report (bpfsym.data).\n"
+"\n"
+"Target (one; the whole system when none is given):\n"
+"  -a, --all                 every process on every CPU\n"
+"  -p, --pid PID[,PID...]    these processes and all their threads\n"
+"  -G, --cgroup PATH         every task in this cgroup v2 and below it (a\n"
+"                            container); PATH absolute or relative to the\n"
+"                            unified hierarchy\n"
+"  -- COMMAND [ARGS...]      run COMMAND, profile it and what it forks,\n"
+"                            stop when it exits\n"
+"\n"
+"Options:\n"
+"  -F, --freq HZ             samples per second per CPU (default 99)\n"
+"  -d, --duration SECONDS    stop after this long (fractions allowed)\n"
+"  -o, --output FILE         the report file (default bpfsym.data)\n"
+"  -m, --mmap-pages PAGES    size of the ring buffer the BPF programs share\n"
+"                            (every CPU's samples and mapping events): a\n"
+"                            number of pages or a size with B/K/M/G, a power\n"
+"                            of two pages, at most 1G (default: 2 s of deep\n"
+"                            stacks at -F on every CPU, at least 1 MiB);\n"
+"                            smaller loses samples sooner, counted in the\n"
+"                            report\n"
+"      --user-only           keep only the user side of each stack (kernel\n"
+"                            threads are not sampled)\n"
+"      --kernel-only         sample only kernel time, keep only kernel frames\n"
+"      --map-anon FILE@PID,START,LEN[,OFFSET]\n"
+"                            the bytes of FILE from OFFSET (default 0) were\n"
+"                            copied to [START, START+LEN) of process PID: name\n"
+"                            addresses there with FILE's symbols (a .so, an\n"
+"                            executable or a .o; repeatable; numbers 0x.. or\n"
+"                            decimal; PID must be running and recorded; the hint\n"
+"                            follows it through fork until exec)\n"
+"  -q, --quiet               no live status line\n"
+"  -v, --verbose             libbpf and debug messages on stderr\n"
+"  -h, --help                this help\n"
+"\n"
+"Recording ends on Ctrl-C, SIGTERM, -d, or when the command or every -p\n"
+"process exits, always with a complete report.  Exit status: 0 success,\n"
+"1 runtime failure, 2 usage or permission error.\n"
+"\n"
+"Examples:\n"
+"  sudo bpfsym -d 10                      # whole system for 10 s\n"
+"  sudo bpfsym -p 1234 -F 999 -o app.data # one process at 999 Hz\n"
+"  sudo bpfsym -- make -j8                # a build and everything it runs\n"
+"  sudo bpfsym -G system.slice/docker-ID.scope -d 30   # one container\n"
+"  sudo bpfsym -p 257 --map-anon ./plugin.o@257,0x7f864c0000,0x60\n"
+"  bpfsym report                          # the hottest functions\n"
+"  bpfsym report --folded | flamegraph.pl > flame.svg\n";
+
+void cli__record_help(FILE *out)
+{
+	fputs(record_usage, out);
+}
+
+/* Options without a short letter. */
+enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON };
+
+/* What the parse step fills: the options, and the arrays they point into. */
+struct record_args {
+	struct record_opts o;
+	uint32_t *pids;
+	struct anon_hint *hints;
+	bool all;
+};
+
+static void record_args__free(struct record_args *a)
+{
+	free(a->pids);
+	free(a->hints);
+}
+
+/* Add one --map-anon hint: CLI_RUN, or the exit status. */
+static int add_hint(struct record_args *a, const char *arg)
+{
+	struct anon_hint *tmp;
+	char why[128];
+
+	tmp = realloc(a->hints, (a->o.nr_hints + 1) * sizeof(*a->hints));
+	if (!tmp)
+		return cli__usage_error("out of memory");
+	a->hints = tmp;
+	if (anon_hint__parse(arg, &a->hints[a->o.nr_hints], why, sizeof(why)))
+		return cli__usage_error("--map-anon '%s': %s", arg, why);
+	a->o.nr_hints++;
+	return CLI_RUN;
+}
+
+/* One option @c with @arg: CLI_RUN, or the exit status. */
+static int record_option(struct record_args *a, int c, const char *arg, char **argv)
+{
+	struct record_opts *o = &a->o;
+	int err;
+
+	switch (c) {
+	case 'a':
+		a->all = true;
+		return CLI_RUN;
+	case 'p':
+		free(a->pids);
+		a->pids = NULL;
+		o->nr_pids = 0;
+		if (cli__parse_pid_list(arg, &a->pids, &o->nr_pids))
+			return cli__usage_error("-p '%s': expected PID[,PID...] of positive numbers", arg);
+		return CLI_RUN;
+	case 'G':
+		if (!arg[0])
+			return cli__usage_error("-G: expected a cgroup path");
+		o->cgroup = arg;
+		return CLI_RUN;
+	case 'F':
+		if (parse_u32(arg, &o->freq) || o->freq == 0)
+			return cli__usage_error("-F '%s': expected a frequency of at least 1 Hz", arg);
+		return CLI_RUN;
+	case 'd':
+		if (parse_seconds(arg, &o->duration) || !(o->duration > 0))
+			return cli__usage_error("-d '%s': expected a positive number of seconds", arg);
+		return CLI_RUN;
+	case 'o':
+		if (!arg[0])
+			return cli__usage_error("-o: expected a file name");
+		o->output = arg;
+		return CLI_RUN;
+	case 'm':
+		err = parse_mmap_pages(arg, (uint64_t)sysconf(_SC_PAGESIZE), &o->mmap_pages);
+		if (err)
+			return cli__usage_error("-m '%s': %s", arg,
+						err == -EDOM ? "expected a power of two pages (1, 2, 4, ... or 4K, 8K, ...)" :
+						err == -ERANGE ? "expected 1 page to 1G" :
+						"expected a number of pages, or a size with B, K, M or G");
+		return CLI_RUN;
+	case OPT_USER_ONLY:
+		o->user_only = true;
+		return CLI_RUN;
+	case OPT_KERNEL_ONLY:
+		o->kernel_only = true;
+		return CLI_RUN;
+	case OPT_MAP_ANON:
+		return add_hint(a, arg);
+	case 'q':
+		o->quiet = true;
+		return CLI_RUN;
+	case 'v':
+		o->verbose = true;
+		return CLI_RUN;
+	case 'h':
+		fputs(record_usage, stdout);
+		return 0;
+	case ':':
+		return cli__usage_error("option '%s' needs a value", cli__bad_option(argv));
+	default:
+		return cli__usage_error("unknown option '%s'", cli__bad_option(argv));
+	}
+}
+
+/* The target, from what was given; CLI_RUN, or the exit status. */
+static int record_target(struct record_args *a, int argc, char **argv)
+{
+	struct record_opts *o = &a->o;
+
+	if (o->user_only && o->kernel_only)
+		return cli__usage_error("--user-only and --kernel-only exclude each other");
+	o->pids = a->pids;
+	if (optind < argc) {
+		o->target = RECORD_COMMAND;
+		o->argv = &argv[optind];
+	} else if (a->pids) {
+		o->target = RECORD_PIDS;
+	} else if (o->cgroup) {
+		o->target = RECORD_CGROUP;
+	}
+	if (a->all + !!a->pids + !!o->argv + !!o->cgroup > 1)
+		return cli__usage_error("give one target: -a, -p PID, -G CGROUP, or -- COMMAND");
+	if (o->nr_hints && o->argv)
+		return cli__usage_error("--map-anon names a running process; it does not go with -- COMMAND");
+	o->hints = a->hints;
+	return CLI_RUN;
+}
+
+/* The parse step: CLI_RUN with @a filled, or the exit status. */
+static int record_parse(struct record_args *a, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
+		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
+		{ "map-anon", required_argument, NULL, OPT_MAP_ANON },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c, ret;
+
+	opterr = 0;
+	/* '+': stop at the first non-option, the start of COMMAND. */
+	while ((c = getopt_long(argc, argv, "+:ap:G:F:d:o:m:qvh", longopts, NULL)) != -1) {
+		ret = record_option(a, c, optarg, argv);
+		if (ret != CLI_RUN)
+			return ret;
+	}
+	return record_target(a, argc, argv);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_args a = { .o = { .freq = 99, .output = "bpfsym.data" } };
+	int ret;
+
+	ret = record_parse(&a, argc, argv);
+	if (ret == CLI_RUN) {
+		if (a.o.verbose)
+			log_set_level(LOG_DEBUG);
+		ret = record__run(&a.o);
+	}
+	record_args__free(&a);
+	return ret;
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * `bpfsym report [FILE] [OPTIONS]`: parse the command line, then print the
+ * recording in the format asked (view/format/formats.h) with the namers
+ * asked (--kallsyms, --symfs).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "cli/cli.h"
+#include "report/report.h"
+#include "symbolize/kernel/kallsyms.h"
+#include "symbolize/symfs.h"
+#include "view/format/formats.h"
+#include "view/frame_namer.h"
+#include "view/report_view.h"
+
+static const char report_usage[] =
+"Usage: bpfsym report [FILE] [OPTIONS]\n"
+"\n"
+"Print a recording (default FILE: bpfsym.data).\n"
+"\n"
+"Filters:\n"
+"  --pid PID[,PID...]        only these processes\n"
+"  --comm NAME[,NAME...]     only these process names\n"
+"\n"
+"Symbols:\n"
+"  --kallsyms FILE           name kernel frames again from FILE, a copy of\n"
+"                            /proc/kallsyms (of another boot, or saved later),\n"
+"                            relocated by its _text minus the recorded one\n"
+"                            (KASLR); a frame FILE does not cover is unnamed\n"
+"  --symfs DIR               name user frames again from copies of the files\n"
+"                            under DIR: DIR/.build-id/xx/rest[.debug], DIR/PATH\n"
+"                            (same build-id only), DIR/usr/lib/debug; frames\n"
+"                            DIR cannot name keep their recorded names\n"
+"\n"
+"Format (default: a table of the hottest functions):\n"
+"  --folded                  one line per distinct stack, COMM;ROOT;...;LEAF COUNT\n"
+"                            (FlameGraph's folded format; kernel frames end in _[k])\n"
+"  --flamegraph OUT.svg      write an interactive flame graph to OUT.svg (-:\n"
+"                            stdout), one self-contained file: hover, click to\n"
+"                            zoom, search; user, kernel and JIT frames in their\n"
+"                            own colours\n"
+"  --perf-script             every sample as `perf script` prints it, for Firefox\n"
+"                            Profiler, speedscope, stackcollapse-perf.pl\n"
+"  -s, --sort KEY[,KEY...]   table order: self (default; alias samples), total,\n"
+"                            comm (process), module (dso), symbol (sym); counts\n"
+"                            most first, names A to Z; ties by self, total,\n"
+"                            symbol, process, module\n"
+"  --limit N                 table rows (default 50, 0: all)\n"
+"  --pprof OUT               write a pprof profile (gzip-compressed profile.proto)\n"
+"                            to OUT instead, for `go tool pprof`: values samples\n"
+"                            and cpu (ns), labels pid, tid, comm, cgroup\n"
+"  -h, --help                this help\n"
+"\n"
+"Examples:\n"
+"  bpfsym report\n"
+"  bpfsym report app.data --pid 1234 --limit 20\n"
+"  bpfsym report --comm nginx --folded > nginx.folded\n"
+"  bpfsym report --flamegraph flame.svg     # open it in a browser\n"
+"  bpfsym report --sort total,comm --limit 0   # every row, callers first\n"
+"  bpfsym report --perf-script > app.perf       # load in Firefox Profiler\n"
+"  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n"
+"  bpfsym report --pprof app.pb.gz && go tool pprof -top app.pb.gz\n"
+"  bpfsym report --symfs /srv/host1-root     # user names from another machine's files\n";
+
+/* Options without a short letter; a format's is OPT_FORMAT + its row. */
+enum { OPT_PID = 256, OPT_COMM, OPT_LIMIT, OPT_KALLSYMS, OPT_SYMFS, OPT_FORMAT };
+#define NR_OPTS 8	/* the options above, -s and -h */
+#define MAX_FORMATS 16
+
+/* What the parse step fills. */
+struct report_args {
+	struct view_opts vo;
+	const char *path;
+	const char *kallsyms, *symfs_dir;
+	const struct report_format *fmt;
+	const char *out;		/* a to_file format's OUT */
+	unsigned int formats_given;	/* a bit per row: two formats are an error */
+	uint32_t *pids;
+	const char **comms;
+	char *comm_arg;
+};
+
+static void report_args__free(struct report_args *a)
+{
+	free(a->pids);
+	free(a->comms);
+	free(a->comm_arg);
+}
+
+/* One option @c with @arg: CLI_RUN, or the exit status. */
+static int report_option(struct report_args *a, int c, const char *arg, char **argv)
+{
+	const struct report_format *f;
+	uint64_t limit;
+	char err[512];
+
+	if (c >= OPT_FORMAT) {
+		f = &report_formats[c - OPT_FORMAT];
+		if (f->to_file && !arg[0])
+			return cli__usage_error("--%s: expected a file name", f->name);
+		a->fmt = f;
+		a->out = f->to_file ? arg : NULL;
+		a->formats_given |= 1u << (c - OPT_FORMAT);
+		return CLI_RUN;
+	}
+	switch (c) {
+	case OPT_PID:
+		free(a->pids);
+		a->pids = NULL;
+		if (cli__parse_pid_list(arg, &a->pids, &a->vo.nr_pids))
+			return cli__usage_error("--pid '%s': expected PID[,PID...] of positive numbers", arg);
+		return CLI_RUN;
+	case OPT_COMM:
+		free(a->comms);
+		a->comms = NULL;
+		free(a->comm_arg);
+		a->comm_arg = strdup(arg);
+		if (!a->comm_arg || cli__split_list(a->comm_arg, &a->comms, &a->vo.nr_comms))
+			return cli__usage_error("--comm '%s': expected NAME[,NAME...]", arg);
+		return CLI_RUN;
+	case 's':
+		if (view_sort__parse(&a->vo, arg, err, sizeof(err)))
+			return cli__usage_error("--sort '%s': %s", arg, err);
+		return CLI_RUN;
+	case OPT_LIMIT:
+		if (parse_u64(arg, &limit))
+			return cli__usage_error("--limit '%s': expected a number of rows", arg);
+		a->vo.limit = (size_t)limit;
+		return CLI_RUN;
+	case OPT_KALLSYMS:
+		if (!arg[0])
+			return cli__usage_error("--kallsyms: expected a file name");
+		a->kallsyms = arg;
+		return CLI_RUN;
+	case OPT_SYMFS:
+		if (!arg[0])
+			return cli__usage_error("--symfs: expected a directory");
+		a->symfs_dir = arg;
+		return CLI_RUN;
+	case 'h':
+		fputs(report_usage, stdout);
+		return 0;
+	case ':':
+		return cli__usage_error("option '%s' needs a value", cli__bad_option(argv));
+	default:
+		return cli__usage_error("unknown option '%s'", cli__bad_option(argv));
+	}
+}
+
+/* The options: the fixed ones, then one per row of report_formats. */
+static void report_longopts(struct option *v)
+{
+	static const struct option fixed[NR_OPTS] = {
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "sort", required_argument, NULL, 's' },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int i, n = 0;
+
+	for (i = 0; fixed[i].name; i++)
+		v[n++] = fixed[i];
+	for (i = 0; report_formats[i].name && i < MAX_FORMATS; i++)
+		v[n++] = (struct option){ report_formats[i].name,
+					  report_formats[i].to_file ? required_argument : no_argument,
+					  NULL, OPT_FORMAT + i };
+	v[n] = (struct option){ 0 };
+}
+
+/* The parse step: CLI_RUN with @a filled, or the exit status. */
+static int report_parse(struct report_args *a, int argc, char **argv)
+{
+	struct option longopts[NR_OPTS + MAX_FORMATS + 1];
+	int c, ret;
+
+	report_longopts(longopts);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:h", longopts, NULL)) != -1) {
+		ret = report_option(a, c, optarg, argv);
+		if (ret != CLI_RUN)
+			return ret;
+	}
+	/* Repeating one format is no conflict: its last OUT counts. */
+	if (a->formats_given & (a->formats_given - 1))
+		return cli__usage_error("give one format: --folded, --perf-script, --flamegraph or --pprof");
+	if (optind < argc)
+		a->path = argv[optind++];
+	if (optind < argc)
+		return cli__usage_error("unexpected argument '%s'", argv[optind]);
+	a->vo.pids = a->pids;
+	a->vo.comms = a->comms;
+	return CLI_RUN;
+}
+
+/* What the run step opens and frees. */
+struct report_run {
+	struct report *r;
+	struct ksyms *ks;
+	struct frame_namer *namer;
+	struct symfs *symfs;
+};
+
+/* --kallsyms and --symfs: the namers of @a's view.  0, or -1 (printed). */
+static int open_namers(struct report_args *a, struct report_run *run)
+{
+	char err[512] = "";
+
+	if (a->kallsyms) {
+		run->ks = ksyms__load(a->kallsyms);
+		if (!run->ks) {
+			fprintf(stderr, "bpfsym: --kallsyms '%s': %s\n", a->kallsyms, errno == ENODATA ?
+				"no kernel text symbol in it (not a kallsyms file?)" : strerror(errno));
+			return -1;
+		}
+		run->namer = frame_namer__new(run->r, run->ks, a->kallsyms, err, sizeof(err));
+		if (!run->namer) {
+			fprintf(stderr, "bpfsym: --kallsyms '%s': %s\n", a->kallsyms, err);
+			return -1;
+		}
+		a->vo.namer = run->namer;
+	}
+	if (a->symfs_dir) {
+		run->symfs = symfs__open(a->symfs_dir, run->r, NULL, err, sizeof(err));
+		if (!run->symfs || (!run->namer &&
+				    !(run->namer = frame_namer__new(run->r, NULL, NULL, err, sizeof(err))))) {
+			fprintf(stderr, "bpfsym: --symfs '%s': %s\n", a->symfs_dir, err);
+			return -1;
+		}
+		frame_namer__set_symfs(run->namer, run->symfs);
+		a->vo.namer = run->namer;
+	}
+	return 0;
+}
+
+/* Write @run's recording as @a asks.  The exit status. */
+static int write_report(const struct report_args *a, const struct report_run *run)
+{
+	const struct report_format *f = a->fmt ? a->fmt : &report_format_table;
+	int err;
+
+	if (f->to_file) {
+		err = f->write(a->out, run->r, &a->vo);
+		if (err) {
+			fprintf(stderr, "bpfsym: --%s '%s': %s\n", f->name, a->out, strerror(-err));
+			return 1;
+		}
+		return 0;
+	}
+	err = f->fprint(stdout, run->r, &a->vo);
+	if (fflush(stdout) || err) {
+		fprintf(stderr, "bpfsym: printing the report failed: %s\n", strerror(err ? -err : errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* The run step.  The exit status. */
+static int report_run(struct report_args *a)
+{
+	struct report_run run = {};
+	char err[512] = "";
+	int ret = 1;
+
+	run.r = report__open(a->path, err, sizeof(err));
+	if (!run.r) {
+		if (err[0])
+			fprintf(stderr, "bpfsym: %s\n", err);
+		else
+			fprintf(stderr, "bpfsym: cannot read '%s': %s\n", a->path, strerror(errno));
+		goto out;
+	}
+	if (open_namers(a, &run))
+		goto out;
+	if (!report__header(run.r)->complete)
+		fprintf(stderr, "bpfsym: warning: '%s' is truncated: the recording did not finish; "
+			"showing the %zu samples written before it stopped\n", a->path,
+			report__nr_samples(run.r));
+	ret = write_report(a, &run);
+out:
+	frame_namer__free(run.namer);
+	symfs__free(run.symfs);
+	ksyms__free(run.ks);
+	report__free(run.r);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { .vo = { .limit = 50 }, .path = "bpfsym.data" };
+	int ret;
+
+	ret = report_parse(&a, argc, argv);
+	if (ret == CLI_RUN)
+		ret = report_run(&a);
+	report_args__free(&a);
+	return ret;
+}
