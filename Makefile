@@ -156,28 +156,29 @@ $(FUZZ_DIR)/obj/%.o: user/%.c $(HDRS) | $(FUZZ_DIR)/obj
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-# The modules each target links, by name (found in their stage folders).
-fuzz_objs = $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(call srcs_of,$(1)))
-$(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(call fuzz_objs,elfsym elfplt elfnote symidx minidebug util)
+# The modules each target links, by name (found in their stage folders),
+# and user/base/ (plumbing every module may use).
+fuzz_objs = $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(call srcs_of,$(1)) $(wildcard user/base/*.c))
+$(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(call fuzz_objs,elfsym elfplt elfnote symidx minidebug)
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(call fuzz_objs,report_read report_view report_agg \
-		report_table report_header report_script report_flame frame_namer kallsyms util symfs \
-		debugfile demangle fileid strtab elfsym elfplt elfnote symidx minidebug procmap pathstore)
+		report_table report_header report_script report_flame frame_namer kallsyms symfs \
+		debugfile demangle fileid elfsym elfplt elfnote symidx minidebug procmap pathstore)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(call fuzz_objs,kallsyms util)
+$(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(call fuzz_objs,kallsyms)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_procmaps: tests/fuzz/fuzz_procmaps.c $(call fuzz_objs,procmap pathstore util)
+$(FUZZ_DIR)/fuzz_procmaps: tests/fuzz/fuzz_procmaps.c $(call fuzz_objs,procmap pathstore)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_perfmap: tests/fuzz/fuzz_perfmap.c $(call fuzz_objs,perfmap jitsyms util)
+$(FUZZ_DIR)/fuzz_perfmap: tests/fuzz/fuzz_perfmap.c $(call fuzz_objs,perfmap jitsyms)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(call fuzz_objs,jitdump jitsyms util)
+$(FUZZ_DIR)/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(call fuzz_objs,jitdump jitsyms)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_hints: tests/fuzz/fuzz_hints.c $(call fuzz_objs,hints util)
+$(FUZZ_DIR)/fuzz_hints: tests/fuzz/fuzz_hints.c $(call fuzz_objs,hints)
 	$(FUZZ_LINK)
 $(FUZZ_BINS): $(HDRS)
 
 # The report seeds come from the real writer, itself sanitized.
-$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_read util) \
+$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_read) \
 		$(HDRS) | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LDLIBS)
 

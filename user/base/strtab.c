@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
-/* strtab: interned strings, for names that outlive the files they came from. */
+/* strtab: the one string interner (strtab.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,73 +8,131 @@
 #include "base/strtab.h"
 
 #define STR_CHUNK	(64 * 1024)
+/* Each string is stored as its 32-bit length, then its bytes, then a NUL. */
+#define LEN_BYTES	sizeof(uint32_t)
 
 struct str_chunk {
 	struct str_chunk *next;
 	char data[];
 };
 
-static int strtab_grow(struct strtab *st)
+static uint32_t stored_len(const char *p)
 {
-	size_t cap = st->cap ? st->cap * 2 : 1024, i, j;
-	const char **slots = calloc(cap, sizeof(*slots));
+	uint32_t len;
 
-	if (!slots)
+	memcpy(&len, p - LEN_BYTES, sizeof(len));
+	return len;
+}
+
+/* Room for @need bytes at st->cur.  0 or -ENOMEM. */
+static int reserve_bytes(struct strtab *st, size_t need)
+{
+	struct str_chunk *c;
+	size_t size;
+
+	if (need <= st->left)
+		return 0;
+	size = need > STR_CHUNK ? need : STR_CHUNK;
+	c = malloc(sizeof(*c) + size);
+	if (!c)
 		return -ENOMEM;
-	for (i = 0; i < st->cap; i++) {
-		const char *s = st->slots[i];
+	c->next = st->chunks;
+	st->chunks = c;
+	st->cur = c->data;
+	st->left = size;
+	return 0;
+}
 
-		if (!s)
-			continue;
-		for (j = hash_bytes(0, s, strlen(s)) & (cap - 1); slots[j]; j = (j + 1) & (cap - 1))
-			;
-		slots[j] = s;
+/* The id of the bytes (@s, @len) with hash @h, or -1. */
+static int64_t lookup(const struct strtab *st, uint64_t h, const void *s, size_t len)
+{
+	size_t pos = HTAB_START;
+	uint64_t v;
+
+	while (htab__next(&st->tab, h, &pos, &v)) {
+		const char *p = st->strs[v - 1];
+
+		if (stored_len(p) == len && !memcmp(p, s, len))
+			return (int64_t)(v - 1);
 	}
-	free(st->slots);
-	st->slots = slots;
-	st->cap = cap;
+	return -1;
+}
+
+int strtab__intern_id(struct strtab *st, const void *s, size_t len, uint32_t *id)
+{
+	uint64_t h = hash_bytes(0, s, len);
+	int64_t hit = lookup(st, h, s, len);
+	uint32_t len32 = (uint32_t)len;
+	const char **strs;
+	char *copy;
+	int err;
+
+	if (hit >= 0) {
+		*id = (uint32_t)hit;
+		return 0;
+	}
+	if (st->nr >= STRTAB_MAX_STRS || len >= UINT32_MAX)
+		return -E2BIG;
+	if (st->nr == st->cap) {
+		size_t ncap = st->cap ? st->cap * 2 : 256;
+
+		strs = realloc(st->strs, ncap * sizeof(*strs));
+		if (!strs)
+			return -ENOMEM;
+		st->strs = strs;
+		st->cap = ncap;
+	}
+	err = htab__reserve(&st->tab, 1);
+	err = err ?: reserve_bytes(st, LEN_BYTES + len + 1);
+	if (err)
+		return err;
+	memcpy(st->cur, &len32, LEN_BYTES);
+	copy = st->cur + LEN_BYTES;
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	st->cur += LEN_BYTES + len + 1;
+	st->left -= LEN_BYTES + len + 1;
+	st->strs[st->nr] = copy;
+	err = htab__add(&st->tab, h, st->nr + 1);	/* reserved: cannot fail */
+	if (err)
+		return err;
+	*id = (uint32_t)st->nr++;
 	return 0;
 }
 
 const char *strtab__intern(struct strtab *st, const char *s)
 {
-	size_t len = strlen(s), j;
-	const char *hit;
-	char *copy;
+	uint32_t id;
+	int err = strtab__intern_id(st, s, strlen(s), &id);
 
-	if ((st->nr + 1) * 2 > st->cap && strtab_grow(st))
+	if (err) {
+		errno = -err;
 		return NULL;
-	for (j = hash_bytes(0, s, len) & (st->cap - 1); (hit = st->slots[j]); j = (j + 1) & (st->cap - 1))
-		if (!strcmp(hit, s))
-			return hit;
-	if (len + 1 > st->left) {
-		size_t size = len + 1 > STR_CHUNK ? len + 1 : STR_CHUNK;
-		struct str_chunk *c = malloc(sizeof(*c) + size);
-
-		if (!c)
-			return NULL;
-		c->next = st->chunks;
-		st->chunks = c;
-		st->cur = c->data;
-		st->left = size;
 	}
-	copy = st->cur;
-	memcpy(copy, s, len + 1);
-	st->cur += len + 1;
-	st->left -= len + 1;
-	st->slots[j] = copy;
-	st->nr++;
-	return copy;
+	return st->strs[id];
+}
+
+const char *strtab__str(const struct strtab *st, uint32_t id)
+{
+	return id < st->nr ? st->strs[id] : NULL;
+}
+
+size_t strtab__len(const struct strtab *st, uint32_t id)
+{
+	return id < st->nr ? stored_len(st->strs[id]) : 0;
 }
 
 void strtab__free(struct strtab *st)
 {
 	struct str_chunk *c, *next;
 
+	if (!st)
+		return;
 	for (c = st->chunks; c; c = next) {
 		next = c->next;
 		free(c);
 	}
-	free(st->slots);
+	free(st->strs);
+	htab__free(&st->tab);
 	memset(st, 0, sizeof(*st));
 }

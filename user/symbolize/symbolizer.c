@@ -70,7 +70,7 @@ _Static_assert(FILEID_BUILD_ID_MAX == RPT_BUILD_ID_MAX, "a build-id read is a bu
 
 
 /* The chain holding hash @h (NULL when the table is empty). */
-struct hnode *htab_first(const struct htab *t, uint64_t h)
+struct hnode *htab_first(const struct sym_htab *t, uint64_t h)
 {
 	return t->nb ? t->b[h & (t->nb - 1)] : NULL;
 }
@@ -79,7 +79,7 @@ struct hnode *htab_first(const struct htab *t, uint64_t h)
  * Link @n, whose hash is set, into @t.  A failed grow only lengthens
  * chains; -ENOMEM only when there is no bucket at all.
  */
-int htab_insert(struct htab *t, struct hnode *n)
+int htab_insert(struct sym_htab *t, struct hnode *n)
 {
 	size_t i;
 
@@ -110,7 +110,7 @@ int htab_insert(struct htab *t, struct hnode *n)
 }
 
 /* Free the modules of @t (closing their files) and its buckets. */
-static void modtab_free(struct symbolizer *s, struct htab *t)
+static void modtab_free(struct symbolizer *s, struct sym_htab *t)
 {
 	struct hnode *n, *next;
 	struct smod *m;

@@ -28,7 +28,7 @@ struct hnode {
 	uint64_t hash;
 };
 
-struct htab {
+struct sym_htab {
 	struct hnode **b;
 	size_t nb, nr;		/* nb: power of two */
 };
@@ -78,9 +78,9 @@ struct symbolizer {
 	uint64_t text_addr;
 	size_t max_files, nr_loaded;
 	size_t max_bytes, loaded_bytes;	/* memory of the images loaded */
-	struct htab files;	/* smod by (dev, ino, mtime) */
-	struct htab named;	/* smod, kernel modules and [vdso]-like, by (kind, path) */
-	struct htab images;	/* image by build-id */
+	struct sym_htab files;	/* smod by (dev, ino, mtime) */
+	struct sym_htab named;	/* smod, kernel modules and [vdso]-like, by (kind, path) */
+	struct sym_htab images;	/* image by build-id */
 	struct image *all_images;
 	struct lru loaded;	/* images with symbols in memory, most recent first */
 	struct fd_cache fds;	/* file modules' open files */
@@ -106,9 +106,9 @@ struct symbolizer {
 };
 
 /* The chain holding hash @h (NULL when the table is empty). */
-struct hnode *htab_first(const struct htab *t, uint64_t h);
+struct hnode *htab_first(const struct sym_htab *t, uint64_t h);
 /* Link @n, whose hash is set, into @t; -ENOMEM only when there is no bucket at all. */
-int htab_insert(struct htab *t, struct hnode *n);
+int htab_insert(struct sym_htab *t, struct hnode *n);
 /* The module of the file version mapped by @mp, by (dev, ino, mtime).  NULL on ENOMEM. */
 struct smod *file_module(struct symbolizer *s, const struct mapping *mp);
 /* Take @fd (consumed), a checked open of @m's file: learn or check @m's identity.  0 or -errno. */

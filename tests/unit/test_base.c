@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * base: the one hash table (htab) and the one string interner (strtab)
+ * that every table of the program uses.  The table is checked against a
+ * plain array through random adds and deletes, with hashes chosen to
+ * collide and runs that wrap around the end of the slots, because the
+ * backward-shift delete is where such tables go wrong.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/strtab.h"
+#include "test.h"
+
+TEST_SUITE("base");
+
+/* How many times @val is stored under @hash, by walking htab__next(). */
+static int count_of(const struct htab *t, uint64_t hash, uint64_t val)
+{
+	size_t pos = HTAB_START;
+	uint64_t v;
+	int n = 0;
+
+	while (htab__next(t, hash, &pos, &v))
+		n += v == val;
+	return n;
+}
+
+static void test_htab_empty(void)
+{
+	struct htab t = {};
+	size_t pos = HTAB_START;
+	uint64_t v;
+
+	ASSERT_FALSE(htab__next(&t, 1, &pos, &v), "an empty table has nothing");
+	ASSERT_FALSE(htab__del(&t, 1, 1), "nothing to delete");
+	ASSERT_EQ(htab__add(&t, 1, 0), -EINVAL, "0 is no value");
+	ASSERT_EQ(htab__nr(&t), (size_t)0, "still empty");
+	htab__free(&t);
+	htab__free(NULL);
+}
+
+/* Against a reference array: random adds and deletes over few hashes. */
+static void test_htab_random(void)
+{
+	enum { N = 4000, HASHES = 37 };
+	static uint64_t ref_h[N], ref_v[N];
+	struct htab t = {};
+	size_t nref = 0, i, k;
+	uint64_t next_val = 1;
+	unsigned int seed = 12345;
+
+	for (i = 0; i < 20000; i++) {
+		int op = rand_r(&seed) % 3;
+
+		if (op < 2 || !nref) {
+			/* Low bits equal, so every value lands in one long run that wraps. */
+			uint64_t h = ((uint64_t)(rand_r(&seed) % HASHES) << 40) | 0x3f;
+
+			if (nref == N)
+				continue;
+			if (!ASSERT_OK(htab__add(&t, h, next_val), "add"))
+				goto out;
+			ref_h[nref] = h;
+			ref_v[nref++] = next_val++;
+		} else {
+			k = (size_t)rand_r(&seed) % nref;
+			if (!ASSERT_TRUE(htab__del(&t, ref_h[k], ref_v[k]), "delete a stored value"))
+				goto out;
+			ASSERT_FALSE(htab__del(&t, ref_h[k], ref_v[k]), "deleted once only");
+			ref_h[k] = ref_h[--nref];
+			ref_v[k] = ref_v[nref];
+		}
+		if (i % 97 == 0) {
+			for (k = 0; k < nref; k++)
+				if (!ASSERT_EQ(count_of(&t, ref_h[k], ref_v[k]), 1, "each stored value found once"))
+					goto out;
+			if (!ASSERT_EQ(htab__nr(&t), nref, "count"))
+				goto out;
+		}
+	}
+	ASSERT_TRUE(t.nr * 2 <= t.mask + 1, "load at most 1/2");
+out:
+	htab__free(&t);
+}
+
+/* A value stored twice under one hash is two entries; a delete takes one. */
+static void test_htab_duplicates(void)
+{
+	struct htab t = {};
+
+	ASSERT_OK(htab__add(&t, 7, 99), "add");
+	ASSERT_OK(htab__add(&t, 7, 99), "add again");
+	ASSERT_EQ(count_of(&t, 7, 99), 2, "twice");
+	ASSERT_TRUE(htab__del(&t, 7, 99), "delete one");
+	ASSERT_EQ(count_of(&t, 7, 99), 1, "once");
+	ASSERT_EQ(count_of(&t, 8, 99), 0, "another hash has none");
+	htab__free(&t);
+}
+
+static void test_strtab_ids(void)
+{
+	struct strtab st = {};
+	const char *a, *b, *c;
+	uint32_t id1, id2, id3;
+	char buf[32];
+	size_t i;
+
+	ASSERT_OK(strtab__intern_id(&st, "mod\0sym", 7, &id1), "bytes with a NUL");
+	ASSERT_OK(strtab__intern_id(&st, "mod", 3, &id2), "its prefix");
+	ASSERT_NEQ(id1, id2, "a prefix is another string");
+	ASSERT_EQ(strtab__len(&st, id1), (size_t)7, "length kept");
+	ASSERT_TRUE(!memcmp(strtab__str(&st, id1), "mod\0sym", 8), "bytes and the NUL after them");
+	ASSERT_OK(strtab__intern_id(&st, "mod\0sym", 7, &id3), "again");
+	ASSERT_EQ(id3, id1, "equal bytes, one id");
+	ASSERT_NULL(strtab__str(&st, 99), "no such id");
+	ASSERT_EQ(strtab__len(&st, 99), (size_t)0, "no such id: 0");
+
+	a = strtab__intern(&st, "hot_a");
+	/* Enough strings for several chunks and reallocations of the id array. */
+	for (i = 0; i < 50000; i++) {
+		snprintf(buf, sizeof(buf), "name_%zu", i);
+		if (!ASSERT_OK_PTR(strtab__intern(&st, buf), "intern"))
+			goto out;
+	}
+	b = strtab__intern(&st, "hot_a");
+	ASSERT_TRUE(a && a == b, "the same pointer for equal strings, after growth");
+	c = strtab__intern(&st, "name_49999");
+	ASSERT_STREQ(c, "name_49999", "the bytes");
+	ASSERT_EQ(strtab__nr(&st), (size_t)50003, "distinct strings counted once");
+	ASSERT_OK(strtab__intern_id(&st, "", 0, &id1), "the empty string");
+	ASSERT_STREQ(strtab__str(&st, id1), "", "is a string");
+out:
+	strtab__free(&st);
+	strtab__free(NULL);
+}
+
+int main(void)
+{
+	RUN_TEST(test_htab_empty);
+	RUN_TEST(test_htab_random);
+	RUN_TEST(test_htab_duplicates);
+	RUN_TEST(test_strtab_ids);
+	return TEST_EXIT();
+}

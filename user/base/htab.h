@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * htab: the one hash table every in-memory table uses.  It maps a 64-bit
+ * hash (base/hash.h) to values: any non-zero 64-bit word, an id + 1 or a
+ * pointer.  The keys stay with the caller, who walks the values stored
+ * under a hash and compares: so one table serves arrays indexed by id
+ * (which move when they grow) and objects allocated one by one alike.
+ *
+ * Open addressing with linear probing, load at most 1/2, deletion by
+ * backward shift (no tombstones, so a long-lived table never degrades).
+ * A zeroed struct htab is an empty table.
+ */
+#ifndef BPFSYM_HTAB_H
+#define BPFSYM_HTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct htab_slot {
+	uint64_t hash;
+	uint64_t val;		/* 0: empty */
+};
+
+struct htab {
+	struct htab_slot *slots;
+	size_t mask;		/* capacity - 1; capacity is a power of two */
+	size_t nr;
+};
+
+/* Where htab__next() starts. */
+#define HTAB_START SIZE_MAX
+
+/* Make room for @more insertions without a move.  0 or -ENOMEM. */
+int htab__reserve(struct htab *t, size_t more);
+
+/*
+ * The values stored under @hash, one per call, in *@val: start with
+ * *@pos = HTAB_START and stop at false.  The table must not change
+ * between calls (htab__add, htab__del move values).
+ */
+bool htab__next(const struct htab *t, uint64_t hash, size_t *pos, uint64_t *val);
+
+/* Store @val (non-zero) under @hash, beside any already there.  0 or -ENOMEM, -EINVAL. */
+int htab__add(struct htab *t, uint64_t hash, uint64_t val);
+
+/* Remove @val stored under @hash: true when it was there. */
+bool htab__del(struct htab *t, uint64_t hash, uint64_t val);
+
+/* Values stored. */
+static inline size_t htab__nr(const struct htab *t)
+{
+	return t->nr;
+}
+
+/* Bytes the table itself holds (not the keys). */
+static inline size_t htab__bytes(const struct htab *t)
+{
+	return t->slots ? (t->mask + 1) * sizeof(*t->slots) : 0;
+}
+
+/* Free the slots; @t is then an empty table again.  NULL is a no-op. */
+void htab__free(struct htab *t);
+
+#endif /* BPFSYM_HTAB_H */
