@@ -143,10 +143,61 @@ static int load_process(struct symbolize_ctx *c)
 	return err < 0 ? err : 0;
 }
 
-int cmd_symbolize(int argc, char **argv)
+/* Options without a short letter. */
+enum { OPT_ELF = 256, OPT_FILE_OFFSET, OPT_PID, OPT_KERNEL, OPT_KALLSYMS, OPT_DEBUG_DIR,
+       OPT_NO_DEMANGLE };
+
+/* One option @opt with @arg into @c and @so: CLI_RUN, or the exit status. */
+static int symbolize_option(struct symbolize_ctx *c, struct symbolizer_opts *so, int opt,
+			    const char *arg, char **argv, int *nr_what)
 {
-	enum { OPT_ELF = 256, OPT_FILE_OFFSET, OPT_PID, OPT_KERNEL, OPT_KALLSYMS, OPT_DEBUG_DIR,
-	       OPT_NO_DEMANGLE };
+	switch (opt) {
+	case OPT_ELF:
+		if (!arg[0])
+			return cli__usage_error("--elf: expected a file name");
+		c->what = W_ELF;
+		c->elf = arg;
+		(*nr_what)++;
+		return CLI_RUN;
+	case OPT_FILE_OFFSET:
+		c->file_offset = true;
+		return CLI_RUN;
+	case OPT_PID:
+		if (parse_u32(arg, &c->pid) || !c->pid)
+			return cli__usage_error("--pid '%s': expected a positive process id", arg);
+		c->what = W_PID;
+		(*nr_what)++;
+		return CLI_RUN;
+	case OPT_KERNEL:
+		c->what = W_KERNEL;
+		(*nr_what)++;
+		return CLI_RUN;
+	case OPT_KALLSYMS:
+		so->kallsyms = arg;
+		return CLI_RUN;
+	case OPT_DEBUG_DIR:
+		so->debug_root = arg;
+		return CLI_RUN;
+	case OPT_NO_DEMANGLE:
+		so->no_demangle = 1;
+		return CLI_RUN;
+	case 'v':
+		c->verbose = true;
+		log_set_level(LOG_DEBUG);
+		return CLI_RUN;
+	case 'h':
+		fputs(symbolize_usage, stdout);
+		return 0;
+	case ':':
+		return cli__usage_error("option '%s' needs a value", cli__bad_option(argv));
+	default:
+		return cli__usage_error("unknown option '%s'", cli__bad_option(argv));
+	}
+}
+
+/* The parse step: CLI_RUN with @c and @so filled, or the exit status. */
+static int symbolize_parse(struct symbolize_ctx *c, struct symbolizer_opts *so, int argc, char **argv)
+{
 	static const struct option longopts[] = {
 		{ "elf", required_argument, NULL, OPT_ELF },
 		{ "file-offset", no_argument, NULL, OPT_FILE_OFFSET },
@@ -159,92 +210,69 @@ int cmd_symbolize(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct symbolizer_opts so = { .no_kernel = 1 };
-	struct symbolize_ctx c = {};
-	int opt, nr_what = 0, err, i;
+	int opt, nr_what = 0, ret;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_ELF:
-			if (!optarg[0])
-				return cli__usage_error("--elf: expected a file name");
-			c.what = W_ELF;
-			c.elf = optarg;
-			nr_what++;
-			break;
-		case OPT_FILE_OFFSET:
-			c.file_offset = true;
-			break;
-		case OPT_PID:
-			if (parse_u32(optarg, &c.pid) || !c.pid)
-				return cli__usage_error("--pid '%s': expected a positive process id", optarg);
-			c.what = W_PID;
-			nr_what++;
-			break;
-		case OPT_KERNEL:
-			c.what = W_KERNEL;
-			nr_what++;
-			break;
-		case OPT_KALLSYMS:
-			so.kallsyms = optarg;
-			break;
-		case OPT_DEBUG_DIR:
-			so.debug_root = optarg;
-			break;
-		case OPT_NO_DEMANGLE:
-			so.no_demangle = 1;
-			break;
-		case 'v':
-			c.verbose = true;
-			log_set_level(LOG_DEBUG);
-			break;
-		case 'h':
-			fputs(symbolize_usage, stdout);
-			return 0;
-		case ':':
-			return cli__usage_error("option '%s' needs a value", cli__bad_option(argv));
-		default:
-			return cli__usage_error("unknown option '%s'", cli__bad_option(argv));
-		}
+		ret = symbolize_option(c, so, opt, optarg, argv, &nr_what);
+		if (ret != CLI_RUN)
+			return ret;
 	}
 	if (nr_what != 1)
 		return cli__usage_error("symbolize: give one of --elf FILE, --pid PID, --kernel");
-	if (c.file_offset && c.what != W_ELF)
+	if (c->file_offset && c->what != W_ELF)
 		return cli__usage_error("symbolize: --file-offset goes with --elf");
-	if (so.kallsyms && c.what != W_KERNEL)
+	if (so->kallsyms && c->what != W_KERNEL)
 		return cli__usage_error("symbolize: --kallsyms goes with --kernel");
-	if (c.what == W_KERNEL)
-		so.no_kernel = 0;
+	if (c->what == W_KERNEL)
+		so->no_kernel = 0;
+	return CLI_RUN;
+}
 
-	c.sym = symbolizer__new(&so);
-	if (!c.sym)
+/* The run step: the addresses of argv[optind...], or of stdin.  The exit status. */
+static int symbolize_run(struct symbolize_ctx *c, const struct symbolizer_opts *so,
+			 int argc, char **argv)
+{
+	int err, i;
+
+	c->sym = symbolizer__new(so);
+	if (!c->sym)
 		return 1;	/* symbolizer__new said why */
-	if (c.what == W_KERNEL && symbolizer__kernel_restricted(c.sym))
+	if (c->what == W_KERNEL && symbolizer__kernel_restricted(c->sym))
 		fprintf(stderr, "bpfsym: symbolize: '%s' shows every address as 0 (kptr_restrict): "
 			"kernel addresses cannot be named; run as root\n",
-			so.kallsyms ? so.kallsyms : "/proc/kallsyms");
-	if (c.what == W_PID) {
-		err = load_process(&c);
+			so->kallsyms ? so->kallsyms : "/proc/kallsyms");
+	if (c->what == W_PID) {
+		err = load_process(c);
 		if (err) {
 			fprintf(stderr, "bpfsym: symbolize: pid %u: cannot read its mappings: %s\n",
-				c.pid, strerror(-err));
-			c.status = 1;
-			goto out;
+				c->pid, strerror(-err));
+			return 1;
 		}
 	}
 	if (optind < argc) {
 		for (i = optind; i < argc; i++)
-			symbolize_one(&c, argv[i]);
+			symbolize_one(c, argv[i]);
 	} else {
-		symbolize_stdin(&c);
+		symbolize_stdin(c);
 	}
 	if (fflush(stdout)) {
 		fprintf(stderr, "bpfsym: symbolize: writing the output failed: %s\n", strerror(errno));
-		c.status = 1;
+		c->status = 1;
 	}
-out:
+	return c->status;
+}
+
+int cmd_symbolize(int argc, char **argv)
+{
+	struct symbolizer_opts so = { .no_kernel = 1 };
+	struct symbolize_ctx c = {};
+	int ret;
+
+	ret = symbolize_parse(&c, &so, argc, argv);
+	if (ret == CLI_RUN)
+		ret = symbolize_run(&c, &so, argc, argv);
 	proc_table__free(c.procs);
 	symbolizer__free(c.sym);
-	return c.status;
+	return ret;
 }
