@@ -3,11 +3,30 @@
 #   . "$(dirname "$0")/lib.sh"
 #   lib_init integration/name1 integration/name2 ...
 #
-# lib_init prints "SKIP name: why" for every listed test and exits 0 when
-# this machine cannot run them (not root, no $BPFSYM binary, no BTF, no C
+# lib_init names every test of the file.  Each must then report exactly one
+# result line, with pass, fail or skip:
+#   PASS name
+#   FAIL name: why
+#   SKIP name: why
+# A second fail of a failed test prints "#   name: also: why", not a second
+# FAIL line.  When the file ends, by lib_done or any exit (an EXIT trap), a
+# test that reported nothing, that reported twice (PASS and FAIL, SKIP and
+# PASS...), or a name lib_init did not declare, is a FAIL of its own; then
+# "# lib.sh checked: ..." closes the output (tests/run.sh wants that line:
+# without it the file was cut short).  The exit status is 1 when anything
+# failed.
+#
+# SKIP is for what this machine lacks (root, BTF, a tool, a kernel feature),
+# never for what bpfsym did.  lib_init SKIPs every test and exits 0 when
+# the machine cannot run them (not root, no $BPFSYM binary, no BTF, no C
 # compiler), so a test is never reported as passing without having run.
-# Afterwards $T is a scratch directory for this test file, every process
-# started with bg_start is killed on exit, and lib_done gives the exit status.
+# skip_all and fail_all do the same for the tests not reported yet, later.
+#
+# Afterwards $T is a scratch directory for this test file, and its
+# working directory; every process started with bg_start is killed on
+# exit, then $LIB_CLEANUP is run (a command a test sets for what it must
+# undo: mounts, cgroups), then the file's results are checked.  A test never
+# sets its own EXIT trap.
 #
 # A test that loads no BPF (symbolize, report) sets LIB_ROOTLESS=1 before
 # lib_init: it then runs without root and without BTF.
@@ -28,11 +47,33 @@ LIB_TESTS=
 LIB_PIDS=
 LIB_FAILED=0
 LIB_OWN_TMP=
+LIB_REPORTS=	# one "STATUS NAME" line per result line printed
+LIB_CHECKED=0
+LIB_CHECK_RC=0
+LIB_CLEANUP=
 T=
 
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; LIB_FAILED=1; }
-skip() { echo "SKIP $1: $2"; }
+# lib_report STATUS NAME: note a result of NAME; false when STATUS is FAIL
+# and NAME has already failed (the caller then prints a continuation line).
+# A file, not a variable: pass/fail/skip also count from subshells.
+lib_report() {
+	[ -n "$LIB_REPORTS" ] || return 0
+	if [ "$1" = FAIL ] && [ -f "$LIB_REPORTS" ] && grep -Fqx "FAIL $2" "$LIB_REPORTS"; then
+		return 1
+	fi
+	echo "$1 $2" >> "$LIB_REPORTS"
+}
+
+pass() { lib_report PASS "$1"; echo "PASS $1"; }
+fail() {
+	LIB_FAILED=1
+	if lib_report FAIL "$1"; then
+		echo "FAIL $1: $2"
+	else
+		echo "#   $1: also: $2"
+	fi
+}
+skip() { lib_report SKIP "$1"; echo "SKIP $1: $2"; }
 note() { echo "# $*"; }
 
 # Print FILE (or stdin) as "# " comment lines, at most 40 of them.
@@ -45,14 +86,39 @@ show() {
 	fi
 }
 
-# SKIP every test of this file and stop.
+# lib_unreported: the tests named in lib_init that have reported nothing yet.
+lib_unreported() {
+	{ [ -n "$LIB_REPORTS" ] && [ -f "$LIB_REPORTS" ] && cat "$LIB_REPORTS"; } |
+		awk -v decl="$LIB_TESTS" '
+		{ seen[$2] = 1 }
+		END {
+			n = split(decl, d, " ")
+			for (i = 1; i <= n; i++)
+				if (!(d[i] in seen) && !(d[i] in done)) {
+					done[d[i]] = 1
+					print d[i]
+				}
+		}'
+}
+
+# SKIP every test of this file that has not reported yet, and stop.  For
+# what the machine lacks only.
 skip_all() {
-	for t in $LIB_TESTS; do
+	for t in $(lib_unreported); do
 		skip "$t" "$1"
 	done
 	exit 0
 }
 
+# FAIL every test of this file that has not reported yet, and stop.
+fail_all() {
+	for t in $(lib_unreported); do
+		fail "$t" "$1"
+	done
+	exit 1
+}
+
+# Kill what bg_start started, then run $LIB_CLEANUP.  Idempotent.
 lib_cleanup() {
 	for p in $LIB_PIDS; do
 		kill -TERM "$p" 2>/dev/null
@@ -64,15 +130,101 @@ lib_cleanup() {
 		done
 	fi
 	LIB_PIDS=
-	if [ -n "$LIB_OWN_TMP" ]; then
-		rm -rf "$LIB_OWN_TMP"
+	if [ -n "$LIB_CLEANUP" ]; then
+		$LIB_CLEANUP
 	fi
+}
+
+# lib_check: each test named in lib_init reported exactly once, and no other
+# name reported; a FAIL line for each that did not, then the closing
+# "# lib.sh checked: ..." line.  Runs once; false when anything failed.
+lib_check() {
+	if [ "$LIB_CHECKED" = 1 ]; then
+		return "$LIB_CHECK_RC"
+	fi
+	LIB_CHECKED=1
+	{ [ -n "$LIB_REPORTS" ] && [ -f "$LIB_REPORTS" ] && cat "$LIB_REPORTS"; } |
+		awk -v decl="$LIB_TESTS" -v failed="$LIB_FAILED" '
+		function problem(msg) {
+			print "FAIL " msg
+			bad++
+		}
+		{
+			if (!($2 in cnt))
+				order[++nrep] = $2
+			cnt[$2]++
+			how[$2] = how[$2] (cnt[$2] > 1 ? ", " : "") $1
+			if ($1 == "FAIL")
+				failed = 1
+		}
+		END {
+			n = split(decl, d, " ")
+			for (i = 1; i <= n; i++) {
+				t = d[i]
+				if (t in want) {
+					problem(t ": declared twice in lib_init")
+					continue
+				}
+				want[t] = 1
+				ntests++
+				if (!(t in cnt))
+					problem(t ": reported nothing")
+				else if (cnt[t] == 2)
+					problem(t ": reported twice (" how[t] ")")
+				else if (cnt[t] > 2)
+					problem(t ": reported " cnt[t] " times (" how[t] ")")
+			}
+			for (i = 1; i <= nrep; i++)
+				if (!(order[i] in want))
+					problem(order[i] ": reported, but lib_init does not name it")
+			tests = ntests " test" (ntests == 1 ? "" : "s") " declared"
+			if (bad)
+				print "# lib.sh checked: " tests ", " bad " wrong (above)"
+			else
+				print "# lib.sh checked: " tests ", each reported once"
+			exit (bad > 0 || failed + 0 > 0)
+		}'
+	LIB_CHECK_RC=$?
+	return "$LIB_CHECK_RC"
+}
+
+# The EXIT trap: clean up, check, remove a scratch directory of our own.
+lib_exit() {
+	lib_rc=$?
+	lib_cleanup
+	lib_check || lib_rc=1
+	if [ -n "$LIB_OWN_TMP" ]; then
+		cd / && rm -rf "$LIB_OWN_TMP"
+	fi
+	exit "$lib_rc"
 }
 
 lib_init() {
 	LIB_TESTS="$*"
-	trap lib_cleanup EXIT
+	trap lib_exit EXIT
 	trap 'exit 1' INT TERM HUP
+	LIB_NAME=$(basename "$0" .sh)
+	# The scratch directory first: results are noted in it.
+	if [ -n "${BPFSYM_TEST_TMP:-}" ] && [ -d "$BPFSYM_TEST_TMP" ]; then
+		T=$BPFSYM_TEST_TMP/$LIB_NAME
+		rm -rf "$T"
+		mkdir -p "$T" || T=
+	else
+		LIB_OWN_TMP=$(mktemp -d "/tmp/bpfsym-$LIB_NAME.XXXXXX") || LIB_OWN_TMP=
+		T=$LIB_OWN_TMP
+	fi
+	if [ -z "$T" ] || ! : > "$T/.lib-reports"; then
+		for t in $LIB_TESTS; do
+			echo "FAIL $t: cannot create a scratch directory"
+		done
+		echo "# lib.sh checked: nothing could run"
+		LIB_CHECKED=1
+		LIB_CHECK_RC=1
+		exit 1
+	fi
+	LIB_REPORTS=$T/.lib-reports
+	# Background jobs must not see /tmp-relative surprises: work in $T.
+	cd "$T" || fail_all "cannot enter '$T'"
 	if [ "${LIB_ROOTLESS:-0}" != 1 ] && [ "$(id -u)" -ne 0 ]; then
 		skip_all "needs root (real BPF programs)"
 	fi
@@ -87,23 +239,10 @@ lib_init() {
 			skip_all "'$tool' not installed"
 		fi
 	done
-	name=$(basename "$0" .sh)
-	if [ -n "${BPFSYM_TEST_TMP:-}" ] && [ -d "$BPFSYM_TEST_TMP" ]; then
-		T=$BPFSYM_TEST_TMP/$name
-		rm -rf "$T"
-		mkdir -p "$T" || skip_all "cannot create '$T'"
-	else
-		LIB_OWN_TMP=$(mktemp -d "/tmp/bpfsym-$name.XXXXXX") ||
-			skip_all "mktemp failed"
-		T=$LIB_OWN_TMP
-	fi
-	# Background jobs must not see /tmp-relative surprises: work in $T.
-	cd "$T" || skip_all "cannot enter '$T'"
 }
 
 lib_done() {
-	lib_cleanup
-	exit "$LIB_FAILED"
+	exit 0	# lib_exit (the EXIT trap) cleans up, checks and sets the status
 }
 
 # build_fixture SRC OUT [CFLAGS...]: compile tests/fixtures/SRC.c into $T/OUT

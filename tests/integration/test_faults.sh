@@ -28,8 +28,8 @@ lib_init integration/faults_sigint_load integration/faults_sigterm_load \
 	integration/faults_dev_full_pprof integration/faults_dev_full_flamegraph
 
 MNTS=
-# Unmount what this test mounted and free its loop device, whatever happens;
-# before lib_cleanup removes the scratch directory they are in.
+# Unmount what this test mounted and free its loop device, whatever happens
+# (lib_cleanup runs it, before the scratch directory they are in goes).
 unmount_all() {
 	for m in $MNTS; do
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
@@ -40,11 +40,7 @@ unmount_all() {
 		LOOPDEV=
 	fi
 }
-faults_cleanup() {
-	unmount_all
-	lib_cleanup
-}
-trap faults_cleanup EXIT
+LIB_CLEANUP=unmount_all
 
 # mount_tmpfs DIR SIZE: a tmpfs of SIZE at DIR; false when it cannot be had.
 mount_tmpfs() {

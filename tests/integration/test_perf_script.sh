@@ -42,8 +42,7 @@ bg_start "$T/hot" 30 2
 hot=$BG_PID
 hot_ready() { [ "$(nthreads "$hot")" -ge 2 ]; }
 if ! wait_until 5 hot_ready; then
-	for t in $LIB_TESTS; do fail "$t" "fixture hot did not start its threads"; done
-	lib_done
+	fail_all "fixture hot did not start its threads"
 fi
 
 # Two frequencies that do not phase-lock (see test_oracle_perf.sh).
