@@ -20,7 +20,9 @@
 # never for what bpfsym did.  lib_init SKIPs every test and exits 0 when
 # the machine cannot run them (not root, no $BPFSYM binary, no BTF, no C
 # compiler), so a test is never reported as passing without having run.
-# skip_all and fail_all do the same for the tests not reported yet, later.
+# skip_all and fail_all do the same for the tests not reported yet, later;
+# need_fixture builds a fixture or ends the file: SKIP without the compiler,
+# FAIL (the compiler's last error line) when it is there and fails.
 #
 # Afterwards $T is a scratch directory for this test file, and its
 # working directory; every process started with bg_start is killed on
@@ -245,15 +247,71 @@ lib_done() {
 	exit 0	# lib_exit (the EXIT trap) cleans up, checks and sets the status
 }
 
+# build_error LOG: the compiler's last error line in LOG (its last line when
+# none looks like one), for a FAIL message.
+build_error() {
+	awk '!/^collect2: / && /error|undefined reference|cannot find|No such file/ { e = $0 }
+	     NF { last = $0 }
+	     END { print (e != "") ? e : (last != "") ? last : "(no output)" }' "$1" 2>/dev/null
+}
+
+# build_cmd LOG CMD...: run the build command CMD, its output into LOG.
+# Status 0: built; 1: CMD failed, the compiler's last error line is in
+# $BUILD_WHY; 2: the compiler (the first word of CMD) is not installed.
+build_cmd() {
+	lb_log=$1
+	shift
+	if ! command -v "$1" > /dev/null 2>&1; then
+		BUILD_WHY="'$1' not installed"
+		return 2
+	fi
+	if "$@" > "$lb_log" 2>&1; then
+		return 0
+	fi
+	BUILD_WHY=$(build_error "$lb_log")
+	return 1
+}
+
+# need_built WHAT LOG CMD...: build WHAT with CMD (build_cmd), or end this
+# file: its unreported tests SKIP when the compiler is not installed, FAIL
+# with the compiler's last error line when it is and the build failed.
+need_built() {
+	lb_what=$1
+	lb_log=$2
+	shift 2
+	build_cmd "$lb_log" "$@"
+	case $? in
+	0) return 0 ;;
+	2) skip_all "$BUILD_WHY (to build $lb_what)" ;;
+	esac
+	show "$lb_log"
+	fail_all "cannot build $lb_what: $BUILD_WHY"
+}
+
 # build_fixture SRC OUT [CFLAGS...]: compile tests/fixtures/SRC.c into $T/OUT
 # with frame pointers everywhere and no inlining or tail calls, so the
-# call chains the tests expect exist.  Errors go to $T/OUT.build.log.
+# call chains the tests expect exist.  Errors go to $T/OUT.build.log; the
+# status is build_cmd's (2: no cc), the reason in $BUILD_WHY.
 build_fixture() {
-	src=$FIXTURES/$1.c
-	out=$T/$2
+	lb_src=$FIXTURES/$1.c
+	lb_out=$T/$2
 	shift 2
-	cc -O2 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
-		-o "$out" "$src" "$@" -pthread > "$out.build.log" 2>&1
+	build_cmd "$lb_out.build.log" cc -O2 -g -fno-omit-frame-pointer -fno-inline \
+		-fno-optimize-sibling-calls -o "$lb_out" "$lb_src" "$@" -pthread
+}
+
+# need_fixture SRC OUT [CFLAGS...]: build_fixture, or end this file: every
+# test not reported yet SKIPs without cc, FAILs with cc's last error line
+# when cc is there and the build failed.
+need_fixture() {
+	lb_name=$1
+	build_fixture "$@"
+	case $? in
+	0) return 0 ;;
+	2) skip_all "$BUILD_WHY (to build tests/fixtures/$lb_name.c)" ;;
+	esac
+	show "$lb_out.build.log"
+	fail_all "cannot build tests/fixtures/$lb_name.c: $BUILD_WHY"
 }
 
 # run_to SECS CMD...: run CMD, killed (status 124, or 137) after SECS.

@@ -78,13 +78,7 @@ fi
 
 rel=bpfsym-test-$$
 CG=$root/$rel
-if ! build_fixture burn burn; then
-	show "$T/burn.build.log"
-	skip integration/cgroup_relative "cannot build the fixture burn.c"
-	skip integration/cgroup_absolute "cannot build the fixture burn.c"
-	skip integration/cgroup_processes_seen "cannot build the fixture burn.c"
-	lib_done
-fi
+need_fixture burn burn
 for c in cg_a cg_b cg_c cg_d; do
 	cp "$T/burn" "$T/$c"
 done

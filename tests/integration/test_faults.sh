@@ -54,10 +54,7 @@ fill() {
 	return 0
 }
 
-if ! build_fixture burn burn; then
-	show "$T/burn.build.log"
-	skip_all "cannot build the fixture burn.c"
-fi
+need_fixture burn burn
 # Both CPUs busy for the whole file; killed by the clean-up.
 bg_start "$T/burn" 600
 burn1=$BG_PID

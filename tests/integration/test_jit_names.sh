@@ -15,8 +15,17 @@ lib_init integration/jit_perfmap integration/jit_perfmap_owner integration/jit_j
 
 case $(uname -m) in x86_64) ;; *) skip_all "the test JITs write x86-64 code" ;; esac
 for f in jit_perfmap jit_jitdump; do
-	build_fixture $f $f || { show "$T/$f.build.log"; skip_all "cannot build $f"; }
+	need_fixture $f $f
 done
+
+# The perf maps the JITs write into /tmp, removed whatever happens.
+JIT_PIDS=
+jit_cleanup() {
+	for q in $JIT_PIDS; do
+		rm -f "/tmp/perf-$q.map"
+	done
+}
+LIB_CLEANUP=jit_cleanup
 
 # start_jit NAME ARGS...: start a fixture that prints "ready" once its
 # names are published; LPID is its pid.
@@ -26,6 +35,7 @@ start_jit() {
 	rm -f "$T/$f.out"
 	bg_start "$T/$f" "$@" > "$T/$f.out"
 	LPID=$BG_PID
+	JIT_PIDS="$JIT_PIDS $LPID"
 	wait_until 10 grep -q ready "$T/$f.out"
 }
 

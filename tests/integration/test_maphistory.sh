@@ -34,19 +34,13 @@ lib_init integration/short_lived_cmd integration/short_lived_all integration/sho
 	integration/loss_accounting
 
 # ---- fixtures
-built=1
-for f in short_burn jit_burn; do
-	if ! build_fixture $f $f; then
-		show "$T/$f.build.log"
-		built=0
-	fi
-done
-build_fixture rename_burn rb_orig -DNAME=orig_burn || { show "$T/rb_orig.build.log"; built=0; }
-build_fixture rename_burn rb_new -DNAME=new_burn || { show "$T/rb_new.build.log"; built=0; }
-build_fixture dlopen_burn dlopen_burn -ldl || { show "$T/dlopen_burn.build.log"; built=0; }
-build_fixture libburn lib_burn.so -shared -fPIC -DNAME=lib_burn || { show "$T/lib_burn.so.build.log"; built=0; }
-build_fixture libburn lib_burn_b.so -shared -fPIC -DNAME=lib_burn_b || { show "$T/lib_burn_b.so.build.log"; built=0; }
-[ $built -eq 1 ] || skip_all "cannot build the fixtures"
+need_fixture short_burn short_burn
+need_fixture jit_burn jit_burn
+need_fixture rename_burn rb_orig -DNAME=orig_burn
+need_fixture rename_burn rb_new -DNAME=new_burn
+need_fixture dlopen_burn dlopen_burn -ldl
+need_fixture libburn lib_burn.so -shared -fPIC -DNAME=lib_burn
+need_fixture libburn lib_burn_b.so -shared -fPIC -DNAME=lib_burn_b
 
 # The driver of the short-lived processes: runs DIR/PREFIX01 .. PREFIXnn,
 # PAR at a time, each burning MS ms of CPU; with "rm", deletes each batch's

@@ -33,10 +33,7 @@ lib_init integration/perf_script_grammar integration/perf_script_collapse integr
 if ! command -v perf >/dev/null 2>&1; then
 	skip_all "perf is not installed (the grammar's oracle)"
 fi
-if ! build_fixture hot hot; then
-	show "$T/hot.build.log"
-	skip_all "cannot build the fixture hot.c"
-fi
+need_fixture hot hot
 
 bg_start "$T/hot" 30 2
 hot=$BG_PID

@@ -9,11 +9,7 @@ lib_init integration/side_user_only integration/side_kernel_only \
 	integration/quiet_no_status integration/verbose_libbpf
 
 for f in sysheavy burn; do
-	if ! build_fixture $f $f; then
-		show "$T/$f.build.log"
-		fail integration/side_user_only "cannot build the fixture $f.c"
-		lib_done
-	fi
+	need_fixture $f $f
 done
 
 # ---- --user-only: no kernel frame anywhere, and the time in system calls

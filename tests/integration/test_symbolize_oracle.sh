@@ -179,27 +179,31 @@ else
 	fi
 fi
 
-# ---- the C++ fixture, linked so that its code's vaddr is not its offset
+# ---- the C++ fixture, linked so that its code's vaddr is not its offset.
+# fixture_ok: 1 built; 0 g++ failed (FAIL); 2 no g++ (SKIP).
 FIX=$T/cpp_burn
-fixture_ok=0
-if ! command -v g++ >/dev/null 2>&1; then
-	why="g++ not installed"
-elif g++ -O2 -g -fno-omit-frame-pointer -fPIE -pie -Wl,--section-start=.init=0x7000 \
-	-o "$FIX" "$FIXTURES/cpp_burn.cc" > "$FIX.build.log" 2>&1; then
-	fixture_ok=1
-else
+build_cmd "$FIX.build.log" g++ -O2 -g -fno-omit-frame-pointer -fPIE -pie -Wl,--section-start=.init=0x7000 \
+	-o "$FIX" "$FIXTURES/cpp_burn.cc"
+case $? in
+0) fixture_ok=1 ;;
+2) fixture_ok=2 why=$BUILD_WHY ;;
+*)
+	fixture_ok=0
 	show "$FIX.build.log"
-	why="cannot build tests/fixtures/cpp_burn.cc"
-fi
+	why="cannot build tests/fixtures/cpp_burn.cc: $BUILD_WHY"
+	;;
+esac
 if [ $fixture_ok = 1 ] && ! listings "$FIX" fix; then
 	fixture_ok=0
-	why="nm lists no symbols in the fixture"
+	why="nm lists no symbols in the fixture g++ built"
 fi
 
 # ---- --file-offset
 name=integration/symbolize_file_offset
-if [ $fixture_ok = 0 ]; then
+if [ $fixture_ok = 2 ]; then
 	skip "$name" "$why"
+elif [ $fixture_ok = 0 ]; then
+	fail "$name" "$why"
 else
 	LC_ALL=C readelf -lW "$FIX" > "$T/fix.phdrs" 2>/dev/null
 	# The executable PT_LOAD's vaddr - offset: 0x6000 asked for above.
@@ -232,8 +236,10 @@ fi
 
 # ---- demangling
 name=integration/symbolize_demangle
-if [ $fixture_ok = 0 ]; then
+if [ $fixture_ok = 2 ]; then
 	skip "$name" "$why"
+elif [ $fixture_ok = 0 ]; then
+	fail "$name" "$why"
 elif ! command -v c++filt >/dev/null 2>&1; then
 	skip "$name" "c++filt not installed"
 else

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 lib_init integration/vdso_names
 
-build_fixture vdso_burn vdso_burn || { show "$T/vdso_burn.build.log"; skip_all "cannot build vdso_burn"; }
+need_fixture vdso_burn vdso_burn
 grep -q '\[vdso\]' /proc/self/maps || skip_all "no vdso in this kernel's processes"
 
 name=integration/vdso_names
