@@ -419,9 +419,9 @@ folded_leaves() {
 	}' "$1"
 }
 
-# perf script output to the same "LEAF COUNT" / "TOTAL COUNT" form.
-perf_leaves() {
-	perf script -i "$1" 2>/dev/null | awk '
+# perf script's output (stdin) to the same "LEAF COUNT" / "TOTAL COUNT" form.
+script_leaves() {
+	awk '
 	/^[^ \t]/ { want = 1; total++; next }	# sample header line
 	want && /^[ \t]/ {
 		sym = $2
