@@ -297,14 +297,26 @@ else
 fi
 
 # ---- report --pprof / --flamegraph OUT into a full tmpfs, and into /dev/full.
+# A recording of the signal tests, or one of its own when they made none.
 src=$T/loadINT.data
 [ -s "$src" ] || src=$T/loadTERM.data
+src_why=
+if [ ! -s "$src" ]; then
+	src=$T/report_src.data
+	run_to 60 "$BPFSYM" record -a -F 999 -q -d 2 -o "$src" 2> "$src.err"
+	rc=$?
+	note "no recording of the signal tests: recorded $src (status $rc)"
+	if [ $rc -ne 0 ] || [ ! -s "$src" ]; then
+		src_why="no recording to report: bpfsym record -a -d 2 exited with status $rc"
+		show "$src.err"
+	fi
+fi
 for fmt in pprof flamegraph; do
 	name=integration/faults_enospc_$fmt
-	if [ ! -s "$src" ]; then
-		skip "$name" "no recording to report (the signal tests failed)"
+	if [ -n "$src_why" ]; then
+		fail "$name" "$src_why"
 	elif [ "$SMALL_OK" -ne 1 ]; then
-		skip "$name" "no tiny tmpfs"
+		skip "$name" "no tiny tmpfs (cannot mount a tmpfs: see faults_enospc_record)"
 	else
 		rm -f "$small"/*
 		fill "$small"
@@ -323,8 +335,8 @@ for fmt in pprof flamegraph; do
 	fi
 
 	name=integration/faults_dev_full_$fmt
-	if [ ! -s "$src" ]; then
-		skip "$name" "no recording to report (the signal tests failed)"
+	if [ -n "$src_why" ]; then
+		fail "$name" "$src_why"
 	elif ! command -v mknod > /dev/null; then
 		skip "$name" "mknod not installed"
 	else
