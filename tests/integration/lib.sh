@@ -24,8 +24,9 @@
 # need_fixture builds a fixture or ends the file: SKIP without the compiler,
 # FAIL (the compiler's last error line) when it is there and fails.
 #
-# Afterwards $T is a scratch directory for this test file, and its
-# working directory; every process started with bg_start is killed on
+# Afterwards $T is a scratch directory for this test file, also its HOME
+# (perf's build-id cache, Chromium's profile and the like stay in it), and
+# its working directory; every process started with bg_start is killed on
 # exit, then $LIB_CLEANUP is run (a command a test sets for what it must
 # undo: mounts, cgroups), then the file's results are checked.  A test never
 # sets its own EXIT trap.
@@ -225,6 +226,10 @@ lib_init() {
 		exit 1
 	fi
 	LIB_REPORTS=$T/.lib-reports
+	# Whatever a tool keeps under HOME (perf's ~/.debug, Chromium's ~/.pki,
+	# caches) stays in $T.
+	export HOME="$T" XDG_CACHE_HOME="$T/.cache" XDG_CONFIG_HOME="$T/.config" \
+		XDG_DATA_HOME="$T/.local/share"
 	# Background jobs must not see /tmp-relative surprises: work in $T.
 	cd "$T" || fail_all "cannot enter '$T'"
 	if [ "${LIB_ROOTLESS:-0}" != 1 ] && [ "$(id -u)" -ne 0 ]; then

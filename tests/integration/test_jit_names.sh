@@ -153,8 +153,11 @@ while (Date.now() < end) { s += hotAlpha(2e6); s += hotAlpha(2e6); s += hotBeta(
 console.log(s);
 EOF
 	rm -f "$T/node.out"
-	bg_start node --perf-basic-prof "$T/hot.js" 30 > "$T/node.out"
+	# node's V8 log goes where it is told, not into the working directory.
+	bg_start node --perf-basic-prof --logfile="$T/node-v8.log" --no-logfile-per-isolate \
+		"$T/hot.js" 30 > "$T/node.out"
 	p=$BG_PID
+	JIT_PIDS="$JIT_PIDS $p"
 	# Let it warm up: the optimized code and its perf map lines come first.
 	if wait_until 10 grep -q ready "$T/node.out" && sleep 1 && record_pid "$name" "$p" "$T/node" 2; then
 		tot=$(folded_count "$T/node.folded" '^node;')

@@ -43,7 +43,8 @@ if ! wait_until 5 hot_ready; then
 fi
 
 # Two frequencies that do not phase-lock (see test_oracle_perf.sh).
-bg_start perf record -a -g -e cpu-clock -F 499 -o "$T/perf.data" 2> "$T/perf.err"
+# -N: no copies of every sampled binary into a build-id cache.
+bg_start perf record -N -a -g -e cpu-clock -F 499 -o "$T/perf.data" 2> "$T/perf.err"
 perf=$BG_PID
 wait_until 10 file_nonempty "$T/perf.data"
 run_to 60 "$BPFSYM" record -a -F 397 -d 3 -o "$T/bpfsym.data" -q 2> "$T/record.err"
