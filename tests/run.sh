@@ -1,9 +1,24 @@
 #!/bin/sh
-# Run every test and print the closing line "N passed, N failed".
+# Run every test and print the closing line "N passed, N failed, N skipped".
 # Unit tests (no root) run under ASan/UBSan; integration tests load the
 # real BPF programs and need root: without it they report SKIP.
-# Each test prints PASS/FAIL/SKIP lines; a test program that crashes or
-# prints nothing counts as a failure.
+#
+# What runs is what is on disk, and each test must report exactly once:
+#   - every tests/unit/test_*.c runs as build/san/test_* (a missing binary
+#     is a FAIL naming it), and each RUN_TEST(fn) in the source must print
+#     one line PASS/FAIL/SKIP SUITE/fn: none ("reported nothing": the
+#     program ended before it) or two are FAILs, and so is a PASS or SKIP of
+#     a name no RUN_TEST has;
+#   - every tests/integration/test_*.sh runs; lib.sh checks its tests the
+#     same way against lib_init and closes with "# lib.sh checked: ...", a
+#     file without that line was cut short (FAIL);
+#   - a program that exits non-zero without a FAIL line, or prints no
+#     result line, is a FAIL; fewer programs reporting than exist on disk,
+#     or no test at all, is a FAIL.
+# A test counts once, as its worst line (FAIL, then SKIP, then PASS).
+# Tests write only inside their temporary directories: a file or directory
+# that is new in the checkout after the run (git status --ignored, outside
+# build/) is a FAIL.  The exit status is 1 when anything failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -11,38 +26,149 @@ export BPFSYM="${BPFSYM:-$top/build/san/bpfsym}"
 export BPFSYM_TOP="$top"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-out=$(mktemp -d /tmp/bpfsym-test.XXXXXX)
+out=$(mktemp -d /tmp/bpfsym-test.XXXXXX) || exit 1
 export BPFSYM_TEST_TMP="$out"
 log="$out/all.log"
 : > "$log"
 
+# Untracked and ignored entries of the checkout (build/ aside), before the
+# tests: what is there afterwards and not now, a test left.
+checkout_state() {
+	git -C "$top" status --porcelain --ignored 2>/dev/null |
+		awk '/^(\?\?|!!) / { p = substr($0, 4); if (p !~ /^build(\/|$)/) print p }' | sort
+}
+have_git=0
+if git -C "$top" rev-parse --is-inside-work-tree > /dev/null 2>&1; then
+	have_git=1
+	checkout_state > "$out/checkout.before"
+fi
+
+# A result line for the runner's own findings, in the log.
+runner_fail() {
+	echo "FAIL $1" | tee -a "$log"
+}
+
+nran=0		# programs that printed a result line of their own
+nres=0		# their result lines
 run_one() {	# run_one NAME CMD...: run CMD, tee its lines, check it ended well
 	name=$1; shift
-	echo "== $name"
+	echo "== $name" | tee -a "$log"
 	"$@" > "$out/one.log" 2>&1
 	rc=$?
 	cat "$out/one.log"
 	cat "$out/one.log" >> "$log"
-	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out/one.log"; then
-		echo "FAIL $name: exited with status $rc and reported no failure" | tee -a "$log"
+	n=$(grep -Ec '^(PASS|FAIL|SKIP) ' "$out/one.log")
+	nres=$((nres + n))
+	if [ "$n" -gt 0 ]; then
+		nran=$((nran + 1))
+	else
+		runner_fail "$name: ran no test"
 	fi
-	if ! grep -Eq '^(PASS|FAIL|SKIP) ' "$out/one.log"; then
-		echo "FAIL $name: ran no test" | tee -a "$log"
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL ' "$out/one.log"; then
+		runner_fail "$name: exited with status $rc and reported no failure"
 	fi
 }
 
-for t in build/san/test_*; do
-	[ -x "$t" ] || continue
-	run_one "$(basename "$t")" "$t"
+# unit_check SRC: each RUN_TEST(fn) of SRC reported exactly once in
+# $out/one.log, as SUITE/fn (SUITE from TEST_SUITE("..."), else "unit").
+unit_check() {
+	awk -v src="$1" '
+	FNR == NR {
+		if (match($0, /TEST_SUITE\("[^"]*"\)/))
+			suite = substr($0, RSTART + 12, RLENGTH - 14)
+		line = $0
+		while (match(line, /RUN_TEST\([A-Za-z_][A-Za-z0-9_]*\)/)) {
+			fn[++n] = substr(line, RSTART + 9, RLENGTH - 10)
+			line = substr(line, RSTART + RLENGTH)
+		}
+		next
+	}
+	/^(PASS|FAIL|SKIP) / {
+		t = $2
+		sub(/:$/, "", t)
+		if (!(t in cnt))
+			order[++nrep] = t
+		cnt[t]++
+		how[t] = how[t] (cnt[t] > 1 ? ", " : "") $1
+	}
+	END {
+		if (suite == "")
+			suite = "unit"
+		for (i = 1; i <= n; i++) {
+			t = suite "/" fn[i]
+			if (t in want)
+				continue	# RUN_TEST twice: "reported twice" below
+			want[t] = 1
+			if (!(t in cnt))
+				print "FAIL " t ": reported nothing (RUN_TEST(" fn[i] ") in " src ")"
+			else if (cnt[t] > 1)
+				print "FAIL " t ": reported " (cnt[t] == 2 ? "twice" : cnt[t] " times") " (" how[t] ")"
+		}
+		for (i = 1; i <= nrep; i++) {
+			t = order[i]
+			if (!(t in want) && how[t] !~ /FAIL/)
+				print "FAIL " t ": reported " how[t] ", but " src " has no RUN_TEST of it"
+		}
+	}' "$1" "$out/one.log" | tee -a "$log"
+}
+
+ndisk=0
+for src in tests/unit/test_*.c; do
+	[ -f "$src" ] || continue
+	ndisk=$((ndisk + 1))
+	name=$(basename "$src" .c)
+	if [ ! -x "build/san/$name" ]; then
+		echo "== $name" | tee -a "$log"
+		runner_fail "$name: no unit test binary build/san/$name for $src (make unit)"
+		continue
+	fi
+	run_one "$name" "build/san/$name"
+	unit_check "$src"
 done
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
-	run_one "$(basename "$t" .sh)" sh "$t"
+	ndisk=$((ndisk + 1))
+	name=$(basename "$t" .sh)
+	run_one "$name" sh "$t"
+	if ! grep -q '^# lib\.sh checked: ' "$out/one.log"; then
+		runner_fail "$name: ended without lib.sh's check of its tests (killed, or its own EXIT trap?)"
+	fi
 done
 
-pass=$(grep -c '^PASS ' "$log")
-fail=$(grep -c '^FAIL ' "$log")
-skip=$(grep -c '^SKIP ' "$log")
+# The runner's own checks: every program on disk (counted again, apart
+# from the loops above) ran and reported, some test ran, the checkout is as
+# clean as it was.
+echo "== run.sh" | tee -a "$log"
+ondisk=$(ls tests/unit/test_*.c tests/integration/test_*.sh 2>/dev/null | wc -l)
+if [ "$nres" -eq 0 ]; then
+	runner_fail "run.sh: ran zero tests ($ondisk test programs on disk)"
+elif [ "$nran" -lt "$ondisk" ] || [ "$ndisk" -lt "$ondisk" ]; then
+	runner_fail "run.sh: $ondisk test programs on disk, only $nran of them ran and reported"
+fi
+if [ $have_git -eq 1 ]; then
+	checkout_state > "$out/checkout.after"
+	comm -13 "$out/checkout.before" "$out/checkout.after" | while IFS= read -r p; do
+		runner_fail "run.sh: the tests left '$p' in the checkout (write into the test's temporary directory)"
+	done
+fi
+
+# Each test once, as its worst line.
+set -- $(awk '
+	/^== / { prog = $2; next }
+	/^(PASS|FAIL|SKIP) / {
+		t = $2
+		sub(/:$/, "", t)
+		k = prog SUBSEP t
+		r = ($1 == "FAIL") ? 3 : ($1 == "SKIP") ? 2 : 1
+		if (r > worst[k])
+			worst[k] = r
+	}
+	END {
+		for (k in worst)
+			c[worst[k]]++
+		print c[1] + 0, c[3] + 0, c[2] + 0
+	}' "$log")
+pass=$1 fail=$2 skip=$3
 if [ "$fail" -ne 0 ]; then
 	echo
 	echo "failures:"

@@ -3,11 +3,33 @@
 #   . "$(dirname "$0")/lib.sh"
 #   lib_init integration/name1 integration/name2 ...
 #
-# lib_init prints "SKIP name: why" for every listed test and exits 0 when
-# this machine cannot run them (not root, no $BPFSYM binary, no BTF, no C
+# lib_init names every test of the file.  Each must then report exactly one
+# result line, with pass, fail or skip:
+#   PASS name
+#   FAIL name: why
+#   SKIP name: why
+# A second fail of a failed test prints "#   name: also: why", not a second
+# FAIL line.  When the file ends, by lib_done or any exit (an EXIT trap), a
+# test that reported nothing, that reported twice (PASS and FAIL, SKIP and
+# PASS...), or a name lib_init did not declare, is a FAIL of its own; then
+# "# lib.sh checked: ..." closes the output (tests/run.sh wants that line:
+# without it the file was cut short).  The exit status is 1 when anything
+# failed.
+#
+# SKIP is for what this machine lacks (root, BTF, a tool, a kernel feature),
+# never for what bpfsym did.  lib_init SKIPs every test and exits 0 when
+# the machine cannot run them (not root, no $BPFSYM binary, no BTF, no C
 # compiler), so a test is never reported as passing without having run.
-# Afterwards $T is a scratch directory for this test file, every process
-# started with bg_start is killed on exit, and lib_done gives the exit status.
+# skip_all and fail_all do the same for the tests not reported yet, later;
+# need_fixture builds a fixture or ends the file: SKIP without the compiler,
+# FAIL (the compiler's last error line) when it is there and fails.
+#
+# Afterwards $T is a scratch directory for this test file, also its HOME
+# (perf's build-id cache, Chromium's profile and the like stay in it), and
+# its working directory; every process started with bg_start is killed on
+# exit, then $LIB_CLEANUP is run (a command a test sets for what it must
+# undo: mounts, cgroups), then the file's results are checked.  A test never
+# sets its own EXIT trap.
 #
 # A test that loads no BPF (symbolize, report) sets LIB_ROOTLESS=1 before
 # lib_init: it then runs without root and without BTF.
@@ -28,11 +50,33 @@ LIB_TESTS=
 LIB_PIDS=
 LIB_FAILED=0
 LIB_OWN_TMP=
+LIB_REPORTS=	# one "STATUS NAME" line per result line printed
+LIB_CHECKED=0
+LIB_CHECK_RC=0
+LIB_CLEANUP=
 T=
 
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; LIB_FAILED=1; }
-skip() { echo "SKIP $1: $2"; }
+# lib_report STATUS NAME: note a result of NAME; false when STATUS is FAIL
+# and NAME has already failed (the caller then prints a continuation line).
+# A file, not a variable: pass/fail/skip also count from subshells.
+lib_report() {
+	[ -n "$LIB_REPORTS" ] || return 0
+	if [ "$1" = FAIL ] && [ -f "$LIB_REPORTS" ] && grep -Fqx "FAIL $2" "$LIB_REPORTS"; then
+		return 1
+	fi
+	echo "$1 $2" >> "$LIB_REPORTS"
+}
+
+pass() { lib_report PASS "$1"; echo "PASS $1"; }
+fail() {
+	LIB_FAILED=1
+	if lib_report FAIL "$1"; then
+		echo "FAIL $1: $2"
+	else
+		echo "#   $1: also: $2"
+	fi
+}
+skip() { lib_report SKIP "$1"; echo "SKIP $1: $2"; }
 note() { echo "# $*"; }
 
 # Print FILE (or stdin) as "# " comment lines, at most 40 of them.
@@ -45,14 +89,39 @@ show() {
 	fi
 }
 
-# SKIP every test of this file and stop.
+# lib_unreported: the tests named in lib_init that have reported nothing yet.
+lib_unreported() {
+	{ [ -n "$LIB_REPORTS" ] && [ -f "$LIB_REPORTS" ] && cat "$LIB_REPORTS"; } |
+		awk -v decl="$LIB_TESTS" '
+		{ seen[$2] = 1 }
+		END {
+			n = split(decl, d, " ")
+			for (i = 1; i <= n; i++)
+				if (!(d[i] in seen) && !(d[i] in done)) {
+					done[d[i]] = 1
+					print d[i]
+				}
+		}'
+}
+
+# SKIP every test of this file that has not reported yet, and stop.  For
+# what the machine lacks only.
 skip_all() {
-	for t in $LIB_TESTS; do
+	for t in $(lib_unreported); do
 		skip "$t" "$1"
 	done
 	exit 0
 }
 
+# FAIL every test of this file that has not reported yet, and stop.
+fail_all() {
+	for t in $(lib_unreported); do
+		fail "$t" "$1"
+	done
+	exit 1
+}
+
+# Kill what bg_start started, then run $LIB_CLEANUP.  Idempotent.
 lib_cleanup() {
 	for p in $LIB_PIDS; do
 		kill -TERM "$p" 2>/dev/null
@@ -64,15 +133,105 @@ lib_cleanup() {
 		done
 	fi
 	LIB_PIDS=
-	if [ -n "$LIB_OWN_TMP" ]; then
-		rm -rf "$LIB_OWN_TMP"
+	if [ -n "$LIB_CLEANUP" ]; then
+		$LIB_CLEANUP
 	fi
+}
+
+# lib_check: each test named in lib_init reported exactly once, and no other
+# name reported; a FAIL line for each that did not, then the closing
+# "# lib.sh checked: ..." line.  Runs once; false when anything failed.
+lib_check() {
+	if [ "$LIB_CHECKED" = 1 ]; then
+		return "$LIB_CHECK_RC"
+	fi
+	LIB_CHECKED=1
+	{ [ -n "$LIB_REPORTS" ] && [ -f "$LIB_REPORTS" ] && cat "$LIB_REPORTS"; } |
+		awk -v decl="$LIB_TESTS" -v failed="$LIB_FAILED" '
+		function problem(msg) {
+			print "FAIL " msg
+			bad++
+		}
+		{
+			if (!($2 in cnt))
+				order[++nrep] = $2
+			cnt[$2]++
+			how[$2] = how[$2] (cnt[$2] > 1 ? ", " : "") $1
+			if ($1 == "FAIL")
+				failed = 1
+		}
+		END {
+			n = split(decl, d, " ")
+			for (i = 1; i <= n; i++) {
+				t = d[i]
+				if (t in want) {
+					problem(t ": declared twice in lib_init")
+					continue
+				}
+				want[t] = 1
+				ntests++
+				if (!(t in cnt))
+					problem(t ": reported nothing")
+				else if (cnt[t] == 2)
+					problem(t ": reported twice (" how[t] ")")
+				else if (cnt[t] > 2)
+					problem(t ": reported " cnt[t] " times (" how[t] ")")
+			}
+			for (i = 1; i <= nrep; i++)
+				if (!(order[i] in want))
+					problem(order[i] ": reported, but lib_init does not name it")
+			tests = ntests " test" (ntests == 1 ? "" : "s") " declared"
+			if (bad)
+				print "# lib.sh checked: " tests ", " bad " wrong (above)"
+			else
+				print "# lib.sh checked: " tests ", each reported once"
+			exit (bad > 0 || failed + 0 > 0)
+		}'
+	LIB_CHECK_RC=$?
+	return "$LIB_CHECK_RC"
+}
+
+# The EXIT trap: clean up, check, remove a scratch directory of our own.
+lib_exit() {
+	lib_rc=$?
+	lib_cleanup
+	lib_check || lib_rc=1
+	if [ -n "$LIB_OWN_TMP" ]; then
+		cd / && rm -rf "$LIB_OWN_TMP"
+	fi
+	exit "$lib_rc"
 }
 
 lib_init() {
 	LIB_TESTS="$*"
-	trap lib_cleanup EXIT
+	trap lib_exit EXIT
 	trap 'exit 1' INT TERM HUP
+	LIB_NAME=$(basename "$0" .sh)
+	# The scratch directory first: results are noted in it.
+	if [ -n "${BPFSYM_TEST_TMP:-}" ] && [ -d "$BPFSYM_TEST_TMP" ]; then
+		T=$BPFSYM_TEST_TMP/$LIB_NAME
+		rm -rf "$T"
+		mkdir -p "$T" || T=
+	else
+		LIB_OWN_TMP=$(mktemp -d "/tmp/bpfsym-$LIB_NAME.XXXXXX") || LIB_OWN_TMP=
+		T=$LIB_OWN_TMP
+	fi
+	if [ -z "$T" ] || ! : > "$T/.lib-reports"; then
+		for t in $LIB_TESTS; do
+			echo "FAIL $t: cannot create a scratch directory"
+		done
+		echo "# lib.sh checked: nothing could run"
+		LIB_CHECKED=1
+		LIB_CHECK_RC=1
+		exit 1
+	fi
+	LIB_REPORTS=$T/.lib-reports
+	# Whatever a tool keeps under HOME (perf's ~/.debug, Chromium's ~/.pki,
+	# caches) stays in $T.
+	export HOME="$T" XDG_CACHE_HOME="$T/.cache" XDG_CONFIG_HOME="$T/.config" \
+		XDG_DATA_HOME="$T/.local/share"
+	# Background jobs must not see /tmp-relative surprises: work in $T.
+	cd "$T" || fail_all "cannot enter '$T'"
 	if [ "${LIB_ROOTLESS:-0}" != 1 ] && [ "$(id -u)" -ne 0 ]; then
 		skip_all "needs root (real BPF programs)"
 	fi
@@ -87,34 +246,77 @@ lib_init() {
 			skip_all "'$tool' not installed"
 		fi
 	done
-	name=$(basename "$0" .sh)
-	if [ -n "${BPFSYM_TEST_TMP:-}" ] && [ -d "$BPFSYM_TEST_TMP" ]; then
-		T=$BPFSYM_TEST_TMP/$name
-		rm -rf "$T"
-		mkdir -p "$T" || skip_all "cannot create '$T'"
-	else
-		LIB_OWN_TMP=$(mktemp -d "/tmp/bpfsym-$name.XXXXXX") ||
-			skip_all "mktemp failed"
-		T=$LIB_OWN_TMP
-	fi
-	# Background jobs must not see /tmp-relative surprises: work in $T.
-	cd "$T" || skip_all "cannot enter '$T'"
 }
 
 lib_done() {
-	lib_cleanup
-	exit "$LIB_FAILED"
+	exit 0	# lib_exit (the EXIT trap) cleans up, checks and sets the status
+}
+
+# build_error LOG: the compiler's last error line in LOG (its last line when
+# none looks like one), for a FAIL message.
+build_error() {
+	awk '!/^collect2: / && /error|undefined reference|cannot find|No such file/ { e = $0 }
+	     NF { last = $0 }
+	     END { print (e != "") ? e : (last != "") ? last : "(no output)" }' "$1" 2>/dev/null
+}
+
+# build_cmd LOG CMD...: run the build command CMD, its output into LOG.
+# Status 0: built; 1: CMD failed, the compiler's last error line is in
+# $BUILD_WHY; 2: the compiler (the first word of CMD) is not installed.
+build_cmd() {
+	lb_log=$1
+	shift
+	if ! command -v "$1" > /dev/null 2>&1; then
+		BUILD_WHY="'$1' not installed"
+		return 2
+	fi
+	if "$@" > "$lb_log" 2>&1; then
+		return 0
+	fi
+	BUILD_WHY=$(build_error "$lb_log")
+	return 1
+}
+
+# need_built WHAT LOG CMD...: build WHAT with CMD (build_cmd), or end this
+# file: its unreported tests SKIP when the compiler is not installed, FAIL
+# with the compiler's last error line when it is and the build failed.
+need_built() {
+	lb_what=$1
+	lb_log=$2
+	shift 2
+	build_cmd "$lb_log" "$@"
+	case $? in
+	0) return 0 ;;
+	2) skip_all "$BUILD_WHY (to build $lb_what)" ;;
+	esac
+	show "$lb_log"
+	fail_all "cannot build $lb_what: $BUILD_WHY"
 }
 
 # build_fixture SRC OUT [CFLAGS...]: compile tests/fixtures/SRC.c into $T/OUT
 # with frame pointers everywhere and no inlining or tail calls, so the
-# call chains the tests expect exist.  Errors go to $T/OUT.build.log.
+# call chains the tests expect exist.  Errors go to $T/OUT.build.log; the
+# status is build_cmd's (2: no cc), the reason in $BUILD_WHY.
 build_fixture() {
-	src=$FIXTURES/$1.c
-	out=$T/$2
+	lb_src=$FIXTURES/$1.c
+	lb_out=$T/$2
 	shift 2
-	cc -O2 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
-		-o "$out" "$src" "$@" -pthread > "$out.build.log" 2>&1
+	build_cmd "$lb_out.build.log" cc -O2 -g -fno-omit-frame-pointer -fno-inline \
+		-fno-optimize-sibling-calls -o "$lb_out" "$lb_src" "$@" -pthread
+}
+
+# need_fixture SRC OUT [CFLAGS...]: build_fixture, or end this file: every
+# test not reported yet SKIPs without cc, FAILs with cc's last error line
+# when cc is there and the build failed.
+need_fixture() {
+	lb_name=$1
+	build_fixture "$@"
+	case $? in
+	0) return 0 ;;
+	2) skip_all "$BUILD_WHY (to build tests/fixtures/$lb_name.c)" ;;
+	esac
+	show "$lb_out.build.log"
+	fail_all "cannot build tests/fixtures/$lb_name.c: $BUILD_WHY"
 }
 
 # run_to SECS CMD...: run CMD, killed (status 124, or 137) after SECS.
@@ -222,9 +424,9 @@ folded_leaves() {
 	}' "$1"
 }
 
-# perf script output to the same "LEAF COUNT" / "TOTAL COUNT" form.
-perf_leaves() {
-	perf script -i "$1" 2>/dev/null | awk '
+# perf script's output (stdin) to the same "LEAF COUNT" / "TOTAL COUNT" form.
+script_leaves() {
+	awk '
 	/^[^ \t]/ { want = 1; total++; next }	# sample header line
 	want && /^[ \t]/ {
 		sym = $2

@@ -15,8 +15,8 @@ for k in $KINDS; do
 done
 lib_init $names
 
-# build KIND: the fixture built as KIND into $T/b_KIND; false when this
-# toolchain cannot, or builds something else than asked.
+# build KIND: the fixture built as KIND into $T/b_KIND; false, the reason
+# in $BUILD_WHY, when cc fails or builds something else than asked.
 build() {
 	case $1 in
 	pie) build_fixture burn b_pie -fPIE -pie ;;
@@ -24,10 +24,12 @@ build() {
 	static) build_fixture burn b_static -static ;;
 	static_pie) build_fixture burn b_static_pie -fPIE -static-pie ;;
 	esac || return 1
+	BUILD_WHY="readelf cannot read it"
 	h=$(LC_ALL=C readelf -lh "$T/b_$1" 2>/dev/null) || return 1
 	type=$(echo "$h" | awk '$1 == "Type:" { print $2; exit }')
 	interp=$(echo "$h" | grep -c 'INTERP')
 	dyn=$(echo "$h" | grep -c 'DYNAMIC')
+	BUILD_WHY="cc built another kind: type $type, $interp PT_INTERP, $dyn PT_DYNAMIC"
 	case $1 in
 	pie) [ "$type" = DYN ] && [ "$interp" -gt 0 ] ;;
 	nopie) [ "$type" = EXEC ] && [ "$interp" -gt 0 ] ;;
@@ -59,10 +61,16 @@ check() {
 }
 
 for k in $KINDS; do
+	# cc is there (lib_init): a kind it cannot build is a failure, unless
+	# what is missing is the static C library (another package).
 	if ! build $k; then
 		show "$T/b_$k.build.log"
-		skip integration/binary_${k}_pid "cannot build a $k binary here"
-		skip integration/binary_${k}_cmd "cannot build a $k binary here"
+		for t in integration/binary_${k}_pid integration/binary_${k}_cmd; do
+			case $BUILD_WHY in
+			*"cannot find -lc:"*|*"cannot find -lc") skip $t "no static C library (libc.a): $BUILD_WHY" ;;
+			*) fail $t "cannot build a $k binary: $BUILD_WHY" ;;
+			esac
+		done
 		continue
 	fi
 	comm=b_$k

@@ -24,10 +24,7 @@ command -v setpriv > /dev/null || skip_all "setpriv (util-linux) not installed"
 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+bpf --ambient-caps=+bpf true 2> "$T/setpriv.err" ||
 	skip_all "setpriv cannot give ambient capabilities: $(head -1 "$T/setpriv.err")"
 for f in burn sysheavy; do
-	if ! build_fixture $f $f; then
-		show "$T/$f.build.log"
-		skip_all "cannot build the fixture $f.c"
-	fi
+	need_fixture $f $f
 done
 # nobody writes here; CAP_DAC_READ_SEARCH lets it through the 0700 parents.
 mkdir -p "$T/out" && chmod 777 "$T/out"

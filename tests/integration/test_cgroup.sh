@@ -78,22 +78,16 @@ fi
 
 rel=bpfsym-test-$$
 CG=$root/$rel
-if ! build_fixture burn burn; then
-	show "$T/burn.build.log"
-	skip integration/cgroup_relative "cannot build the fixture burn.c"
-	skip integration/cgroup_absolute "cannot build the fixture burn.c"
-	skip integration/cgroup_processes_seen "cannot build the fixture burn.c"
-	lib_done
-fi
+need_fixture burn burn
 for c in cg_a cg_b cg_c cg_d; do
 	cp "$T/burn" "$T/$c"
 done
 cp "$(command -v sh)" "$T/cg_dsh"
 
-# Kill our processes, then remove the cgroups (a cgroup with live tasks
-# cannot be removed; exited ones may take a moment to leave).
+# Run by lib_cleanup once our processes are killed: remove the cgroups (a
+# cgroup with live tasks cannot be removed; exited ones may take a moment
+# to leave).
 cg_cleanup() {
-	lib_cleanup
 	for dir in "$CG/child" "$CG"; do
 		[ -d "$dir" ] || continue
 		n=0
@@ -107,7 +101,7 @@ cg_cleanup() {
 		[ -d "$dir" ] && echo "# could not remove $dir"
 	done
 }
-trap cg_cleanup EXIT
+LIB_CLEANUP=cg_cleanup
 
 if ! mkdir "$CG" 2> "$T/mkdir.err" || ! mkdir "$CG/child" 2>> "$T/mkdir.err"; then
 	why="cannot create a cgroup under $root: $(head -1 "$T/mkdir.err")"

@@ -13,17 +13,13 @@
 lib_init integration/debug_names_plain integration/debug_names_debuglink \
 	integration/debug_names_minidebug integration/debug_names_stripped
 
-command -v g++ > /dev/null 2>&1 || skip_all "no C++ compiler"
 for t in objcopy strip nm xz; do
 	command -v $t > /dev/null 2>&1 || skip_all "no $t"
 done
 d=$T/bin
 mkdir -p "$d/.debug"
-if ! g++ -O2 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
-	-o "$d/cpp_plain" "$FIXTURES/cpp_burn.cc" > "$T/build.log" 2>&1; then
-	show "$T/build.log"
-	skip_all "cannot build cpp_burn"
-fi
+need_built tests/fixtures/cpp_burn.cc "$T/build.log" g++ -O2 -g -fno-omit-frame-pointer -fno-inline \
+	-fno-optimize-sibling-calls -o "$d/cpp_plain" "$FIXTURES/cpp_burn.cc"
 (
 	set -e
 	cd "$d"
@@ -46,7 +42,7 @@ fi
 	# Nothing at all.
 	cp cpp_plain cpp_bare
 	strip -s cpp_bare
-) > "$T/strip.log" 2>&1 || { show "$T/strip.log"; skip_all "cannot make the stripped variants"; }
+) > "$T/strip.log" 2>&1 || { show "$T/strip.log"; fail_all "cannot make the stripped variants: $(tail -1 "$T/strip.log")"; }
 
 # share FOLDED COMM: "TOTAL BURN" samples of COMM, and those with a
 # burn::inner:: function anywhere in the stack (the hot loops all are).

@@ -28,8 +28,8 @@ lib_init integration/faults_sigint_load integration/faults_sigterm_load \
 	integration/faults_dev_full_pprof integration/faults_dev_full_flamegraph
 
 MNTS=
-# Unmount what this test mounted and free its loop device, whatever happens;
-# before lib_cleanup removes the scratch directory they are in.
+# Unmount what this test mounted and free its loop device, whatever happens
+# (lib_cleanup runs it, before the scratch directory they are in goes).
 unmount_all() {
 	for m in $MNTS; do
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
@@ -40,11 +40,7 @@ unmount_all() {
 		LOOPDEV=
 	fi
 }
-faults_cleanup() {
-	unmount_all
-	lib_cleanup
-}
-trap faults_cleanup EXIT
+LIB_CLEANUP=unmount_all
 
 # mount_tmpfs DIR SIZE: a tmpfs of SIZE at DIR; false when it cannot be had.
 mount_tmpfs() {
@@ -58,10 +54,7 @@ fill() {
 	return 0
 }
 
-if ! build_fixture burn burn; then
-	show "$T/burn.build.log"
-	skip_all "cannot build the fixture burn.c"
-fi
+need_fixture burn burn
 # Both CPUs busy for the whole file; killed by the clean-up.
 bg_start "$T/burn" 600
 burn1=$BG_PID
@@ -304,14 +297,26 @@ else
 fi
 
 # ---- report --pprof / --flamegraph OUT into a full tmpfs, and into /dev/full.
+# A recording of the signal tests, or one of its own when they made none.
 src=$T/loadINT.data
 [ -s "$src" ] || src=$T/loadTERM.data
+src_why=
+if [ ! -s "$src" ]; then
+	src=$T/report_src.data
+	run_to 60 "$BPFSYM" record -a -F 999 -q -d 2 -o "$src" 2> "$src.err"
+	rc=$?
+	note "no recording of the signal tests: recorded $src (status $rc)"
+	if [ $rc -ne 0 ] || [ ! -s "$src" ]; then
+		src_why="no recording to report: bpfsym record -a -d 2 exited with status $rc"
+		show "$src.err"
+	fi
+fi
 for fmt in pprof flamegraph; do
 	name=integration/faults_enospc_$fmt
-	if [ ! -s "$src" ]; then
-		skip "$name" "no recording to report (the signal tests failed)"
+	if [ -n "$src_why" ]; then
+		fail "$name" "$src_why"
 	elif [ "$SMALL_OK" -ne 1 ]; then
-		skip "$name" "no tiny tmpfs"
+		skip "$name" "no tiny tmpfs (cannot mount a tmpfs: see faults_enospc_record)"
 	else
 		rm -f "$small"/*
 		fill "$small"
@@ -330,8 +335,8 @@ for fmt in pprof flamegraph; do
 	fi
 
 	name=integration/faults_dev_full_$fmt
-	if [ ! -s "$src" ]; then
-		skip "$name" "no recording to report (the signal tests failed)"
+	if [ -n "$src_why" ]; then
+		fail "$name" "$src_why"
 	elif ! command -v mknod > /dev/null; then
 		skip "$name" "mknod not installed"
 	else

@@ -24,29 +24,20 @@
 lib_init integration/flame_svg integration/flame_self_contained integration/flame_script \
 	integration/flame_cli integration/flame_render integration/flame_interactive
 
-if ! build_fixture hot hot; then
-	show "$T/hot.build.log"
-	skip_all "cannot build the fixture hot.c"
-fi
+need_fixture hot hot
 
 run_to 60 "$BPFSYM" record -q -F 199 -o "$T/hot.data" -- "$T/hot" 3 2 2> "$T/record.err"
 rc=$?
 if ! record_ok integration/flame_svg "$T/hot.data" "$T/record.err" $rc; then
-	for t in flame_self_contained flame_script flame_cli flame_render flame_interactive; do
-		fail integration/$t "no recording"
-	done
-	lib_done
+	fail_all "no recording"
 fi
 run_to 60 "$BPFSYM" report "$T/hot.data" --flamegraph "$T/out.svg" > "$T/report.out" 2> "$T/report.err"
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s "$T/out.svg" ]; then
-	for t in $LIB_TESTS; do
-		fail "$t" "bpfsym report --flamegraph exited with status $rc"
-	done
 	show "$T/report.err"
-	lib_done
+	fail_all "bpfsym report --flamegraph exited with status $rc"
 fi
-folded integration/flame_svg "$T/hot.data" "$T/folded" || lib_done
+folded integration/flame_svg "$T/hot.data" "$T/folded" || fail_all "no folded stacks to compare with"
 note "out.svg: $(wc -c < "$T/out.svg") bytes, $(grep -c '<g data-o' "$T/out.svg") frames"
 
 # The samples in the titles of every frame named $1, summed (a function has
@@ -167,12 +158,14 @@ chrome_run() {
 
 # A control: Chromium must render a trivial SVG before bpfsym's is judged,
 # so a browser that cannot start here is a SKIP, not a failure of the graph.
+# png_colours (the screenshot's reader) failing to build is a failure.
 chrome_why="chromium is not installed (Debian package chromium)"
+png_why=
 if [ -n "$chrome" ]; then
 	chrome_why=
 	printf '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="800"><rect width="600" height="400" fill="#123456"/></svg>\n' > "$T/control.svg"
-	if ! cc -O2 -o "$T/png_colours" "$BPFSYM_TOP/tests/integration/png_colours.c" -lz > "$T/png.build.log" 2>&1; then
-		chrome_why="cannot build png_colours (zlib headers?)"
+	if ! build_cmd "$T/png.build.log" cc -O2 -o "$T/png_colours" "$BPFSYM_TOP/tests/integration/png_colours.c" -lz; then
+		png_why="cannot build tests/integration/png_colours.c: $BUILD_WHY"
 		show "$T/png.build.log"
 	else
 		chrome_run "$T/control.out" --screenshot="$T/control.png" "file://$T/control.svg"
@@ -185,7 +178,9 @@ fi
 
 # ---- flame_render
 name=integration/flame_render
-if [ -n "$chrome_why" ]; then
+if [ -n "$png_why" ]; then
+	fail "$name" "$png_why"
+elif [ -n "$chrome_why" ]; then
 	skip "$name" "$chrome_why"
 else
 	chrome_run "$T/shot.out" --screenshot="$T/shot.png" "file://$T/out.svg"
@@ -227,7 +222,9 @@ fi
 
 # ---- flame_interactive: the page's own script, driven by one appended to a copy.
 name=integration/flame_interactive
-if [ -n "$chrome_why" ]; then
+if [ -n "$png_why" ]; then
+	fail "$name" "$png_why"
+elif [ -n "$chrome_why" ]; then
 	skip "$name" "$chrome_why"
 else
 	sed '$d' "$T/out.svg" > "$T/drive.svg"

@@ -15,8 +15,17 @@ lib_init integration/jit_perfmap integration/jit_perfmap_owner integration/jit_j
 
 case $(uname -m) in x86_64) ;; *) skip_all "the test JITs write x86-64 code" ;; esac
 for f in jit_perfmap jit_jitdump; do
-	build_fixture $f $f || { show "$T/$f.build.log"; skip_all "cannot build $f"; }
+	need_fixture $f $f
 done
+
+# The perf maps the JITs write into /tmp, removed whatever happens.
+JIT_PIDS=
+jit_cleanup() {
+	for q in $JIT_PIDS; do
+		rm -f "/tmp/perf-$q.map"
+	done
+}
+LIB_CLEANUP=jit_cleanup
 
 # start_jit NAME ARGS...: start a fixture that prints "ready" once its
 # names are published; LPID is its pid.
@@ -26,6 +35,7 @@ start_jit() {
 	rm -f "$T/$f.out"
 	bg_start "$T/$f" "$@" > "$T/$f.out"
 	LPID=$BG_PID
+	JIT_PIDS="$JIT_PIDS $LPID"
 	wait_until 10 grep -q ready "$T/$f.out"
 }
 
@@ -84,7 +94,11 @@ if start_jit jit_perfmap 30; then
 	record_pid "$name" "$p" "$T/pm" 2 && check_two "$name" "$T/pm.folded" jit_perfmap jit_hot_one jit_hot_two
 	# Now the map belongs to someone else: a planted file must not be read.
 	name=integration/jit_perfmap_owner
-	if chown nobody "/tmp/perf-$p.map" 2>/dev/null; then
+	if ! id nobody > /dev/null 2>&1; then
+		skip "$name" "no user 'nobody' to give the perf map to"
+	elif ! chown nobody "/tmp/perf-$p.map" 2> "$T/chown.err"; then
+		fail "$name" "cannot chown the perf map to nobody: $(head -1 "$T/chown.err")"
+	else
 		if record_pid "$name" "$p" "$T/pmo" 1.5; then
 			set -- $(leaf_share "$T/pmo.folded" jit_perfmap jit_hot_one jit_hot_two)
 			note "$name: $1 user samples: named $(($2 + $3)), [anon] $4"
@@ -99,15 +113,13 @@ if start_jit jit_perfmap 30; then
 				pass "$name"
 			fi
 		fi
-	else
-		skip "$name" "cannot chown the perf map to nobody"
 	fi
 	stop "$p"
 	rm -f "/tmp/perf-$p.map"
 else
 	fail "$name" "jit_perfmap did not start"
 	show "$T/jit_perfmap.out"
-	skip integration/jit_perfmap_owner "jit_perfmap did not start"
+	fail integration/jit_perfmap_owner "jit_perfmap did not start"
 	stop "$LPID"
 fi
 
@@ -141,8 +153,11 @@ while (Date.now() < end) { s += hotAlpha(2e6); s += hotAlpha(2e6); s += hotBeta(
 console.log(s);
 EOF
 	rm -f "$T/node.out"
-	bg_start node --perf-basic-prof "$T/hot.js" 30 > "$T/node.out"
+	# node's V8 log goes where it is told, not into the working directory.
+	bg_start node --perf-basic-prof --logfile="$T/node-v8.log" --no-logfile-per-isolate \
+		"$T/hot.js" 30 > "$T/node.out"
 	p=$BG_PID
+	JIT_PIDS="$JIT_PIDS $p"
 	# Let it warm up: the optimized code and its perf map lines come first.
 	if wait_until 10 grep -q ready "$T/node.out" && sleep 1 && record_pid "$name" "$p" "$T/node" 2; then
 		tot=$(folded_count "$T/node.folded" '^node;')

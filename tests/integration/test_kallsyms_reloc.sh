@@ -24,10 +24,7 @@ fi
 if ! command -v perl >/dev/null 2>&1; then
 	skip_all "'perl' not installed (64-bit address arithmetic)"
 fi
-if ! build_fixture sysheavy sysheavy; then
-	show "$T/sysheavy.build.log"
-	skip_all "cannot build the fixture sysheavy.c"
-fi
+need_fixture sysheavy sysheavy
 
 # kallsyms_edit IN OUT: copy kallsyms text IN to OUT, every address plus
 # $SHIFT, keeping each line's format; names listed in $RENAME ("old=new

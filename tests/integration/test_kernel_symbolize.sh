@@ -23,8 +23,9 @@ lib_init integration/kernel_symbolize_live integration/kernel_symbolize_file \
 
 N=2000
 
-if ! "$BPFSYM" symbolize --help > /dev/null 2>&1; then
-	skip_all "'bpfsym symbolize' is not there (bpfsym symbolize --help failed)"
+if ! "$BPFSYM" symbolize --help > "$T/help.out" 2>&1; then
+	show "$T/help.out"
+	fail_all "bpfsym symbolize --help failed: $(tail -1 "$T/help.out")"
 fi
 if [ ! -r /proc/kallsyms ]; then
 	skip_all "/proc/kallsyms is not readable"

@@ -30,10 +30,7 @@ fi
 if ! awk '$1 !~ /^0+$/ { found = 1; exit } END { exit !found }' /proc/kallsyms; then
 	skip_all "/proc/kallsyms shows only zero addresses (kptr_restrict)"
 fi
-if ! build_fixture sysheavy sysheavy; then
-	show "$T/sysheavy.build.log"
-	skip_all "cannot build the fixture sysheavy.c"
-fi
+need_fixture sysheavy sysheavy
 
 # kpaths FOLDED DEPTH: over sysheavy's stacks with a kernel frame, the
 # kernel part root first, cut to DEPTH frames (0: whole), offsets dropped:

@@ -28,12 +28,9 @@ lib_init integration/load_999 integration/load_99 integration/load_stalled
 LOAD_MAX_RSS_KB=${LOAD_MAX_RSS_KB:-307200}
 REC_SECS=8
 
-if ! build_fixture storm storm -Wl,--no-as-needed -lm -lz; then
-	show "$T/storm.build.log"
-	skip_all "cannot build the storm fixture"
-fi
+need_fixture storm storm -Wl,--no-as-needed -lm -lz
 # The children run under another name, so their comm differs from the parent's.
-ln -f "$T/storm" "$T/storm_kid" || skip_all "cannot link storm_kid"
+ln -f "$T/storm" "$T/storm_kid" || fail_all "cannot link '$T/storm_kid' to the storm fixture"
 ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 
 # hwm PID: VmHWM of PID in KiB (empty once it has gone).

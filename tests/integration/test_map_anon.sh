@@ -19,12 +19,9 @@ lib_init integration/map_anon_so integration/map_anon_obj integration/map_anon_n
 	integration/map_anon_fork integration/map_anon_cli
 
 # ---- fixtures
-build_fixture anon_loader anon_loader || { show "$T/anon_loader.build.log"; skip_all "cannot build anon_loader"; }
-if ! cc -O1 -fPIC -shared -o "$T/hintlib.so" "$FIXTURES/hintlib.c" > "$T/hintlib.log" 2>&1 ||
-   ! cc -O1 -fPIC -c -o "$T/hintlib.o" "$FIXTURES/hintlib.c" >> "$T/hintlib.log" 2>&1; then
-	show "$T/hintlib.log"
-	skip_all "cannot build hintlib"
-fi
+need_fixture anon_loader anon_loader
+need_built tests/fixtures/hintlib.c "$T/hintlib.so.build.log" cc -O1 -fPIC -shared -o "$T/hintlib.so" "$FIXTURES/hintlib.c"
+need_built tests/fixtures/hintlib.c "$T/hintlib.o.build.log" cc -O1 -fPIC -c -o "$T/hintlib.o" "$FIXTURES/hintlib.c"
 case $(uname -m) in x86_64) ;; *) skip_all "hintlib's copies are checked on x86-64 only" ;; esac
 
 # sym_value FILE NAME: st_value of NAME in FILE's symbol table, in hex.

@@ -17,6 +17,13 @@
 #  - pprof_filter: `--pid` keeps only that process (`--comm` of nobody:
 #    an empty profile pprof still opens).
 # The pprof file's size per sample is printed beside bpfsym.data's.
+#
+# The shares need 400 samples (10 points are then 4 standard errors of a
+# 50% share).  hot writes the CPU time it had, the oracle: at 397 Hz bpfsym
+# should have about 397 samples per CPU second.  When the machine is so
+# busy that hot had less than CPU_NEED seconds, it is recorded again for
+# twice as long (up to 32 s), never skipped; then bpfsym with fewer than
+# 400 samples fails.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/pprof_top integration/pprof_traces integration/pprof_labels \
 	integration/pprof_total integration/pprof_filter
@@ -35,35 +42,39 @@ if ! go tool pprof -h > "$T/pprof.help" 2>&1; then
 	show "$T/pprof.help"
 	skip_all "'go tool pprof' does not run"
 fi
-if ! build_fixture hot hot; then
-	show "$T/hot.build.log"
-	skip_all "cannot build the fixture hot.c"
-fi
+need_fixture hot hot
 
+CPU_NEED=${PPROF_CPU_NEED:-2}
 # The shell writes its pid, then becomes the fixture: the recorded pid.
-run_to 60 "$BPFSYM" record -F 397 -q -o "$T/bpfsym.data" -- \
-	sh -c "echo \$\$ > '$T/hot.pid'; exec '$T/hot' 4 2" 2> "$T/record.err"
-rc=$?
-if ! record_ok integration/pprof_top "$T/bpfsym.data" "$T/record.err" $rc; then
-	for t in pprof_traces pprof_labels pprof_total pprof_filter; do
-		fail integration/$t "no recording"
-	done
-	lib_done
-fi
+hot_secs=4	# not "secs": run_to sets that
+while :; do
+	rm -f "$T/hot.cpu"
+	run_to $((hot_secs + 60)) "$BPFSYM" record -F 397 -q -o "$T/bpfsym.data" -- \
+		sh -c "echo \$\$ > '$T/hot.pid'; exec '$T/hot' $hot_secs 2 '$T/hot.cpu'" 2> "$T/record.err"
+	rc=$?
+	if ! record_ok integration/pprof_top "$T/bpfsym.data" "$T/record.err" $rc; then
+		fail_all "no recording"
+	fi
+	cpu=$(cat "$T/hot.cpu" 2>/dev/null)
+	note "bpfsym record: $(cat "$T/record.err") (hot for $hot_secs s on 2 threads: ${cpu:-no} CPU seconds)"
+	if [ -z "$cpu" ]; then
+		fail_all "hot did not write its CPU time to $T/hot.cpu"
+	fi
+	if fcmp "$cpu" ge $CPU_NEED || [ $hot_secs -ge 32 ]; then
+		break
+	fi
+	hot_secs=$((hot_secs * 2))
+done
 hot=$(cat "$T/hot.pid")
-note "bpfsym record: $(cat "$T/record.err") (pid $hot)"
 if ! folded integration/pprof_top "$T/bpfsym.data" "$T/folded"; then
-	lib_done
+	fail_all "no folded stacks to compare with"
 fi
 
 run_to 60 "$BPFSYM" report "$T/bpfsym.data" --pprof "$T/out.pb.gz" 2> "$T/report.err"
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s "$T/out.pb.gz" ]; then
 	show "$T/report.err"
-	for t in $LIB_TESTS; do
-		fail "$t" "bpfsym report --pprof exited with status $rc"
-	done
-	lib_done
+	fail_all "bpfsym report --pprof exited with status $rc"
 fi
 nsamples=$(awk '{ n += $NF } END { print n + 0 }' "$T/folded")
 psize=$(wc -c < "$T/out.pb.gz")
@@ -92,16 +103,18 @@ else
 		note "$fn: pprof $got of $total samples ($share%, expected $want%), folded $mine"
 		if [ "${got:-x}" != "$mine" ]; then
 			why="${why:+$why; }$fn: pprof flat $got, bpfsym --folded $mine"
-		elif [ "${total:-0}" -ge 400 ] &&
-		     { fcmp "$share" lt $((want - 10)) || fcmp "$share" gt $((want + 10)); }; then
+		elif fcmp "$share" lt $((want - 10)) || fcmp "$share" gt $((want + 10)); then
 			why="${why:+$why; }$fn: $share% (expected $want +- 10)"
 		fi
 	done
 	# 10 points are 4 standard errors of a 50% share at 400 samples; about
 	# 3000 come when the CPUs are free.
-	if [ -z "$why" ] && [ "${total:-0}" -lt 400 ]; then
-		skip "$name" "only ${total:-0} samples (about 3000 when the CPUs are free): machine too busy for shares"
-	elif [ -n "$why" ]; then
+	if fcmp "$cpu" lt $CPU_NEED; then
+		why="hot had only $cpu CPU seconds in $hot_secs s (wanted $CPU_NEED): it hardly ran${why:+; $why}"
+	elif [ "${total:-0}" -lt 400 ]; then
+		why="only ${total:-0} samples for hot's $cpu CPU seconds (~$(awk -v c="$cpu" 'BEGIN { printf "%d", c * 397 }') expected at 397 Hz; 400 needed)${why:+; $why}"
+	fi
+	if [ -n "$why" ]; then
 		fail "$name" "$why"
 		show "$T/top"
 	else

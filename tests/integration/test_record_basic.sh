@@ -52,15 +52,7 @@ else
 	pass "$name"
 fi
 
-if ! build_fixture burn burn; then
-	show "$T/burn.build.log"
-	for t in integration/record_duration integration/record_default_verb \
-		integration/record_sigint integration/record_sigterm \
-		integration/record_sigkill_truncated; do
-		skip "$t" "cannot build the fixture burn.c"
-	done
-	lib_done
-fi
+need_fixture burn burn
 # One busy process for the recordings below to see.
 bg_start "$T/burn" 60
 burn=$BG_PID

@@ -10,11 +10,7 @@ lib_init integration/side_user_only integration/side_kernel_only \
 	integration/mmap_pages_usage integration/mmap_pages_size
 
 for f in sysheavy burn; do
-	if ! build_fixture $f $f; then
-		show "$T/$f.build.log"
-		fail integration/side_user_only "cannot build the fixture $f.c"
-		lib_done
-	fi
+	need_fixture $f $f
 done
 
 # ---- --user-only: no kernel frame anywhere, and the time in system calls

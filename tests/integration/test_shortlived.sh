@@ -39,14 +39,8 @@ SL_MIN_SAMPLES=${SL_MIN_SAMPLES:-400}
 SL_MARGIN=2		# points: the issue's goal
 SL_MS=25		# CPU time of each program
 
-if ! build_fixture short_burn shortlived; then
-	show "$T/shortlived.build.log"
-	skip_all "cannot build the fixture short_burn.c"
-fi
-if ! build_fixture short_burn decoy -Dshort_burn=decoy_burn; then
-	show "$T/decoy.build.log"
-	skip_all "cannot build the fixture short_burn.c as the decoy"
-fi
+need_fixture short_burn shortlived
+need_fixture short_burn decoy -Dshort_burn=decoy_burn
 
 # The workload: DIR/shortlived MS, one after another, for SECS seconds.
 cat > "$T/loop.sh" <<'EOF'

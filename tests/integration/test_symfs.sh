@@ -36,15 +36,12 @@ ID_C=c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3c3
 build_id() {
 	readelf -n "$1" 2>/dev/null | awk '/Build ID:/ { print $3; exit }'
 }
-if ! build_fixture burn host/bin/burn_a "-Wl,--build-id=0x$ID_A" ||
-   ! build_fixture burn host/bin/burn_b "-Wl,--build-id=0x$ID_B" ||
-   ! build_fixture burn other/burn_b "-Wl,--build-id=0x$ID_C" ||
-   ! build_fixture dlopen_burn host/bin/dlopen_burn -ldl ||
-   ! build_fixture libburn host/lib/libburn.so -shared -fPIC -DNAME=lib_burn ||
-   ! build_fixture sysheavy host/bin/sysheavy; then
-	cat "$T"/*/*.build.log "$T"/*/*/*.build.log 2>/dev/null | show
-	skip_all "cannot build the fixtures"
-fi
+need_fixture burn host/bin/burn_a "-Wl,--build-id=0x$ID_A"
+need_fixture burn host/bin/burn_b "-Wl,--build-id=0x$ID_B"
+need_fixture burn other/burn_b "-Wl,--build-id=0x$ID_C"
+need_fixture dlopen_burn host/bin/dlopen_burn -ldl
+need_fixture libburn host/lib/libburn.so -shared -fPIC -DNAME=lib_burn
+need_fixture sysheavy host/bin/sysheavy -Wl,--build-id=sha1
 (
 	set -e
 	cd "$H/bin"
@@ -54,9 +51,9 @@ fi
 	# burn_b's debug file exists, but not where the recorder looks.
 	objcopy --only-keep-debug burn_b "$T/dbg/burn_b.debug"
 	strip -s burn_b
-) > "$T/strip.log" 2>&1 || { show "$T/strip.log"; skip_all "cannot strip the fixtures"; }
+) > "$T/strip.log" 2>&1 || { show "$T/strip.log"; fail_all "cannot strip the fixtures: $(tail -1 "$T/strip.log")"; }
 ID_S=$(build_id "$H/bin/sysheavy")
-[ -n "$ID_S" ] || skip_all "sysheavy has no build-id"
+[ -n "$ID_S" ] || fail_all "sysheavy, linked with --build-id=sha1, has no build-id (readelf -n)"
 
 run_to 60 "$BPFSYM" record -q -F 499 -o "$T/rec.data" -- sh -c \
 	"$H/bin/burn_a 2 & $H/bin/burn_b 2 & $H/bin/dlopen_burn - 1 $H/lib/libburn.so lib_burn & $H/bin/sysheavy 2 & wait" \

@@ -5,10 +5,7 @@
 lib_init integration/cmd_children integration/cmd_stops integration/pid_multi integration/pid_new_threads
 
 for f in forker burn threads_later; do
-	if ! build_fixture $f $f; then
-		show "$T/$f.build.log"
-		skip_all "cannot build the fixture $f.c"
-	fi
+	need_fixture $f $f
 done
 
 # ---- -- COMMAND: forker runs parent_burn and, in a forked child,

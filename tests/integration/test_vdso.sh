@@ -26,7 +26,7 @@ command -v perf > /dev/null 2>&1 || skip_all "perf is not installed (the oracle)
 for tool in nm dd; do
 	command -v $tool > /dev/null 2>&1 || skip_all "'$tool' is not installed (binutils, coreutils)"
 done
-build_fixture vdso_burn vdso_burn || { show "$T/vdso_burn.build.log"; skip_all "cannot build vdso_burn"; }
+need_fixture vdso_burn vdso_burn
 grep -q '\[vdso\]' /proc/self/maps || skip_all "no vdso in this kernel's processes"
 
 bg_start "$T/vdso_burn" 120

@@ -21,43 +21,56 @@
 #include "test.h"
 
 static char dtmp[PATH_MAX];	/* the temp directory; empty: none */
-static const char *dtmp_why;	/* why there is none, for SKIP lines */
+static const char *dtmp_why;	/* why there is none */
+static bool dtmp_failed;	/* and that is a FAIL (not a missing tool's SKIP) */
 
-/* Create the temp directory once, if every tool is there; false (and SKIP) if not. */
+/*
+ * Create the temp directory once, if every tool is there; false if not: a
+ * SKIP without a tool, a FAIL when the directory cannot be made.
+ */
 static bool dsetup(const char *const *tools)
 {
-	static char why[128];
+	static char why[PATH_MAX + 64];
 	const char *base;
-	char cmd[128];
 	size_t i;
 
 	if (dtmp[0])
 		return true;
-	if (dtmp_why) {
-		test__skip("%s", dtmp_why);
-		return false;
-	}
-	for (i = 0; tools[i]; i++) {
-		snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tools[i]);
-		if (system(cmd)) {
-			snprintf(why, sizeof(why), "'%s' not found", tools[i]);
-			dtmp_why = why;
-			test__skip("%s", why);
-			return false;
+	if (!dtmp_why) {
+		for (i = 0; tools[i] && !dtmp_why; i++) {
+			if (!test__have(tools[i])) {
+				snprintf(why, sizeof(why), "'%s' not found", tools[i]);
+				dtmp_why = why;
+			}
 		}
 	}
-	/* Under the test runner's directory when it has one (no quote: paths go in sh '...'). */
-	base = getenv("BPFSYM_TEST_TMP");
-	if (!base || !*base || strchr(base, '\'') || strlen(base) > PATH_MAX - 64)
-		base = "/tmp";
-	snprintf(dtmp, sizeof(dtmp), "%s/bpfsym-debug.XXXXXX", base);
-	if (!mkdtemp(dtmp)) {
+	if (!dtmp_why) {
+		/* Under the test runner's directory when it has one (no quote: paths go in sh '...'). */
+		base = getenv("BPFSYM_TEST_TMP");
+		if (!base || !*base || strchr(base, '\'') || strlen(base) > PATH_MAX - 64)
+			base = "/tmp";
+		snprintf(dtmp, sizeof(dtmp), "%s/bpfsym-debug.XXXXXX", base);
+		if (mkdtemp(dtmp))
+			return true;
+		snprintf(why, sizeof(why), "mkdtemp in '%s': %s", base, strerror(errno));
 		dtmp[0] = 0;
-		dtmp_why = "mkdtemp failed";
-		test__skip("%s", dtmp_why);
-		return false;
+		dtmp_why = why;
+		dtmp_failed = true;
 	}
-	return true;
+	if (dtmp_failed)
+		test__fail_msg(__FILE__, __LINE__, "%s", dtmp_why);
+	else
+		test__skip("%s", dtmp_why);
+	return false;
+}
+
+/* The fixtures did not build, their tools being there: a FAIL naming the error. */
+static __attribute__((unused)) void dbuild_failed(void)
+{
+	char log[PATH_MAX + 16];
+
+	snprintf(log, sizeof(log), "%s/build.log", dtmp);
+	FAIL_BUILD(log, "the fixtures");
 }
 
 /* Run a shell command in the temp directory; its output goes to build.log.  0: success. */

@@ -103,43 +103,41 @@ static void path_in_tmp(char *buf, size_t sz, const char *name)
 
 static bool have_tool(const char *tool)
 {
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", tool);
-	return system(cmd) == 0;
+	return test__have(tool);
 }
 
-/* Make the temp dir and write fx.c, once; false (and SKIP) if the tools are missing. */
+/*
+ * Make the temp dir and write fx.c, once; false if not: a SKIP when a tool
+ * is missing, a FAIL when the directory or fx.c cannot be made.
+ */
 static bool setup(void)
 {
 	static const char *tools[] = { "cc", "nm", "readelf", "strip" };
 	const char *base = getenv("BPFSYM_TEST_TMP");
 	static char why[PATH_MAX + 64];
+	static bool failed;
 	char path[PATH_MAX + 16];
 	size_t i;
 	FILE *f;
 
 	if (tmp_state > 0)
 		return true;
-	if (tmp_state < 0) {
-		test__skip("%s", why);
-		return false;
-	}
+	if (tmp_state < 0)
+		goto out;
 	tmp_state = -1;
 	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
 		if (!have_tool(tools[i])) {
 			snprintf(why, sizeof(why), "'%s' not found", tools[i]);
-			test__skip("%s", why);
-			return false;
+			goto out;
 		}
 	}
+	failed = true;
 	if (!base || !*base || strchr(base, '\''))
 		base = "/tmp";
 	snprintf(tmpdir, sizeof(tmpdir), "%s/elfsym.XXXXXX", base);
 	if (!mkdtemp(tmpdir)) {
 		snprintf(why, sizeof(why), "mkdtemp in '%s': %s", base, strerror(errno));
-		test__skip("%s", why);
-		return false;
+		goto out;
 	}
 	tmp_state = 1;
 	path_in_tmp(path, sizeof(path), "fx.c");
@@ -147,13 +145,21 @@ static bool setup(void)
 	if (!f || fputs(fx_src, f) == EOF || fclose(f)) {
 		tmp_state = -1;
 		snprintf(why, sizeof(why), "cannot write '%s'", path);
-		test__skip("%s", why);
-		return false;
+		goto out;
 	}
 	return true;
+out:
+	if (failed)
+		test__fail_msg(__FILE__, __LINE__, "%s", why);
+	else
+		test__skip("%s", why);
+	return false;
 }
 
-/* The path of fixture @id, built on first use; NULL (and SKIP) if it cannot be. */
+/*
+ * The path of fixture @id, built on first use; NULL if it cannot be (a FAIL
+ * with cc's error when the tools are there, else setup()'s SKIP).
+ */
 static const char *fixture(enum fx_id id, char *buf, size_t sz)
 {
 	const struct fixture *fx = &fixtures[id];
@@ -168,8 +174,11 @@ static const char *fixture(enum fx_id id, char *buf, size_t sz)
 			fx_built[id] = 1;
 	}
 	if (fx_built[id] < 0) {
+		char log[PATH_MAX + 16];
+
 		keep_tmp = true;
-		test__skip("cannot build fixture '%s' (see %s/build.log)", fx->file, tmpdir);
+		path_in_tmp(log, sizeof(log), "build.log");
+		FAIL_BUILD(log, fx->file);
 		return NULL;
 	}
 	path_in_tmp(buf, sz, fx->file);

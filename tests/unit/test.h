@@ -2,12 +2,18 @@
 /*
  * A tiny test harness in the style of the kernel's BPF selftests: ASSERT_*
  * print the actual and expected values and evaluate to a bool, so a test
- * can bail out with `if (!ASSERT_...) return;`.  Each test prints one line
- * that tests/run.sh counts:
- *   PASS <suite>/<test>
- *   FAIL <suite>/<test>: <why>
- *   SKIP <suite>/<test>: <why>
- * A missing prerequisite is a SKIP, never a PASS.
+ * can bail out with `if (!ASSERT_...) return;`.  Each RUN_TEST(fn) prints
+ * exactly one line that tests/run.sh counts:
+ *   PASS <suite>/<fn>
+ *   FAIL <suite>/<fn>: <why>		(later failures: "     <suite>/<fn>: ...")
+ *   SKIP <suite>/<fn>: <why>
+ * A test that fails and also asked to be skipped is a FAIL (the skip's
+ * reason follows as a continuation line).  tests/run.sh reads the RUN_TEST
+ * lines of the source: a test that reports nothing (the program ended
+ * before it) or twice is a failure.
+ * A missing prerequisite (a tool, a kernel feature) is a SKIP, never a PASS;
+ * a fixture that fails to build while its tools are there is a FAIL
+ * (FAIL_BUILD), never a SKIP.
  */
 #ifndef BPFSYM_TEST_H
 #define BPFSYM_TEST_H
@@ -22,20 +28,34 @@ static const char *test__suite = "unit";
 static const char *test__name;
 static int test__failed_now, test__skipped_now;
 static int test__nr_fail;
+static char test__skip_why[512];
+static char test__setup_fail[512], test__setup_skip[512];
 
 #define TEST_SUITE(name) static void __attribute__((constructor)) test__set_suite(void) { test__suite = (name); }
 
 static inline void test__fail_msg(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 #include <stdarg.h>
+
+/* snprintf that may cut (no -Wformat-truncation: cutting is intended). */
+static inline __attribute__((format(printf, 3, 4), unused)) void test__fmt(char *buf, size_t size,
+									   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
 static inline void test__fail_msg(const char *file, int line, const char *fmt, ...)
 {
 	va_list ap;
 
+	/* Outside RUN_TEST (main's own setup): "setup", never "(null)". */
 	if (!test__failed_now)
-		printf("FAIL %s/%s: ", test__suite, test__name);
+		printf("FAIL %s/%s: ", test__suite, test__name ? test__name : "setup");
 	else
-		printf("     %s/%s: ", test__suite, test__name);
+		printf("     %s/%s: ", test__suite, test__name ? test__name : "setup");
 	printf("%s:%d: ", file, line);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
@@ -106,22 +126,94 @@ static inline void test__fail_msg(const char *file, int line, const char *fmt, .
 			       (what), ___a ? ___a : "(null)", ___e ? ___e : "(null)"); \
 	___ok; })
 
-/* Mark the running test skipped, with a reason; the caller then returns. */
+/*
+ * Mark the running test skipped, with a reason; the caller then returns.
+ * The SKIP line is printed when the test ends, and only if it did not fail
+ * (the first reason is kept).
+ */
 #define test__skip(...) do {						\
-	printf("SKIP %s/%s: ", test__suite, test__name);		\
-	printf(__VA_ARGS__);						\
-	printf("\n");							\
+	if (!test__skipped_now)						\
+		test__fmt(test__skip_why, sizeof(test__skip_why), __VA_ARGS__); \
 	test__skipped_now = 1;						\
 } while (0)
+
+/* Is @tool installed (a command in PATH)? */
+static inline __attribute__((unused)) bool test__have(const char *tool)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "command -v '%s' >/dev/null 2>&1", tool);
+	return system(cmd) == 0;
+}
+
+/*
+ * The compiler's last error line in the build log @log (its last line when
+ * none looks like one) into @buf, for a FAIL message.
+ */
+static inline __attribute__((unused)) const char *test__build_error(const char *log, char *buf,
+								    size_t size)
+{
+	char line[1024], last[512] = "(no output)";
+	FILE *f = fopen(log, "r");
+
+	test__fmt(buf, size, "%s", "");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (!line[0])
+			continue;
+		test__fmt(last, sizeof(last), "%s", line);
+		if (strncmp(line, "collect2: ", 10) &&
+		    (strstr(line, "error") || strstr(line, "undefined reference") ||
+		     strstr(line, "cannot find") || strstr(line, "No such file")))
+			test__fmt(buf, size, "%s", line);
+	}
+	if (f)
+		fclose(f);
+	if (!buf[0])
+		test__fmt(buf, size, "%s", f ? last : "(no build log)");
+	return buf;
+}
+
+/*
+ * A fixture that did not build although its tools are there (their absence
+ * is a SKIP, checked before): a FAIL with the compiler's last error line
+ * from the build log @log.
+ */
+#define FAIL_BUILD(log, what) do {					\
+	char ___e[512];							\
+	test__fail_msg(__FILE__, __LINE__, "cannot build %s: %s (log: %s)", (what), \
+		       test__build_error((log), ___e, sizeof(___e)), (log)); \
+} while (0)
+
+/*
+ * main's own setup failed (FAIL), or lacks a tool or kernel feature
+ * (SKIP): every later RUN_TEST reports that without running, until
+ * TEST_SETUP_CLEAR().  So each test still reports once.
+ */
+#define TEST_SETUP_FAIL(...) test__fmt(test__setup_fail, sizeof(test__setup_fail), __VA_ARGS__)
+#define TEST_SETUP_SKIP(...) test__fmt(test__setup_skip, sizeof(test__setup_skip), __VA_ARGS__)
+#define TEST_SETUP_CLEAR() (test__setup_fail[0] = test__setup_skip[0] = 0)
 
 #define RUN_TEST(fn) do {						\
 	test__name = #fn;						\
 	test__failed_now = test__skipped_now = 0;			\
-	fn();								\
-	if (test__failed_now)						\
+	if (test__setup_fail[0])					\
+		test__fail_msg(__FILE__, __LINE__, "not run: %s", test__setup_fail); \
+	else if (test__setup_skip[0])					\
+		test__skip("%s", test__setup_skip);			\
+	else								\
+		fn();							\
+	if (test__failed_now) {						\
 		test__nr_fail++;					\
-	else if (!test__skipped_now)					\
+		if (test__skipped_now)					\
+			printf("     %s/%s: (it also asked to be skipped: %s)\n", \
+			       test__suite, test__name, test__skip_why); \
+	} else if (test__skipped_now) {					\
+		printf("SKIP %s/%s: %s\n", test__suite, test__name, test__skip_why); \
+	} else {							\
 		printf("PASS %s/%s\n", test__suite, test__name);	\
+	}								\
+	test__name = NULL;						\
 	fflush(stdout);							\
 } while (0)
 

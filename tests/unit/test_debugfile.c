@@ -62,11 +62,15 @@ static bool build(void)
 			if (!strcmp(funcs[i].name, "dl_local_helper"))
 				local_addr = funcs[i].addr;
 		}
-		if (!local_addr)
-			built = -1;
+		if (built > 0 && !local_addr)
+			built = -2;
 	}
-	if (built < 0) {
-		test__skip("cannot build the fixtures (see %s/build.log)", dtmp);
+	if (built == -1) {
+		dbuild_failed();
+		return false;
+	}
+	if (built == -2) {
+		test__fail_msg(__FILE__, __LINE__, "nm finds no dl_local_helper in libdbg.so");
 		return false;
 	}
 	return true;

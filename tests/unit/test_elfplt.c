@@ -28,18 +28,28 @@ static const char src[] =
 "\tprintf(\"%zu %ld\\n\", strlen(p), (long)time(NULL) + argc);\n"
 "\tfree(p); return memcmp(argv[0], \"x\", 1) > 0;\n}\n";
 
-/* Build @out from the source with @flags; false (a SKIP) when the toolchain cannot. */
+/* Build @out from the source with @flags; false (a FAIL, SKIP without cc) when it cannot. */
 static bool build(const char *out, const char *flags)
 {
-	char cmd[PATH_MAX * 3 + 128];
+	char cmd[PATH_MAX * 4 + 128], log[PATH_MAX + 16];
 	FILE *f;
 
+	if (!test__have("cc")) {
+		test__skip("'cc' not found");
+		return false;
+	}
 	snprintf(cmd, sizeof(cmd), "%s/plt.c", dir);
 	f = fopen(cmd, "w");
-	if (!f || fputs(src, f) < 0 || fclose(f))
+	if (!f || fputs(src, f) < 0 || fclose(f)) {
+		test__fail_msg(__FILE__, __LINE__, "cannot write %s", cmd);
 		return false;
-	snprintf(cmd, sizeof(cmd), "cc -O1 %s -o '%s/%s' '%s/plt.c' > /dev/null 2>&1", flags, dir, out, dir);
-	return system(cmd) == 0;
+	}
+	snprintf(log, sizeof(log), "%s/%s.build.log", dir, out);
+	snprintf(cmd, sizeof(cmd), "cc -O1 %s -o '%s/%s' '%s/plt.c' > '%s' 2>&1", flags, dir, out, dir, log);
+	if (system(cmd) == 0)
+		return true;
+	FAIL_BUILD(log, out);
+	return false;
 }
 
 /* Compare every objdump PLT label of @path with elfsym; the number checked. */
@@ -90,10 +100,8 @@ static void run(const char *name, const char *flags, size_t min)
 	char path[PATH_MAX + 64];
 	size_t n;
 
-	if (!build(name, flags)) {
-		test__skip("cannot build with '%s'", flags);
+	if (!build(name, flags))
 		return;
-	}
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	n = check(path);
 	ASSERT_TRUE(n >= min, "objdump labels enough stubs");
@@ -119,19 +127,18 @@ int main(void)
 
 	snprintf(dir, sizeof(dir), "%s/test_elfplt.XXXXXX", tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
-		printf("FAIL elfplt/setup: mkdtemp: %s\n", strerror(errno));
-		return 1;
+		TEST_SETUP_FAIL("mkdtemp %s: %s", dir, strerror(errno));
+		dir[0] = 0;
 	}
 #if !defined(__x86_64__)
-	printf("SKIP elfplt/all: PLT stubs are synthesized on x86-64 only\n");
-	return 0;
+	TEST_SETUP_SKIP("PLT stubs are synthesized on x86-64 only");
 #endif
 	RUN_TEST(test_lazy);
 	RUN_TEST(test_now);
 	RUN_TEST(test_ibt);
 	RUN_TEST(test_shared);
 	RUN_TEST(test_libc);
-	{
+	if (dir[0]) {
 		char cmd[PATH_MAX + 16];
 
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

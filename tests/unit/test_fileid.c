@@ -16,7 +16,7 @@
 
 TEST_SUITE("fileid");
 
-static char dir[64];
+static char dir[PATH_MAX / 2];
 static char lib_path[PATH_MAX];
 static uint8_t want[FILEID_BUILD_ID_MAX];	/* the fixture's build-id, as elfsym reads it */
 static size_t want_len;
@@ -158,39 +158,64 @@ static void test_fd_cache(void)
 	ASSERT_FALSE(fd_open(fa) || fd_open(fd), "all closed");
 }
 
+/*
+ * Build the fixture; 0, or -1 with TEST_SETUP_SKIP (no cc) or
+ * TEST_SETUP_FAIL (anything else: cc's error when it failed) done.
+ */
 static int setup(void)
 {
-	char src[PATH_MAX], cmd[3 * PATH_MAX];
+	char src[PATH_MAX + 16], log[PATH_MAX + 16], cmd[4 * PATH_MAX], err[512];
+	const char *base = getenv("BPFSYM_TEST_TMP");
 	const uint8_t *id;
 	struct elfsym *es;
 	struct stat st;
 	FILE *f;
 	int fd;
 
-	strcpy(dir, "/tmp/bpfsym-fileid.XXXXXX");
-	if (!mkdtemp(dir))
-		return -errno;
+	if (!test__have("cc")) {
+		TEST_SETUP_SKIP("'cc' not found: no fixture");
+		return -1;
+	}
+	if (!base || !*base || strchr(base, '\'') || strlen(base) > sizeof(dir) - 32)
+		base = "/tmp";
+	snprintf(dir, sizeof(dir), "%s/bpfsym-fileid.XXXXXX", base);
+	if (!mkdtemp(dir)) {
+		TEST_SETUP_FAIL("mkdtemp in '%s': %s", base, strerror(errno));
+		dir[0] = 0;
+		return -1;
+	}
 	snprintf(src, sizeof(src), "%s/lib.c", dir);
 	snprintf(lib_path, sizeof(lib_path), "%s/lib.so", dir);
 	f = fopen(src, "w");
-	if (!f || fputs("int fx_one(int x) { return x * 3; }\n", f) < 0 || fclose(f))
-		return -EIO;
-	snprintf(cmd, sizeof(cmd), "cc -O1 -fPIC -shared -Wl,--build-id=sha1 -o '%s' '%s'", lib_path, src);
-	if (run(cmd))
-		return -ENOEXEC;
+	if (!f || fputs("int fx_one(int x) { return x * 3; }\n", f) < 0 || fclose(f)) {
+		TEST_SETUP_FAIL("cannot write %s", src);
+		return -1;
+	}
+	snprintf(log, sizeof(log), "%s/build.log", dir);
+	snprintf(cmd, sizeof(cmd), "cc -O1 -fPIC -shared -Wl,--build-id=sha1 -o '%s' '%s' > '%s' 2>&1",
+		 lib_path, src, log);
+	if (run(cmd)) {
+		TEST_SETUP_FAIL("cannot build the fixture: %s", test__build_error(log, err, sizeof(err)));
+		return -1;
+	}
 	es = elfsym__open(lib_path, NULL);
 	id = es ? elfsym__build_id(es, &want_len) : NULL;
 	if (id)
 		memcpy(want, id, want_len);
 	elfsym__free(es);
 	fd = open(lib_path, O_RDONLY | O_CLOEXEC);
-	if (!id || fd < 0 || fstat(fd, &st))
-		return -ENOEXEC;
+	if (!id || fd < 0 || fstat(fd, &st)) {
+		TEST_SETUP_FAIL("the fixture %s: %s", lib_path, !id ? "elfsym finds no build-id" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	lib_size = (size_t)st.st_size;
 	lib = malloc(lib_size);
 	if (!lib || read(fd, lib, lib_size) != (ssize_t)lib_size) {
+		TEST_SETUP_FAIL("cannot read the fixture %s", lib_path);
 		close(fd);
-		return -EIO;
+		return -1;
 	}
 	close(fd);
 	return 0;
@@ -199,17 +224,13 @@ static int setup(void)
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
-	int err;
 
-	err = setup();
-	if (err) {
-		test__name = "setup";
-		test__skip("cannot build the fixture (cc): %s", strerror(-err));
-	} else {
-		RUN_TEST(test_agrees_with_elfsym);
-		RUN_TEST(test_truncated);
-		RUN_TEST(test_lying_notes);
-	}
+	/* A setup that fails (or skips) reports so for the three tests using it. */
+	setup();
+	RUN_TEST(test_agrees_with_elfsym);
+	RUN_TEST(test_truncated);
+	RUN_TEST(test_lying_notes);
+	TEST_SETUP_CLEAR();
 	RUN_TEST(test_fd_cache);
 	if (dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -60,7 +60,7 @@ static bool build(void)
 			built = 1;
 	}
 	if (built < 0) {
-		test__skip("cannot build the fixtures (see %s/build.log)", dtmp);
+		dbuild_failed();
 		return false;
 	}
 	return true;

@@ -49,6 +49,7 @@ static const char exe_src[] =
 	"}\n";
 
 static char dir[64];		/* the mkdtemp directory */
+static bool cc_failed;		/* cc failed to build a fixture: see dir/build.log */
 static char lib_path[PATH_MAX], exe_path[PATH_MAX];
 static void *lib;		/* dlopen'd fixture */
 static struct proc_table *pt;
@@ -506,10 +507,12 @@ static void test_debug_file(void)
 	snprintf(dbg, sizeof(dbg), "%s/.build-id/%.2s/%s.debug", dbg_dir, hex, hex + 2);
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.build-id/%.2s' && objcopy --only-keep-debug '%s' '%s' && "
 		 "cp '%s' '%s' && strip --strip-all '%s'", dbg_dir, hex, lib_path, dbg, lib_path, copy, copy);
-	if (run(cmd)) {
-		test__skip("objcopy/strip failed");
+	if (!test__have("objcopy") || !test__have("strip")) {
+		test__skip("objcopy or strip not found");
 		return;
 	}
+	if (!ASSERT_OK(run(cmd), "objcopy --only-keep-debug, strip"))
+		return;
 	h = dlopen(copy, RTLD_NOW | RTLD_LOCAL);
 	if (!ASSERT_OK_PTR(h, "dlopen stripped copy"))
 		return;
@@ -651,17 +654,21 @@ static int setup(void)
 	 * offset, so only the real arithmetic finds the symbols.
 	 */
 	snprintf(cmd, sizeof(cmd), "cc -O1 -g -fPIC -shared -Wl,--build-id=sha1 "
-		 "-Wl,-Ttext-segment=0x200000 -o '%s' '%s'", lib_path, src);
-	if (run(cmd))
+		 "-Wl,-Ttext-segment=0x200000 -o '%s' '%s' >> '%s/build.log' 2>&1", lib_path, src, dir);
+	if (run(cmd)) {
+		cc_failed = true;
 		return -ENOEXEC;
+	}
 	snprintf(src, sizeof(src), "%s/fx_exe.c", dir);
 	snprintf(exe_path, sizeof(exe_path), "%s/fx_exe", dir);
 	if (write_file(src, exe_src))
 		return -EIO;
 	snprintf(cmd, sizeof(cmd), "cc -O1 -g -fPIE -pie -Wl,--build-id=sha1 "
-		 "-Wl,-Ttext-segment=0x300000 -o '%s' '%s'", exe_path, src);
-	if (run(cmd))
+		 "-Wl,-Ttext-segment=0x300000 -o '%s' '%s' >> '%s/build.log' 2>&1", exe_path, src, dir);
+	if (run(cmd)) {
+		cc_failed = true;
 		return -ENOEXEC;
+	}
 	lib = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		printf("     dlopen '%s': %s\n", lib_path, dlerror());
@@ -683,19 +690,24 @@ int main(void)
 	int err;
 
 	err = setup();
-	if (err) {
-		test__name = "setup";
-		test__skip("cannot build or load the fixture (cc, /proc): %s", strerror(-err));
-	} else {
-		RUN_TEST(test_dlopen_self);
-		RUN_TEST(test_pie_child);
-		RUN_TEST(test_anon_none_vdso);
-		RUN_TEST(test_open_routes);
-		RUN_TEST(test_deleted_library);
-		RUN_TEST(test_debug_file);
-		RUN_TEST(test_eviction);
-		RUN_TEST(test_memory_cap);
+	if (err && !test__have("cc")) {
+		TEST_SETUP_SKIP("'cc' not found: no fixtures");
+	} else if (cc_failed) {
+		char log[sizeof(dir) + 16], why[512];
+
+		snprintf(log, sizeof(log), "%s/build.log", dir);
+		TEST_SETUP_FAIL("cannot build the fixtures: %s", test__build_error(log, why, sizeof(why)));
+	} else if (err) {
+		TEST_SETUP_FAIL("cannot load the fixtures (dlopen, /proc): %s", strerror(-err));
 	}
+	RUN_TEST(test_dlopen_self);
+	RUN_TEST(test_pie_child);
+	RUN_TEST(test_anon_none_vdso);
+	RUN_TEST(test_open_routes);
+	RUN_TEST(test_deleted_library);
+	RUN_TEST(test_debug_file);
+	RUN_TEST(test_eviction);
+	RUN_TEST(test_memory_cap);
 	if (dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		run(cmd);

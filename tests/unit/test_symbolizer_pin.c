@@ -50,6 +50,7 @@ static const char exe_src[] =
 	"}\n";
 
 static char dir[64];		/* the mkdtemp directory */
+static bool cc_failed;		/* cc failed to build a fixture: see dir/build.log */
 static char fx_path[PATH_MAX], fy_path[PATH_MAX], exe_path[PATH_MAX];
 static uint64_t alpha_off;	/* file offset of fx_alpha (and fy_alpha) */
 static struct proc_table *pt;
@@ -757,8 +758,12 @@ static int build_lib(const char *prefix, const char *out)
 		return -EIO;
 	/* -Ttext-segment: addresses differ from file offsets, as in real libraries. */
 	snprintf(cmd, sizeof(cmd), "cc -O1 -fPIC -shared -Wl,--build-id=sha1 "
-		 "-Wl,-Ttext-segment=0x200000 -o '%s' '%s'", out, src);
-	return run(cmd) ? -ENOEXEC : 0;
+		 "-Wl,-Ttext-segment=0x200000 -o '%s' '%s' >> '%s/build.log' 2>&1", out, src, dir);
+	if (run(cmd)) {
+		cc_failed = true;
+		return -ENOEXEC;
+	}
+	return 0;
 }
 
 static int setup(void)
@@ -781,9 +786,12 @@ static int setup(void)
 	f = fopen(src, "w");
 	if (!f || fputs(exe_src, f) < 0 || fclose(f))
 		return -EIO;
-	snprintf(cmd, sizeof(cmd), "cc -O1 -fPIE -pie -Wl,--build-id=sha1 -o '%s' '%s'", exe_path, src);
-	if (run(cmd))
+	snprintf(cmd, sizeof(cmd), "cc -O1 -fPIE -pie -Wl,--build-id=sha1 -o '%s' '%s' >> '%s/build.log' 2>&1",
+		 exe_path, src, dir);
+	if (run(cmd)) {
+		cc_failed = true;
 		return -ENOEXEC;
+	}
 	pt = proc_table__new(0);
 	self = pt ? proc_table__add(pt, (uint32_t)getpid(), 0) : NULL;
 	if (!self)
@@ -812,22 +820,27 @@ int main(void)
 	int err;
 
 	err = setup();
-	if (err) {
-		test__name = "setup";
-		test__skip("cannot build or load the fixtures (cc, /proc): %s", strerror(-err));
-	} else {
-		RUN_TEST(test_pin_deleted);
-		RUN_TEST(test_pin_exited_child);
-		RUN_TEST(test_pin_replaced);
-		RUN_TEST(test_shared_build_id);
-		RUN_TEST(test_mtime_version);
-		RUN_TEST(test_pin_escape);
-		RUN_TEST(test_pin_not_files);
-		RUN_TEST(test_pin_memfd);
-		RUN_TEST(test_pin_memfd_jit);
-		RUN_TEST(test_pin_truncated);
-		RUN_TEST(test_fd_cap);
+	if (err && !test__have("cc")) {
+		TEST_SETUP_SKIP("'cc' not found: no fixtures");
+	} else if (cc_failed) {
+		char log[sizeof(dir) + 16], why[512];
+
+		snprintf(log, sizeof(log), "%s/build.log", dir);
+		TEST_SETUP_FAIL("cannot build the fixtures: %s", test__build_error(log, why, sizeof(why)));
+	} else if (err) {
+		TEST_SETUP_FAIL("cannot load the fixtures (dlopen, /proc): %s", strerror(-err));
 	}
+	RUN_TEST(test_pin_deleted);
+	RUN_TEST(test_pin_exited_child);
+	RUN_TEST(test_pin_replaced);
+	RUN_TEST(test_shared_build_id);
+	RUN_TEST(test_mtime_version);
+	RUN_TEST(test_pin_escape);
+	RUN_TEST(test_pin_not_files);
+	RUN_TEST(test_pin_memfd);
+	RUN_TEST(test_pin_memfd_jit);
+	RUN_TEST(test_pin_truncated);
+	RUN_TEST(test_fd_cap);
 	if (dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		run(cmd);

@@ -79,6 +79,8 @@ static bool build(void)
 			"strip --strip-all -o libsf.stripped libsf.so && mkdir empty") ||
 		    (have_eu_strip && dsh("eu-strip -f libsf.eudebug -o libsf.eustripped libsf.so")))
 			goto out;
+		/* Built: what fails from here on is elfsym, or nm. */
+		built = -2;
 		dpath(path, sizeof(path), "libsf.so");
 		n = nm_funcs(path, funcs, 64);
 		es = elfsym__open(path, NULL);
@@ -102,8 +104,13 @@ static bool build(void)
 		elfsym__free(es);
 	}
 out:
-	if (built < 0) {
-		test__skip("cannot build the fixtures (see %s/build.log)", dtmp);
+	if (built == -1) {
+		dbuild_failed();
+		return false;
+	}
+	if (built == -2) {
+		test__fail_msg(__FILE__, __LINE__, "libsf.so built, but its build-id or the offsets of "
+			       "sf_local, sf_alpha, _ZN2sf3cppEi (nm, elfsym) are not there");
 		return false;
 	}
 	return true;
