@@ -178,7 +178,7 @@ $(FUZZ_DIR)/fuzz_hints: tests/fuzz/fuzz_hints.c $(call fuzz_objs,hints)
 $(FUZZ_BINS): $(HDRS)
 
 # The report seeds come from the real writer, itself sanitized.
-$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_read) \
+$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_read) $(wildcard user/base/*.c) \
 		$(HDRS) | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LDLIBS)
 

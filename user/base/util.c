@@ -14,6 +14,14 @@
 
 static enum log_level log_level = LOG_WARN;
 
+static __attribute__((format(printf, 2, 0))) int print_stderr(enum log_level level, const char *fmt,
+								 va_list ap)
+{
+	return vfprintf(stderr, fmt, ap);
+}
+
+static log_print_fn log_print = print_stderr;
+
 void log_set_level(enum log_level lvl)
 {
 	log_level = lvl;
@@ -24,14 +32,27 @@ enum log_level log_get_level(void)
 	return log_level;
 }
 
+log_print_fn log_set_print(log_print_fn fn)
+{
+	log_print_fn old = log_print;
+
+	log_print = fn ? fn : print_stderr;
+	return old;
+}
+
+void log_vmsg(enum log_level lvl, const char *fmt, va_list ap)
+{
+	if (lvl > log_level)
+		return;
+	log_print(lvl, fmt, ap);
+}
+
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (lvl > log_level)
-		return;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	log_vmsg(lvl, fmt, ap);
 	va_end(ap);
 }
 

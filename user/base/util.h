@@ -8,12 +8,28 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/*
+ * One logging path, in libbpf's shape: levels, a print callback (stderr
+ * by default), and a threshold that -v raises.  Messages name their
+ * subject ("elfsym: '/usr/lib/libc.so.6': ..."); user-facing errors are
+ * LOG_ERROR, always shown.  libbpf's own messages come through here too
+ * (record/), so one callback sees everything.
+ */
 enum log_level { LOG_ERROR = 0, LOG_WARN = 1, LOG_INFO = 2, LOG_DEBUG = 3 };
 
-/* Messages at or below this level reach stderr; default LOG_WARN. */
+/* Where a message at or below the threshold goes; its return is ignored. */
+typedef int (*log_print_fn)(enum log_level level, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+/* Messages at or below this level reach the callback; default LOG_WARN. */
 void log_set_level(enum log_level lvl);
 enum log_level log_get_level(void);
+
+/* Send messages to @fn (NULL: stderr again); returns the previous callback. */
+log_print_fn log_set_print(log_print_fn fn);
+
 void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void log_vmsg(enum log_level lvl, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 #define pr_err(...)	log_msg(LOG_ERROR, __VA_ARGS__)
 #define pr_warn(...)	log_msg(LOG_WARN, __VA_ARGS__)

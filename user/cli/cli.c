@@ -12,13 +12,13 @@
 
 int cli__usage_error(const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fputs("bpfsym: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs(" (see bpfsym --help)\n", stderr);
+	pr_err("bpfsym: %s (see bpfsym --help)\n", msg);
 	return EXIT_USAGE;
 }
 

@@ -219,13 +219,13 @@ static int open_namers(struct report_args *a, struct report_run *run)
 	if (a->kallsyms) {
 		run->ks = ksyms__load(a->kallsyms);
 		if (!run->ks) {
-			fprintf(stderr, "bpfsym: --kallsyms '%s': %s\n", a->kallsyms, errno == ENODATA ?
+			pr_err("bpfsym: --kallsyms '%s': %s\n", a->kallsyms, errno == ENODATA ?
 				"no kernel text symbol in it (not a kallsyms file?)" : strerror(errno));
 			return -1;
 		}
 		run->namer = frame_namer__new(run->r, run->ks, a->kallsyms, err, sizeof(err));
 		if (!run->namer) {
-			fprintf(stderr, "bpfsym: --kallsyms '%s': %s\n", a->kallsyms, err);
+			pr_err("bpfsym: --kallsyms '%s': %s\n", a->kallsyms, err);
 			return -1;
 		}
 		a->vo.namer = run->namer;
@@ -234,7 +234,7 @@ static int open_namers(struct report_args *a, struct report_run *run)
 		run->symfs = symfs__open(a->symfs_dir, run->r, NULL, err, sizeof(err));
 		if (!run->symfs || (!run->namer &&
 				    !(run->namer = frame_namer__new(run->r, NULL, NULL, err, sizeof(err))))) {
-			fprintf(stderr, "bpfsym: --symfs '%s': %s\n", a->symfs_dir, err);
+			pr_err("bpfsym: --symfs '%s': %s\n", a->symfs_dir, err);
 			return -1;
 		}
 		frame_namer__set_symfs(run->namer, run->symfs);
@@ -252,14 +252,14 @@ static int write_report(const struct report_args *a, const struct report_run *ru
 	if (f->to_file) {
 		err = f->write(a->out, run->r, &a->vo);
 		if (err) {
-			fprintf(stderr, "bpfsym: --%s '%s': %s\n", f->name, a->out, strerror(-err));
+			pr_err("bpfsym: --%s '%s': %s\n", f->name, a->out, strerror(-err));
 			return 1;
 		}
 		return 0;
 	}
 	err = f->fprint(stdout, run->r, &a->vo);
 	if (fflush(stdout) || err) {
-		fprintf(stderr, "bpfsym: printing the report failed: %s\n", strerror(err ? -err : errno));
+		pr_err("bpfsym: printing the report failed: %s\n", strerror(err ? -err : errno));
 		return 1;
 	}
 	return 0;
@@ -275,15 +275,15 @@ static int report_run(struct report_args *a)
 	run.r = report__open(a->path, err, sizeof(err));
 	if (!run.r) {
 		if (err[0])
-			fprintf(stderr, "bpfsym: %s\n", err);
+			pr_err("bpfsym: %s\n", err);
 		else
-			fprintf(stderr, "bpfsym: cannot read '%s': %s\n", a->path, strerror(errno));
+			pr_err("bpfsym: cannot read '%s': %s\n", a->path, strerror(errno));
 		goto out;
 	}
 	if (open_namers(a, &run))
 		goto out;
 	if (!report__header(run.r)->complete)
-		fprintf(stderr, "bpfsym: warning: '%s' is truncated: the recording did not finish; "
+		pr_warn("bpfsym: warning: '%s' is truncated: the recording did not finish; "
 			"showing the %zu samples written before it stopped\n", a->path,
 			report__nr_samples(run.r));
 	ret = write_report(a, &run);

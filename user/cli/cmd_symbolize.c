@@ -72,7 +72,7 @@ static void print_frame(const struct symbolize_ctx *c, uint64_t addr, const stru
 	else
 		printf("0x%" PRIx64 " ?? %s\n", addr, module);
 	if (c->verbose && !f->sym)
-		fprintf(stderr, "bpfsym: symbolize: 0x%" PRIx64 ": %s\n", addr, rpt_reason__str(f->reason));
+		pr_err("bpfsym: symbolize: 0x%" PRIx64 ": %s\n", addr, rpt_reason__str(f->reason));
 }
 
 /* One address as the user wrote it; a bad one still gets its output line. */
@@ -83,7 +83,7 @@ static void symbolize_one(struct symbolize_ctx *c, const char *text)
 	int err;
 
 	if (parse_hex_u64(text, &addr)) {
-		fprintf(stderr, "bpfsym: symbolize: '%s': not a hexadecimal address\n", text);
+		pr_err("bpfsym: symbolize: '%s': not a hexadecimal address\n", text);
 		printf("%s ?? [invalid]\n", text);
 		c->status = 1;
 		return;
@@ -92,7 +92,7 @@ static void symbolize_one(struct symbolize_ctx *c, const char *text)
 	case W_ELF:
 		err = symbolizer__elf(c->sym, c->elf, addr, c->file_offset, &f);
 		if (err && !c->status) {
-			fprintf(stderr, "bpfsym: symbolize: '%s': %s\n", c->elf,
+			pr_err("bpfsym: symbolize: '%s': %s\n", c->elf,
 				err == -ENOEXEC ? "not a regular ELF file" : strerror(-err));
 			c->status = 1;
 		}
@@ -239,13 +239,13 @@ static int symbolize_run(struct symbolize_ctx *c, const struct symbolizer_opts *
 	if (!c->sym)
 		return 1;	/* symbolizer__new said why */
 	if (c->what == W_KERNEL && symbolizer__kernel_restricted(c->sym))
-		fprintf(stderr, "bpfsym: symbolize: '%s' shows every address as 0 (kptr_restrict): "
+		pr_err("bpfsym: symbolize: '%s' shows every address as 0 (kptr_restrict): "
 			"kernel addresses cannot be named; run as root\n",
 			so->kallsyms ? so->kallsyms : "/proc/kallsyms");
 	if (c->what == W_PID) {
 		err = load_process(c);
 		if (err) {
-			fprintf(stderr, "bpfsym: symbolize: pid %u: cannot read its mappings: %s\n",
+			pr_err("bpfsym: symbolize: pid %u: cannot read its mappings: %s\n",
 				c->pid, strerror(-err));
 			return 1;
 		}
@@ -257,7 +257,7 @@ static int symbolize_run(struct symbolize_ctx *c, const struct symbolizer_opts *
 		symbolize_stdin(c);
 	}
 	if (fflush(stdout)) {
-		fprintf(stderr, "bpfsym: symbolize: writing the output failed: %s\n", strerror(errno));
+		pr_err("bpfsym: symbolize: writing the output failed: %s\n", strerror(errno));
 		c->status = 1;
 	}
 	return c->status;
