@@ -18,11 +18,13 @@ symbolize/elf base
 symbolize/kernel base
 symbolize/jit base symbolize
 symbolize base model report symbolize/elf symbolize/jit symbolize/kernel
-ingest base model report symbolize
-record base model report symbolize ingest
+unwind base symbolize/elf
+ingest base model report symbolize unwind
+record base model report symbolize ingest unwind
+agent base model report symbolize ingest record view view/format
 view base report symbolize symbolize/kernel
 view/format base report view
-cli base model report symbolize symbolize/kernel record view view/format
+cli base model report symbolize symbolize/kernel record agent view view/format
 main cli
 '
 find user -name '*.[ch]' | sort | while read -r f; do
