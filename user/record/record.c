@@ -5,9 +5,11 @@
  * Check privileges and targets -> load the BPF side (probes.c) -> fill
  * `targets` -> attach the mapping tracker -> replay the snapshot of what
  * exists into the mapping model -> attach the sampler -> start the command
- * -> poll the ring buffer: mapping records go to the model (mapevents.c),
- * samples are symbolized and written -> on stop, detach the sampler first,
- * drain what is left, read the loss counters -> END record.
+ * -> poll the ring buffer, handing each record to ingest (ingest.c: mapping
+ * records to the model, samples symbolized and written) -> on stop, detach
+ * the sampler first, drain what is left, read the loss counters -> END
+ * record.  The per-record path is all below ingest: nothing here is called
+ * back while a record is handled.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +35,7 @@
 
 #include "bpfsym.h"
 #include "record/cgroup.h"
+#include "ingest/ingest.h"
 #include "ingest/mapevents.h"
 #include "record/probes.h"
 #include "model/procmap.h"
@@ -52,7 +55,6 @@ struct recorder {
 	struct ring_buffer *rb;
 	struct proc_table *procs;
 	struct mapevents *mev;
-	uint64_t model_misses;		/* samples of processes the model did not know */
 	int cgroup_fd;			/* RECORD_CGROUP */
 	char cgroup_rel[4096];		/* RECORD_CGROUP: its path in the hierarchy, "/a/b" */
 	uint32_t snap_pid;		/* the snapshot's last pid and whether it is kept */
@@ -60,11 +62,8 @@ struct recorder {
 	struct symbolizer *sym;
 	struct report_writer *w;
 	struct rpt_header hdr;
+	struct ingest *ing;		/* the records' way to the model and the report */
 	struct workload cmd;		/* RECORD_COMMAND */
-	size_t pids_alive;		/* RECORD_PIDS: targets not yet seen exiting */
-	uint8_t *pid_gone;
-	uint64_t samples;		/* samples written to the report */
-	uint64_t bad_events;		/* malformed ring-buffer records (should stay 0) */
 	uint32_t *hint_ids;		/* the symbolizer's id of each --map-anon file */
 	int err;			/* first write error, sticky */
 };
@@ -298,160 +297,15 @@ static void fill_header(struct recorder *r, const char *event)
 	h->start_mono_ns = now_ns(CLOCK_MONOTONIC);
 }
 
-/* The writer id of a frame's module, interned once per module. */
-static int module_id(struct recorder *r, struct sym_module *m, uint32_t *id)
+/* Each ring-buffer record to ingest; a write error stops ring_buffer__poll. */
+static int on_record(void *ctx, void *data, size_t len)
 {
-	int err;
-
-	if (!m) {
-		*id = RPT_NONE;
-		return 0;
-	}
-	if (!m->has_report_id) {
-		err = report_writer__module(r->w, &m->rpt, &m->report_id);
-		if (err)
-			return err;
-		m->has_report_id = 1;
-	}
-	*id = m->report_id;
-	return 0;
-}
-
-static int frame_id(struct recorder *r, const struct sym_frame *sf, uint32_t kind,
-		    uint64_t addr, uint32_t *id)
-{
-	struct rpt_frame f = {
-		.kind = kind,
-		.offset = sf->offset,
-		.addr = addr,
-		.sym = sf->sym,
-		.sym_off = sf->sym_off,
-		.reason = sf->reason,
-	};
-	int err = module_id(r, sf->module, &f.module);
-
-	return err ? err : report_writer__frame(r->w, &f, id);
-}
-
-/*
- * The mapping model of a sampled process.  The snapshot and the tracker's
- * records normally made it; if they did not (a record was lost), its
- * mappings are read from /proc once, late but better than nothing.
- */
-static struct proc *proc_of(struct recorder *r, uint32_t pid, uint64_t pstart)
-{
-	struct proc *p = proc_table__find(r->procs, pid, pstart);
-	char path[64];
-	int err;
-
-	if (p)
-		return p;
-	p = proc_table__add(r->procs, pid, pstart);
-	if (!p)
-		return NULL;
-	r->model_misses++;
-	if (!r->o->kernel_only) {
-		snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-		err = proc__load_maps(p, path);
-		if (err < 0)
-			pr_debug("record: pid %u: reading '%s' failed: %s\n", pid, path, strerror(-err));
-	}
-	return p;
-}
-
-static int handle_sample(struct recorder *r, const struct bpfsym_sample *s, size_t len)
-{
-	uint32_t ids[2 * BPFSYM_MAX_FRAMES], nk = s->nr_kernel, nu = s->nr_user, i, n = 0;
-	char comm[BPFSYM_COMM_LEN + 1];
-	struct rpt_sample out = {};
-	struct sym_frame sf;
-	struct proc *p;
-	int err;
-
-	if (nk > BPFSYM_MAX_FRAMES || nu > BPFSYM_MAX_FRAMES ||
-	    len < BPFSYM_SAMPLE_HDR_SIZE + (size_t)(nk + nu) * sizeof(__u64)) {
-		r->bad_events++;
-		return 0;
-	}
-	/*
-	 * Callers' addresses are return addresses: look up ip - 1 so a call
-	 * that is the last instruction of a function names that function.
-	 */
-	for (i = 0; i < nk; i++) {
-		uint64_t ip = s->ips[i];
-
-		symbolizer__kernel(r->sym, i ? ip - 1 : ip, &sf);
-		err = frame_id(r, &sf, RPT_FRAME_KERNEL, ip, &ids[n++]);
-		if (err)
-			return err;
-	}
-	/* Every sampled process is counted, kernel threads too. */
-	p = proc_of(r, s->pid, s->pstart);
-	if (p)
-		proc__note_sampled(p);
-	for (i = 0; i < nu; i++) {
-		uint64_t ip = s->ips[nk + i];
-
-		symbolizer__user(r->sym, s->pid, p, i ? ip - 1 : ip, &sf);
-		err = frame_id(r, &sf, RPT_FRAME_USER, ip, &ids[n++]);
-		if (err)
-			return err;
-	}
-	memcpy(comm, s->comm, BPFSYM_COMM_LEN);
-	comm[BPFSYM_COMM_LEN] = '\0';
-	err = report_writer__stack(r->w, ids, n, &out.stack);
-	if (err)
-		return err;
-	out.time = s->hdr.ts > r->hdr.start_mono_ns ? s->hdr.ts - r->hdr.start_mono_ns : 0;
-	out.pid = s->pid;
-	out.tid = s->tid;
-	out.cpu = s->hdr.cpu;
-	out.cgroup = s->cgroup_id;
-	out.comm = comm;
-	err = report_writer__sample(r->w, &out);
-	if (err)
-		return err;
-	r->samples++;
-	return 0;
-}
-
-static void target_exited(struct recorder *r, uint32_t pid)
-{
-	size_t i;
-
-	if (r->o->target != RECORD_PIDS)
-		return;
-	for (i = 0; i < r->o->nr_pids; i++) {
-		if (r->o->pids[i] == pid && !r->pid_gone[i]) {
-			r->pid_gone[i] = 1;
-			r->pids_alive--;
-		}
-	}
-}
-
-static int handle_event(void *ctx, void *data, size_t len)
-{
-	const struct bpfsym_ev_hdr *h = data;
-	const struct bpfsym_task_ev *t = data;
 	struct recorder *r = ctx;
-	int err = 0;
+	int err = ingest__record(r->ing, data, len);
 
-	if (len < sizeof(*h) || h->size > len) {
-		r->bad_events++;
-		return 0;
-	}
-	mapevents__advance(r->mev, h->ts);
-	if (h->type == BPFSYM_EV_SAMPLE)
-		err = handle_sample(r, data, len);
-	else
-		err = mapevents__apply(r->mev, data, len);
-	if (!err && h->type == BPFSYM_EV_EXIT && len >= sizeof(*t))
-		target_exited(r, t->pid);
-	if (err) {
-		r->err = err;
-		return err;	/* stops ring_buffer__poll: the file is unusable */
-	}
-	return 0;
+	if (err)
+		r->err = err;	/* the file is unusable */
+	return err;
 }
 
 static void human_bytes(uint64_t n, char *buf, size_t len)
@@ -470,7 +324,7 @@ static void print_status(struct recorder *r, uint64_t elapsed_ns, int final)
 
 	human_bytes(report_writer__bytes(r->w), bytes, sizeof(bytes));
 	fprintf(stderr, "\rbpfsym: %6.1fs  %llu samples  %zu processes  %s\033[K%s",
-		elapsed_ns / 1e9, (unsigned long long)r->samples,
+		elapsed_ns / 1e9, (unsigned long long)ingest__stats(r->ing)->samples,
 		proc_table__nr_sampled(r->procs), bytes, final ? "\n" : "");
 }
 
@@ -484,10 +338,12 @@ static int targets_gone(struct recorder *r)
 	if (r->o->target == RECORD_PIDS) {
 		/* The EXIT record can be lost when the ring buffer is full: ask the kernel. */
 		for (i = 0; i < r->o->nr_pids; i++) {
-			if (!r->pid_gone[i] && kill((pid_t)r->o->pids[i], 0) && errno == ESRCH)
-				target_exited(r, r->o->pids[i]);
+			uint32_t pid = r->o->pids[i];
+
+			if (!ingest__pid_is_gone(r->ing, pid) && kill((pid_t)pid, 0) && errno == ESRCH)
+				ingest__pid_gone(r->ing, pid);
 		}
-		return r->pids_alive == 0;
+		return ingest__stats(r->ing)->pids_alive == 0;
 	}
 	return 0;
 }
@@ -553,18 +409,18 @@ static void print_summary(struct recorder *r, const uint64_t *stats, uint64_t nb
 			snprintf(cmd, sizeof(cmd), "; the command was killed by signal %d", WTERMSIG(st));
 	}
 	fprintf(stderr, "bpfsym: %llu samples, %s, %zu process%s, %s written to '%s' in %.1f s%s\n",
-		(unsigned long long)r->samples, lost, nr, nr == 1 ? "" : "es", bytes,
+		(unsigned long long)ingest__stats(r->ing)->samples, lost, nr, nr == 1 ? "" : "es", bytes,
 		r->o->output, secs, cmd);
 }
 
 static void recorder__cleanup(struct recorder *r)
 {
 	ring_buffer__free(r->rb);
+	ingest__free(r->ing);
 	probes__free(r->bpf);
 	mapevents__free(r->mev);
 	symbolizer__free(r->sym);
 	proc_table__free(r->procs);
-	free(r->pid_gone);
 	free(r->hint_ids);
 	if (r->cgroup_fd >= 0)
 		close(r->cgroup_fd);
@@ -622,6 +478,7 @@ int record__run(const struct record_opts *o)
 		.max_targets = o->target == RECORD_COMMAND ? 65536 : (uint32_t)o->nr_pids,
 	};
 	const struct mapevents_stats *mst;
+	const struct ingest_stats *ist;
 	uint64_t stats[BPFSYM_STAT_MAX], t0, nbytes = 0;
 	double secs = 0;
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -649,13 +506,11 @@ int record__run(const struct record_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	r.pid_gone = calloc(o->nr_pids + 1, 1);
 	r.procs = proc_table__new(0);
-	if (!r.pid_gone || !r.procs) {
+	if (!r.procs) {
 		fprintf(stderr, "bpfsym: out of memory\n");
 		goto out;
 	}
-	r.pids_alive = o->nr_pids;
 
 	sopts.procs = r.procs;	/* files of exited processes: through others of their namespace */
 	r.sym = symbolizer__new(&sopts);
@@ -691,7 +546,7 @@ int record__run(const struct record_opts *o)
 		if (probes__add_target(r.bpf, (uint32_t)r.cmd.pid))
 			goto out;
 	}
-	r.rb = ring_buffer__new(probes__events_fd(r.bpf), handle_event, &r, NULL);
+	r.rb = ring_buffer__new(probes__events_fd(r.bpf), on_record, &r, NULL);
 	if (!r.rb) {
 		fprintf(stderr, "bpfsym: creating the ring buffer reader failed: %s\n", strerror(errno));
 		goto out;
@@ -718,6 +573,20 @@ int record__run(const struct record_opts *o)
 	r.w = report_writer__open(o->output, &r.hdr);
 	if (!r.w) {
 		fprintf(stderr, "bpfsym: cannot create '%s': %s\n", o->output, strerror(errno));
+		goto out;
+	}
+	r.ing = ingest__new(&(struct ingest_opts){
+		.procs = r.procs, .mev = r.mev, .sym = r.sym, .w = r.w,
+		.start_mono_ns = r.hdr.start_mono_ns,
+		.kernel_only = o->kernel_only,
+		.pids = o->target == RECORD_PIDS ? o->pids : NULL,
+		.nr_pids = o->target == RECORD_PIDS ? o->nr_pids : 0,
+	});
+	if (!r.ing) {
+		fprintf(stderr, "bpfsym: out of memory\n");
+		report_writer__abort(r.w);
+		r.w = NULL;
+		unlink(o->output);
 		goto out;
 	}
 	t0 = now_ns(CLOCK_MONOTONIC);
@@ -749,31 +618,30 @@ int record__run(const struct record_opts *o)
 	}
 	probes__read_stats(r.bpf, stats);
 	mst = mapevents__stats(r.mev);
+	ist = ingest__stats(r.ing);
 	/* The ring buffer was drained after sampling stopped: all it held was read. */
-	if (stats[BPFSYM_STAT_SAMPLES] > r.samples + r.bad_events)
+	if (stats[BPFSYM_STAT_SAMPLES] > ist->samples + ist->bad)
 		pr_warn("bpfsym: %llu of the %llu samples in the ring buffer were not read\n",
-			(unsigned long long)(stats[BPFSYM_STAT_SAMPLES] - r.samples - r.bad_events),
+			(unsigned long long)(stats[BPFSYM_STAT_SAMPLES] - ist->samples - ist->bad),
 			(unsigned long long)stats[BPFSYM_STAT_SAMPLES]);
-	if (r.bad_events || mst->bad)
+	if (ist->bad || mst->bad)
 		pr_warn("bpfsym: %llu malformed ring-buffer records skipped\n",
-			(unsigned long long)(r.bad_events + mst->bad));
+			(unsigned long long)(ist->bad + mst->bad));
 	pr_debug("bpfsym: mapping events: %llu map, %llu unmap, %llu fork, %llu exec, %llu exit; "
 		 "%llu model misses, %llu pin failures, %llu map errors, %llu busy VMA lookups\n",
 		 (unsigned long long)mst->maps, (unsigned long long)mst->unmaps,
 		 (unsigned long long)mst->forks, (unsigned long long)mst->execs,
-		 (unsigned long long)mst->exits, (unsigned long long)r.model_misses,
+		 (unsigned long long)mst->exits, (unsigned long long)ist->model_misses,
 		 (unsigned long long)mst->pin_errors, (unsigned long long)mst->map_errors,
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
 	r.hdr.end_wall_ns = now_ns(CLOCK_REALTIME);
-	r.hdr.samples = r.samples;
+	ingest__fill_header(r.ing, &r.hdr);
 	r.hdr.lost_samples = stats[BPFSYM_STAT_LOST_SAMPLES];
 	r.hdr.lost_events = stats[BPFSYM_STAT_LOST_TASK_EVENTS];
-	r.hdr.nr_procs = proc_table__nr_sampled(r.procs);
 	r.hdr.idle = stats[BPFSYM_STAT_IDLE];
 	r.hdr.lost_children = stats[BPFSYM_STAT_TARGETS_FULL];
 	r.hdr.missed_vma_busy = stats[BPFSYM_STAT_VMA_BUSY];
 	r.hdr.missed_syscalls = stats[BPFSYM_STAT_PENDING_FULL];
-	r.hdr.bad_records = r.bad_events + mst->bad;
 	/* Flushed first, so the summary counts the bytes really written. */
 	err = report_writer__flush(r.w);
 	if (err) {
