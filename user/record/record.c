@@ -2,7 +2,7 @@
 /*
  * record: a recording from start to end.
  *
- * Check privileges and targets -> load the BPF side (probes.c) -> fill
+ * Check privileges and targets (preflight.c) -> load the BPF side (probes.c) -> fill
  * `targets` -> attach the mapping tracker -> replay the snapshot of what
  * exists into the mapping model -> attach the sampler -> start the command
  * -> poll the ring buffer, handing each record to ingest (ingest.c: mapping
@@ -25,7 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,6 +36,7 @@
 #include "record/cgroup.h"
 #include "ingest/ingest.h"
 #include "ingest/mapevents.h"
+#include "record/preflight.h"
 #include "record/probes.h"
 #include "model/procmap.h"
 #include "record/record.h"
@@ -90,99 +90,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (level == LIBBPF_INFO && log_get_level() < LOG_INFO)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
-}
-
-/* One line naming what is missing, as docs/cli.md promises; 0 when all is there. */
-static int check_privileges(void)
-{
-	static const struct { int cap; const char *name; } need[] = {
-		{ 39 /* CAP_BPF */, "CAP_BPF" },
-		{ 38 /* CAP_PERFMON */, "CAP_PERFMON" },
-		{ CAP_SYS_PTRACE, "CAP_SYS_PTRACE" },
-		{ CAP_DAC_READ_SEARCH, "CAP_DAC_READ_SEARCH" },
-	};
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = {};
-	char missing[128] = "";
-	size_t i;
-
-	if (syscall(SYS_capget, &h, d)) {
-		fprintf(stderr, "bpfsym: cannot read capabilities: %s\n", strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		int c = need[i].cap;
-
-		if (!(d[c / 32].effective & (1u << (c % 32)))) {
-			strcat(missing, " ");
-			strcat(missing, need[i].name);
-		}
-	}
-	if (!missing[0])
-		return 0;
-	fprintf(stderr, "bpfsym: missing capabilities:%s (run as root, or grant them)\n", missing);
-	return -1;
-}
-
-/* Whether capability @cap is in the effective set (false when it cannot be read). */
-static bool has_cap(int cap)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = {};
-
-	return !syscall(SYS_capget, &h, d) && (d[cap / 32].effective & (1u << (cap % 32)));
-}
-
-/*
- * Without CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) /proc/PID/map_files
- * refuses to open: a mapped file is then reopened by its path inside the
- * process's root, which a deleted or replaced file or a memfd no longer
- * has.  A recording still works: say what it loses, once.
- */
-static void warn_optional_caps(const struct record_opts *o)
-{
-	if (!o->kernel_only && !has_cap(40 /* CAP_CHECKPOINT_RESTORE */) && !has_cap(CAP_SYS_ADMIN))
-		fprintf(stderr, "bpfsym: warning: no CAP_CHECKPOINT_RESTORE: files deleted or replaced "
-			"since they were mapped, and memfds, cannot be opened: their frames stay unnamed\n");
-}
-
-static int check_freq(uint32_t freq)
-{
-	uint64_t max = 0;
-	size_t len;
-	char *buf;
-
-	if (read_file_capped("/proc/sys/kernel/perf_event_max_sample_rate", 64, &buf, &len) == 0) {
-		buf[strcspn(buf, "\n")] = '\0';
-		if (parse_u64(buf, &max))
-			max = 0;
-		free(buf);
-	}
-	if (max && freq > max) {
-		fprintf(stderr, "bpfsym: -F %u is above kernel.perf_event_max_sample_rate (%llu)\n",
-			freq, (unsigned long long)max);
-		return -1;
-	}
-	return 0;
-}
-
-static int check_pids(const struct record_opts *o)
-{
-	size_t i;
-
-	for (i = 0; i < o->nr_pids; i++) {
-		if (kill((pid_t)o->pids[i], 0) && errno == ESRCH) {
-			fprintf(stderr, "bpfsym: no such process: %u\n", o->pids[i]);
-			return -1;
-		}
-	}
-	for (i = 0; i < o->nr_hints; i++) {
-		if (kill((pid_t)o->hints[i].pid, 0) && errno == ESRCH) {
-			fprintf(stderr, "bpfsym: --map-anon: no such process: %u\n", o->hints[i].pid);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 /* Open each --map-anon FILE now: a bad one is a usage error, not unnamed frames later. */
@@ -486,9 +393,9 @@ int record__run(const struct record_opts *o)
 	int err, ret = 1;
 	size_t i;
 
-	if (check_privileges() || check_freq(o->freq) || check_pids(o))
+	if (preflight__privileges() || preflight__freq(o->freq) || preflight__pids(o))
 		return 2;
-	warn_optional_caps(o);
+	preflight__warn_optional_caps(o);
 	if (o->target == RECORD_COMMAND) {
 		err = workload__check(o->argv[0]);
 		if (err) {
@@ -529,7 +436,7 @@ int record__run(const struct record_opts *o)
 	}
 	if (!o->user_only && symbolizer__kernel_restricted(r.sym))
 		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict, kernel.perf_event_paranoid%s): "
-			"kernel frames stay unnamed\n", has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
+			"kernel frames stay unnamed\n", preflight__has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
 
 	r.bpf = probes__load(&popts);
 	if (!r.bpf)
