@@ -47,7 +47,10 @@ struct ingest_stats {
 
 struct ingest;
 
-/* An ingest over @o's model, symbolizer and writer.  NULL + errno. */
+/*
+ * An ingest over @o's model, replayer, symbolizer and writer, which must
+ * outlive it.  NULL + errno (EINVAL: one of them missing; ENOMEM).
+ */
 struct ingest *ingest__new(const struct ingest_opts *o);
 
 /* NULL is a no-op.  Frees nothing it was given. */
@@ -71,6 +74,7 @@ void ingest__pid_gone(struct ingest *in, uint32_t pid);
 /* Whether watched pid @pid is known to have exited (false for a pid not watched). */
 bool ingest__pid_is_gone(const struct ingest *in, uint32_t pid);
 
+/* The counters so far, updated in place by each later call on @in. */
 const struct ingest_stats *ingest__stats(const struct ingest *in);
 
 /*
