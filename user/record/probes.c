@@ -30,6 +30,12 @@ struct probes {
 	int *pfds;
 };
 
+#define RB_SECONDS	2		/* of samples the ring buffer holds */
+#define RB_SAMPLE_BYTES	1024		/* one sample with a deep stack */
+#define RB_FREQ_DEFAULT	99		/* Hz, when none is given */
+#define RB_MIN_BYTES	(1u << 20)
+#define RB_MAX_BYTES	(1u << 30)
+
 /*
  * Ring buffer: room for 2 s of samples of 1 KiB (a deep stack) on every
  * CPU at @freq, so a reader that drains every 100 ms, and is woken at a
@@ -41,9 +47,10 @@ struct probes {
  */
 static uint32_t ringbuf_size(int nr_cpus, uint32_t freq)
 {
-	uint64_t want = (uint64_t)nr_cpus * (freq ? freq : 99) * 1024 * 2, size = 1u << 20;
+	uint64_t want = (uint64_t)nr_cpus * (freq ? freq : RB_FREQ_DEFAULT) * RB_SAMPLE_BYTES * RB_SECONDS;
+	uint64_t size = RB_MIN_BYTES;
 
-	while (size < want && size < (1u << 30))
+	while (size < want && size < RB_MAX_BYTES)
 		size <<= 1;
 	return (uint32_t)size;
 }

@@ -2,12 +2,14 @@
 /*
  * record: a recording from start to end.
  *
- * Check privileges and targets -> load the BPF side (probes.c) -> fill
+ * Check privileges and targets (preflight.c) -> load the BPF side (probes.c) -> fill
  * `targets` -> attach the mapping tracker -> replay the snapshot of what
  * exists into the mapping model -> attach the sampler -> start the command
- * -> poll the ring buffer: mapping records go to the model (mapevents.c),
- * samples are symbolized and written -> on stop, detach the sampler first,
- * drain what is left, read the loss counters -> END record.
+ * -> poll the ring buffer, handing each record to ingest (ingest.c: mapping
+ * records to the model, samples symbolized and written) -> on stop, detach
+ * the sampler first, drain what is left, read the loss counters -> END
+ * record.  The per-record path is all below ingest: nothing here is called
+ * back while a record is handled.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -33,7 +34,9 @@
 
 #include "bpfsym.h"
 #include "record/cgroup.h"
+#include "ingest/ingest.h"
 #include "ingest/mapevents.h"
+#include "record/preflight.h"
 #include "record/probes.h"
 #include "model/procmap.h"
 #include "record/record.h"
@@ -42,9 +45,17 @@
 #include "base/util.h"
 #include "record/workload.h"
 
-#define FLUSH_INTERVAL_NS	1000000000ull	/* a SIGKILL loses at most this much */
-#define STATUS_INTERVAL_NS	500000000ull
+#define NSEC_PER_SEC		1000000000ull
+#define NSEC_PER_MSEC		1000000ull
+#define FLUSH_INTERVAL_NS	NSEC_PER_SEC	/* a SIGKILL loses at most this much */
+#define STATUS_INTERVAL_NS	(NSEC_PER_SEC / 2)
 #define POLL_MS			100
+#define COMMAND_MAX_TARGETS	65536	/* -- COMMAND: targets map entries, its whole process tree */
+#define KIB			1024ull
+#define MIB			(1024 * KIB)
+
+/* record__run()'s exit statuses (record.h); RUN_OK also means "go on" between its steps. */
+enum { RUN_OK = 0, RUN_FAILED = 1, RUN_USAGE = 2 };
 
 struct recorder {
 	const struct record_opts *o;
@@ -52,19 +63,16 @@ struct recorder {
 	struct ring_buffer *rb;
 	struct proc_table *procs;
 	struct mapevents *mev;
-	uint64_t model_misses;		/* samples of processes the model did not know */
 	int cgroup_fd;			/* RECORD_CGROUP */
-	char cgroup_rel[4096];		/* RECORD_CGROUP: its path in the hierarchy, "/a/b" */
+	char cgroup_rel[PATH_MAX];	/* RECORD_CGROUP: its path in the hierarchy, "/a/b" */
 	uint32_t snap_pid;		/* the snapshot's last pid and whether it is kept */
 	int snap_keep;
 	struct symbolizer *sym;
 	struct report_writer *w;
 	struct rpt_header hdr;
+	struct ingest *ing;		/* the records' way to the model and the report */
+	uint64_t t0;			/* CLOCK_MONOTONIC when recording began: the summary's duration */
 	struct workload cmd;		/* RECORD_COMMAND */
-	size_t pids_alive;		/* RECORD_PIDS: targets not yet seen exiting */
-	uint8_t *pid_gone;
-	uint64_t samples;		/* samples written to the report */
-	uint64_t bad_events;		/* malformed ring-buffer records (should stay 0) */
 	uint32_t *hint_ids;		/* the symbolizer's id of each --map-anon file */
 	int err;			/* first write error, sticky */
 };
@@ -81,7 +89,7 @@ static uint64_t now_ns(clockid_t clk)
 	struct timespec ts;
 
 	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -91,99 +99,6 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	if (level == LIBBPF_INFO && log_get_level() < LOG_INFO)
 		return 0;
 	return vfprintf(stderr, fmt, ap);
-}
-
-/* One line naming what is missing, as docs/cli.md promises; 0 when all is there. */
-static int check_privileges(void)
-{
-	static const struct { int cap; const char *name; } need[] = {
-		{ 39 /* CAP_BPF */, "CAP_BPF" },
-		{ 38 /* CAP_PERFMON */, "CAP_PERFMON" },
-		{ CAP_SYS_PTRACE, "CAP_SYS_PTRACE" },
-		{ CAP_DAC_READ_SEARCH, "CAP_DAC_READ_SEARCH" },
-	};
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = {};
-	char missing[128] = "";
-	size_t i;
-
-	if (syscall(SYS_capget, &h, d)) {
-		fprintf(stderr, "bpfsym: cannot read capabilities: %s\n", strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
-		int c = need[i].cap;
-
-		if (!(d[c / 32].effective & (1u << (c % 32)))) {
-			strcat(missing, " ");
-			strcat(missing, need[i].name);
-		}
-	}
-	if (!missing[0])
-		return 0;
-	fprintf(stderr, "bpfsym: missing capabilities:%s (run as root, or grant them)\n", missing);
-	return -1;
-}
-
-/* Whether capability @cap is in the effective set (false when it cannot be read). */
-static bool has_cap(int cap)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2] = {};
-
-	return !syscall(SYS_capget, &h, d) && (d[cap / 32].effective & (1u << (cap % 32)));
-}
-
-/*
- * Without CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) /proc/PID/map_files
- * refuses to open: a mapped file is then reopened by its path inside the
- * process's root, which a deleted or replaced file or a memfd no longer
- * has.  A recording still works: say what it loses, once.
- */
-static void warn_optional_caps(const struct record_opts *o)
-{
-	if (!o->kernel_only && !has_cap(40 /* CAP_CHECKPOINT_RESTORE */) && !has_cap(CAP_SYS_ADMIN))
-		fprintf(stderr, "bpfsym: warning: no CAP_CHECKPOINT_RESTORE: files deleted or replaced "
-			"since they were mapped, and memfds, cannot be opened: their frames stay unnamed\n");
-}
-
-static int check_freq(uint32_t freq)
-{
-	uint64_t max = 0;
-	size_t len;
-	char *buf;
-
-	if (read_file_capped("/proc/sys/kernel/perf_event_max_sample_rate", 64, &buf, &len) == 0) {
-		buf[strcspn(buf, "\n")] = '\0';
-		if (parse_u64(buf, &max))
-			max = 0;
-		free(buf);
-	}
-	if (max && freq > max) {
-		fprintf(stderr, "bpfsym: -F %u is above kernel.perf_event_max_sample_rate (%llu)\n",
-			freq, (unsigned long long)max);
-		return -1;
-	}
-	return 0;
-}
-
-static int check_pids(const struct record_opts *o)
-{
-	size_t i;
-
-	for (i = 0; i < o->nr_pids; i++) {
-		if (kill((pid_t)o->pids[i], 0) && errno == ESRCH) {
-			fprintf(stderr, "bpfsym: no such process: %u\n", o->pids[i]);
-			return -1;
-		}
-	}
-	for (i = 0; i < o->nr_hints; i++) {
-		if (kill((pid_t)o->hints[i].pid, 0) && errno == ESRCH) {
-			fprintf(stderr, "bpfsym: --map-anon: no such process: %u\n", o->hints[i].pid);
-			return -1;
-		}
-	}
-	return 0;
 }
 
 /* Open each --map-anon FILE now: a bad one is a usage error, not unnamed frames later. */
@@ -298,168 +213,23 @@ static void fill_header(struct recorder *r, const char *event)
 	h->start_mono_ns = now_ns(CLOCK_MONOTONIC);
 }
 
-/* The writer id of a frame's module, interned once per module. */
-static int module_id(struct recorder *r, struct sym_module *m, uint32_t *id)
+/* Each ring-buffer record to ingest; a write error stops ring_buffer__poll. */
+static int on_record(void *ctx, void *data, size_t len)
 {
-	int err;
-
-	if (!m) {
-		*id = RPT_NONE;
-		return 0;
-	}
-	if (!m->has_report_id) {
-		err = report_writer__module(r->w, &m->rpt, &m->report_id);
-		if (err)
-			return err;
-		m->has_report_id = 1;
-	}
-	*id = m->report_id;
-	return 0;
-}
-
-static int frame_id(struct recorder *r, const struct sym_frame *sf, uint32_t kind,
-		    uint64_t addr, uint32_t *id)
-{
-	struct rpt_frame f = {
-		.kind = kind,
-		.offset = sf->offset,
-		.addr = addr,
-		.sym = sf->sym,
-		.sym_off = sf->sym_off,
-		.reason = sf->reason,
-	};
-	int err = module_id(r, sf->module, &f.module);
-
-	return err ? err : report_writer__frame(r->w, &f, id);
-}
-
-/*
- * The mapping model of a sampled process.  The snapshot and the tracker's
- * records normally made it; if they did not (a record was lost), its
- * mappings are read from /proc once, late but better than nothing.
- */
-static struct proc *proc_of(struct recorder *r, uint32_t pid, uint64_t pstart)
-{
-	struct proc *p = proc_table__find(r->procs, pid, pstart);
-	char path[64];
-	int err;
-
-	if (p)
-		return p;
-	p = proc_table__add(r->procs, pid, pstart);
-	if (!p)
-		return NULL;
-	r->model_misses++;
-	if (!r->o->kernel_only) {
-		snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-		err = proc__load_maps(p, path);
-		if (err < 0)
-			pr_debug("record: pid %u: reading '%s' failed: %s\n", pid, path, strerror(-err));
-	}
-	return p;
-}
-
-static int handle_sample(struct recorder *r, const struct bpfsym_sample *s, size_t len)
-{
-	uint32_t ids[2 * BPFSYM_MAX_FRAMES], nk = s->nr_kernel, nu = s->nr_user, i, n = 0;
-	char comm[BPFSYM_COMM_LEN + 1];
-	struct rpt_sample out = {};
-	struct sym_frame sf;
-	struct proc *p;
-	int err;
-
-	if (nk > BPFSYM_MAX_FRAMES || nu > BPFSYM_MAX_FRAMES ||
-	    len < BPFSYM_SAMPLE_HDR_SIZE + (size_t)(nk + nu) * sizeof(__u64)) {
-		r->bad_events++;
-		return 0;
-	}
-	/*
-	 * Callers' addresses are return addresses: look up ip - 1 so a call
-	 * that is the last instruction of a function names that function.
-	 */
-	for (i = 0; i < nk; i++) {
-		uint64_t ip = s->ips[i];
-
-		symbolizer__kernel(r->sym, i ? ip - 1 : ip, &sf);
-		err = frame_id(r, &sf, RPT_FRAME_KERNEL, ip, &ids[n++]);
-		if (err)
-			return err;
-	}
-	/* Every sampled process is counted, kernel threads too. */
-	p = proc_of(r, s->pid, s->pstart);
-	if (p)
-		proc__note_sampled(p);
-	for (i = 0; i < nu; i++) {
-		uint64_t ip = s->ips[nk + i];
-
-		symbolizer__user(r->sym, s->pid, p, i ? ip - 1 : ip, &sf);
-		err = frame_id(r, &sf, RPT_FRAME_USER, ip, &ids[n++]);
-		if (err)
-			return err;
-	}
-	memcpy(comm, s->comm, BPFSYM_COMM_LEN);
-	comm[BPFSYM_COMM_LEN] = '\0';
-	err = report_writer__stack(r->w, ids, n, &out.stack);
-	if (err)
-		return err;
-	out.time = s->hdr.ts > r->hdr.start_mono_ns ? s->hdr.ts - r->hdr.start_mono_ns : 0;
-	out.pid = s->pid;
-	out.tid = s->tid;
-	out.cpu = s->hdr.cpu;
-	out.cgroup = s->cgroup_id;
-	out.comm = comm;
-	err = report_writer__sample(r->w, &out);
-	if (err)
-		return err;
-	r->samples++;
-	return 0;
-}
-
-static void target_exited(struct recorder *r, uint32_t pid)
-{
-	size_t i;
-
-	if (r->o->target != RECORD_PIDS)
-		return;
-	for (i = 0; i < r->o->nr_pids; i++) {
-		if (r->o->pids[i] == pid && !r->pid_gone[i]) {
-			r->pid_gone[i] = 1;
-			r->pids_alive--;
-		}
-	}
-}
-
-static int handle_event(void *ctx, void *data, size_t len)
-{
-	const struct bpfsym_ev_hdr *h = data;
-	const struct bpfsym_task_ev *t = data;
 	struct recorder *r = ctx;
-	int err = 0;
+	int err = ingest__record(r->ing, data, len);
 
-	if (len < sizeof(*h) || h->size > len) {
-		r->bad_events++;
-		return 0;
-	}
-	mapevents__advance(r->mev, h->ts);
-	if (h->type == BPFSYM_EV_SAMPLE)
-		err = handle_sample(r, data, len);
-	else
-		err = mapevents__apply(r->mev, data, len);
-	if (!err && h->type == BPFSYM_EV_EXIT && len >= sizeof(*t))
-		target_exited(r, t->pid);
-	if (err) {
-		r->err = err;
-		return err;	/* stops ring_buffer__poll: the file is unusable */
-	}
-	return 0;
+	if (err)
+		r->err = err;	/* the file is unusable */
+	return err;
 }
 
 static void human_bytes(uint64_t n, char *buf, size_t len)
 {
-	if (n >= 10ull << 20)
-		snprintf(buf, len, "%.1f MiB", n / 1048576.0);
-	else if (n >= 10ull << 10)
-		snprintf(buf, len, "%.1f KiB", n / 1024.0);
+	if (n >= 10 * MIB)
+		snprintf(buf, len, "%.1f MiB", n / (double)MIB);
+	else if (n >= 10 * KIB)
+		snprintf(buf, len, "%.1f KiB", n / (double)KIB);
 	else
 		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
 }
@@ -470,7 +240,7 @@ static void print_status(struct recorder *r, uint64_t elapsed_ns, int final)
 
 	human_bytes(report_writer__bytes(r->w), bytes, sizeof(bytes));
 	fprintf(stderr, "\rbpfsym: %6.1fs  %llu samples  %zu processes  %s\033[K%s",
-		elapsed_ns / 1e9, (unsigned long long)r->samples,
+		elapsed_ns / (double)NSEC_PER_SEC, (unsigned long long)ingest__stats(r->ing)->samples,
 		proc_table__nr_sampled(r->procs), bytes, final ? "\n" : "");
 }
 
@@ -484,10 +254,12 @@ static int targets_gone(struct recorder *r)
 	if (r->o->target == RECORD_PIDS) {
 		/* The EXIT record can be lost when the ring buffer is full: ask the kernel. */
 		for (i = 0; i < r->o->nr_pids; i++) {
-			if (!r->pid_gone[i] && kill((pid_t)r->o->pids[i], 0) && errno == ESRCH)
-				target_exited(r, r->o->pids[i]);
+			uint32_t pid = r->o->pids[i];
+
+			if (!ingest__pid_is_gone(r->ing, pid) && kill((pid_t)pid, 0) && errno == ESRCH)
+				ingest__pid_gone(r->ing, pid);
 		}
-		return r->pids_alive == 0;
+		return ingest__stats(r->ing)->pids_alive == 0;
 	}
 	return 0;
 }
@@ -496,7 +268,7 @@ static int run_loop(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
 	uint64_t start = now_ns(CLOCK_MONOTONIC), now, last_flush = start, last_status = 0;
-	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * 1e9) : 0;
+	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * NSEC_PER_SEC) : 0;
 	int status_line = !o->quiet && isatty(STDERR_FILENO);
 	int err, timeout;
 
@@ -505,8 +277,8 @@ static int run_loop(struct recorder *r)
 		if (stop_signal || (deadline && now >= deadline) || targets_gone(r))
 			break;
 		timeout = POLL_MS;
-		if (deadline && deadline - now < (uint64_t)POLL_MS * 1000000)
-			timeout = (int)((deadline - now) / 1000000) + 1;
+		if (deadline && deadline - now < POLL_MS * NSEC_PER_MSEC)
+			timeout = (int)((deadline - now) / NSEC_PER_MSEC) + 1;
 		/*
 		 * Records come without wakeups until a quarter of the ring is
 		 * full (rb_flags in bpf/maps.bpf.h): poll sleeps for the
@@ -553,18 +325,18 @@ static void print_summary(struct recorder *r, const uint64_t *stats, uint64_t nb
 			snprintf(cmd, sizeof(cmd), "; the command was killed by signal %d", WTERMSIG(st));
 	}
 	fprintf(stderr, "bpfsym: %llu samples, %s, %zu process%s, %s written to '%s' in %.1f s%s\n",
-		(unsigned long long)r->samples, lost, nr, nr == 1 ? "" : "es", bytes,
+		(unsigned long long)ingest__stats(r->ing)->samples, lost, nr, nr == 1 ? "" : "es", bytes,
 		r->o->output, secs, cmd);
 }
 
 static void recorder__cleanup(struct recorder *r)
 {
 	ring_buffer__free(r->rb);
+	ingest__free(r->ing);
 	probes__free(r->bpf);
 	mapevents__free(r->mev);
 	symbolizer__free(r->sym);
 	proc_table__free(r->procs);
-	free(r->pid_gone);
 	free(r->hint_ids);
 	if (r->cgroup_fd >= 0)
 		close(r->cgroup_fd);
@@ -607,11 +379,12 @@ static uint32_t bpf_target_mode(enum record_target t)
 	}
 }
 
-int record__run(const struct record_opts *o)
+/* The BPF side's settings, from the command line's. */
+static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
 {
-	struct symbolizer_opts sopts = { .no_kernel = o->user_only };
-	struct recorder r = { .o = o, .cmd = { .go_fd = -1, .err_fd = -1 }, .cgroup_fd = -1 };
-	struct probes_opts popts = {
+	const struct record_opts *o = r->o;
+
+	*p = (struct probes_opts){
 		.target_mode = bpf_target_mode(o->target),
 		.follow_children = o->target == RECORD_COMMAND,
 		.want_kernel = !o->user_only,
@@ -619,179 +392,293 @@ int record__run(const struct record_opts *o)
 		.freq = o->freq,
 		.ring_size = o->mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE),
 		/* a command's whole process tree; -p's pids */
-		.max_targets = o->target == RECORD_COMMAND ? 65536 : (uint32_t)o->nr_pids,
+		.max_targets = o->target == RECORD_COMMAND ? COMMAND_MAX_TARGETS : (uint32_t)o->nr_pids,
+		.cgroup_fd = o->target == RECORD_CGROUP ? r->cgroup_fd : 0,
 	};
-	const struct mapevents_stats *mst;
-	uint64_t stats[BPFSYM_STAT_MAX], t0, nbytes = 0;
-	double secs = 0;
-	struct sigaction sa = { .sa_handler = on_signal };
-	const char *event = "cpu-clock";
-	int err, ret = 1;
-	size_t i;
+}
 
-	if (check_privileges() || check_freq(o->freq) || check_pids(o))
-		return 2;
-	warn_optional_caps(o);
+/*
+ * What can be checked before anything is loaded: privileges, -F, -p, the
+ * command; the cgroup is opened.  RUN_OK, or RUN_USAGE (one line printed).
+ */
+static int recorder__check(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	int err;
+
+	if (preflight__privileges() || preflight__freq(o->freq) || preflight__pids(o))
+		return RUN_USAGE;
+	preflight__warn_optional_caps(o);
 	if (o->target == RECORD_COMMAND) {
 		err = workload__check(o->argv[0]);
 		if (err) {
 			fprintf(stderr, "bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));
-			return 2;
+			return RUN_USAGE;
 		}
 	}
 	if (o->target == RECORD_CGROUP) {
-		r.cgroup_fd = popts.cgroup_fd = cgroup__open(o->cgroup, r.cgroup_rel, sizeof(r.cgroup_rel));
-		if (r.cgroup_fd < 0)
-			return 2;
+		r->cgroup_fd = cgroup__open(o->cgroup, r->cgroup_rel, sizeof(r->cgroup_rel));
+		if (r->cgroup_fd < 0)
+			return RUN_USAGE;
 	}
+	return RUN_OK;
+}
+
+/*
+ * The userspace side: signals, the mapping model, the symbolizer (kallsyms
+ * read now), the mapping replayer, the --map-anon files.  RUN_OK, or the
+ * exit status (the reason printed).
+ */
+static int recorder__open(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	struct symbolizer_opts sopts = { .no_kernel = o->user_only };
+	struct sigaction sa = { .sa_handler = on_signal };
+
 	libbpf_set_print(libbpf_print);
 	/* Without SA_RESTART, poll() returns at once on Ctrl-C. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	r.pid_gone = calloc(o->nr_pids + 1, 1);
-	r.procs = proc_table__new(0);
-	if (!r.pid_gone || !r.procs) {
+	r->procs = proc_table__new(0);
+	if (!r->procs) {
 		fprintf(stderr, "bpfsym: out of memory\n");
-		goto out;
+		return RUN_FAILED;
 	}
-	r.pids_alive = o->nr_pids;
-
-	sopts.procs = r.procs;	/* files of exited processes: through others of their namespace */
-	r.sym = symbolizer__new(&sopts);
-	if (!r.sym) {
+	sopts.procs = r->procs;	/* files of exited processes: through others of their namespace */
+	r->sym = symbolizer__new(&sopts);
+	if (!r->sym) {
 		fprintf(stderr, "bpfsym: starting the symbolizer failed: %s\n", strerror(errno));
-		goto out;
+		return RUN_FAILED;
 	}
-	r.mev = mapevents__new(r.procs, r.sym);
-	if (!r.mev) {
+	r->mev = mapevents__new(r->procs, r->sym);
+	if (!r->mev) {
 		fprintf(stderr, "bpfsym: out of memory\n");
-		goto out;
+		return RUN_FAILED;
 	}
-	if (load_hint_files(&r)) {
-		ret = 2;
-		goto out;
-	}
-	if (!o->user_only && symbolizer__kernel_restricted(r.sym))
+	if (load_hint_files(r))
+		return RUN_USAGE;
+	if (!o->user_only && symbolizer__kernel_restricted(r->sym))
 		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict, kernel.perf_event_paranoid%s): "
-			"kernel frames stay unnamed\n", has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
+			"kernel frames stay unnamed\n", preflight__has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
+	return RUN_OK;
+}
 
-	r.bpf = probes__load(&popts);
-	if (!r.bpf)
-		goto out;
+/*
+ * The BPF side loaded and given its targets (a command is forked, stopped
+ * before exec, to be one), and the ring-buffer reader made.  RUN_OK or
+ * RUN_FAILED (printed).
+ */
+static int recorder__load(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	struct probes_opts popts;
+	size_t i;
+	int err;
+
+	probes_opts_of(r, &popts);
+	r->bpf = probes__load(&popts);
+	if (!r->bpf)
+		return RUN_FAILED;
 	for (i = 0; i < o->nr_pids; i++)
-		if (probes__add_target(r.bpf, o->pids[i]))
-			goto out;
+		if (probes__add_target(r->bpf, o->pids[i]))
+			return RUN_FAILED;
 	if (o->target == RECORD_COMMAND) {
-		err = workload__prepare(&r.cmd, o->argv);
+		err = workload__prepare(&r->cmd, o->argv);
 		if (err) {
 			fprintf(stderr, "bpfsym: starting '%s' failed: %s\n", o->argv[0], strerror(-err));
-			goto out;
+			return RUN_FAILED;
 		}
-		if (probes__add_target(r.bpf, (uint32_t)r.cmd.pid))
-			goto out;
+		if (probes__add_target(r->bpf, (uint32_t)r->cmd.pid))
+			return RUN_FAILED;
 	}
-	r.rb = ring_buffer__new(probes__events_fd(r.bpf), handle_event, &r, NULL);
-	if (!r.rb) {
+	r->rb = ring_buffer__new(probes__events_fd(r->bpf), on_record, r, NULL);
+	if (!r->rb) {
 		fprintf(stderr, "bpfsym: creating the ring buffer reader failed: %s\n", strerror(errno));
-		goto out;
+		return RUN_FAILED;
 	}
-	/*
-	 * Mapping events first, then the snapshot of what already exists: a
-	 * change between the two is in the ring buffer, and replaying it over
-	 * the snapshot converges (each record sets the state of its range).
-	 * A command has nothing to snapshot: it has not exec'd yet.
-	 */
-	if (probes__attach_tracker(r.bpf))
-		goto out;
+	return RUN_OK;
+}
+
+/*
+ * Attach, then create the report.  Mapping events first, then the
+ * snapshot of what already exists: a change between the two is in the ring
+ * buffer, and replaying it over the snapshot converges (each record sets
+ * the state of its range).  A command has nothing to snapshot: it has not
+ * exec'd yet.  The sampler last, so every sample finds its mappings; the
+ * report names the event it got.  RUN_OK, or the exit status (printed).
+ */
+static int recorder__attach(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	const char *event = "cpu-clock";
+
+	if (probes__attach_tracker(r->bpf))
+		return RUN_FAILED;
 	if (o->target != RECORD_COMMAND && !o->kernel_only &&
-	    probes__snapshot(r.bpf, snapshot_record, &r))
-		goto out;
-	if (attach_hints(&r)) {
-		ret = 2;
-		goto out;
-	}
-	fill_header(&r, event);
-	if (probes__attach_sampler(r.bpf, o->freq, o->kernel_only, &event))
-		goto out;
-	snprintf(r.hdr.event, sizeof(r.hdr.event), "%s", event);
-	r.w = report_writer__open(o->output, &r.hdr);
-	if (!r.w) {
+	    probes__snapshot(r->bpf, snapshot_record, r))
+		return RUN_FAILED;
+	if (attach_hints(r))
+		return RUN_USAGE;
+	fill_header(r, event);
+	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event))
+		return RUN_FAILED;
+	snprintf(r->hdr.event, sizeof(r->hdr.event), "%s", event);
+	r->w = report_writer__open(o->output, &r->hdr);
+	if (!r->w) {
 		fprintf(stderr, "bpfsym: cannot create '%s': %s\n", o->output, strerror(errno));
-		goto out;
+		return RUN_FAILED;
 	}
-	t0 = now_ns(CLOCK_MONOTONIC);
+	return RUN_OK;
+}
+
+/* Nothing was recorded: no file is left behind. */
+static void discard_output(struct recorder *r)
+{
+	report_writer__abort(r->w);
+	r->w = NULL;
+	unlink(r->o->output);
+}
+
+/*
+ * The ingest over the model, the symbolizer and the report, then the
+ * command let exec.  RUN_OK, or the exit status (printed, the report
+ * removed).
+ */
+static int recorder__start(struct recorder *r)
+{
+	const struct record_opts *o = r->o;
+	bool pids = o->target == RECORD_PIDS;
+	int err;
+
+	r->ing = ingest__new(&(struct ingest_opts){
+		.procs = r->procs, .mev = r->mev, .sym = r->sym, .w = r->w,
+		.start_mono_ns = r->hdr.start_mono_ns,
+		.kernel_only = o->kernel_only,
+		.pids = pids ? o->pids : NULL,
+		.nr_pids = pids ? o->nr_pids : 0,
+	});
+	if (!r->ing) {
+		fprintf(stderr, "bpfsym: out of memory\n");
+		discard_output(r);
+		return RUN_FAILED;
+	}
+	r->t0 = now_ns(CLOCK_MONOTONIC);
 	if (o->target == RECORD_COMMAND) {
-		err = workload__start(&r.cmd);
+		err = workload__start(&r->cmd);
 		if (err) {
 			fprintf(stderr, "bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));
-			report_writer__abort(r.w);
-			r.w = NULL;
-			unlink(o->output);
-			ret = 2;
-			goto out;
+			discard_output(r);
+			return RUN_USAGE;
 		}
 	}
+	return RUN_OK;
+}
 
-	err = run_loop(&r);
-	/* Stop sampling before draining, so the drain ends. */
-	probes__detach_sampler(r.bpf);
-	if (!err && !r.err) {
-		err = ring_buffer__consume(r.rb);
-		err = err < 0 ? (r.err ? r.err : err) : 0;
-	}
-	if (err || r.err) {
-		err = r.err ? r.err : err;
-		fprintf(stderr, "bpfsym: writing '%s' failed: %s\n", o->output, strerror(-err));
-		report_writer__abort(r.w);
-		r.w = NULL;
-		goto out;
-	}
-	probes__read_stats(r.bpf, stats);
-	mst = mapevents__stats(r.mev);
+/* What the counters say went missing, and the details with -v. */
+static void warn_counts(const struct recorder *r, const uint64_t *stats)
+{
+	const struct mapevents_stats *mst = mapevents__stats(r->mev);
+	const struct ingest_stats *ist = ingest__stats(r->ing);
+
 	/* The ring buffer was drained after sampling stopped: all it held was read. */
-	if (stats[BPFSYM_STAT_SAMPLES] > r.samples + r.bad_events)
+	if (stats[BPFSYM_STAT_SAMPLES] > ist->samples + ist->bad)
 		pr_warn("bpfsym: %llu of the %llu samples in the ring buffer were not read\n",
-			(unsigned long long)(stats[BPFSYM_STAT_SAMPLES] - r.samples - r.bad_events),
+			(unsigned long long)(stats[BPFSYM_STAT_SAMPLES] - ist->samples - ist->bad),
 			(unsigned long long)stats[BPFSYM_STAT_SAMPLES]);
-	if (r.bad_events || mst->bad)
+	if (ist->bad || mst->bad)
 		pr_warn("bpfsym: %llu malformed ring-buffer records skipped\n",
-			(unsigned long long)(r.bad_events + mst->bad));
+			(unsigned long long)(ist->bad + mst->bad));
 	pr_debug("bpfsym: mapping events: %llu map, %llu unmap, %llu fork, %llu exec, %llu exit; "
 		 "%llu model misses, %llu pin failures, %llu map errors, %llu busy VMA lookups\n",
 		 (unsigned long long)mst->maps, (unsigned long long)mst->unmaps,
 		 (unsigned long long)mst->forks, (unsigned long long)mst->execs,
-		 (unsigned long long)mst->exits, (unsigned long long)r.model_misses,
+		 (unsigned long long)mst->exits, (unsigned long long)ist->model_misses,
 		 (unsigned long long)mst->pin_errors, (unsigned long long)mst->map_errors,
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
-	r.hdr.end_wall_ns = now_ns(CLOCK_REALTIME);
-	r.hdr.samples = r.samples;
-	r.hdr.lost_samples = stats[BPFSYM_STAT_LOST_SAMPLES];
-	r.hdr.lost_events = stats[BPFSYM_STAT_LOST_TASK_EVENTS];
-	r.hdr.nr_procs = proc_table__nr_sampled(r.procs);
-	r.hdr.idle = stats[BPFSYM_STAT_IDLE];
-	r.hdr.lost_children = stats[BPFSYM_STAT_TARGETS_FULL];
-	r.hdr.missed_vma_busy = stats[BPFSYM_STAT_VMA_BUSY];
-	r.hdr.missed_syscalls = stats[BPFSYM_STAT_PENDING_FULL];
-	r.hdr.bad_records = r.bad_events + mst->bad;
+}
+
+/* The END record's fields: ingest's counts, the BPF side's counters. */
+static void fill_end(struct recorder *r, const uint64_t *stats)
+{
+	struct rpt_header *h = &r->hdr;
+
+	h->end_wall_ns = now_ns(CLOCK_REALTIME);
+	ingest__fill_header(r->ing, h);
+	h->lost_samples = stats[BPFSYM_STAT_LOST_SAMPLES];
+	h->lost_events = stats[BPFSYM_STAT_LOST_TASK_EVENTS];
+	h->idle = stats[BPFSYM_STAT_IDLE];
+	h->lost_children = stats[BPFSYM_STAT_TARGETS_FULL];
+	h->missed_vma_busy = stats[BPFSYM_STAT_VMA_BUSY];
+	h->missed_syscalls = stats[BPFSYM_STAT_PENDING_FULL];
+}
+
+/* Write the END record and close; then, and only then, the summary.  RUN_OK or RUN_FAILED. */
+static int recorder__finish(struct recorder *r)
+{
+	uint64_t stats[BPFSYM_STAT_MAX], nbytes = 0;
+	double secs = 0;
+	int err;
+
+	probes__read_stats(r->bpf, stats);
+	warn_counts(r, stats);
+	fill_end(r, stats);
 	/* Flushed first, so the summary counts the bytes really written. */
-	err = report_writer__flush(r.w);
+	err = report_writer__flush(r->w);
 	if (err) {
-		report_writer__abort(r.w);
+		report_writer__abort(r->w);
 	} else {
-		nbytes = report_writer__bytes(r.w);
-		secs = (now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
-		err = report_writer__close(r.w, &r.hdr);	/* frees it, whatever happens */
+		nbytes = report_writer__bytes(r->w);
+		secs = (now_ns(CLOCK_MONOTONIC) - r->t0) / (double)NSEC_PER_SEC;
+		err = report_writer__close(r->w, &r->hdr);	/* frees it, whatever happens */
 	}
-	r.w = NULL;
+	r->w = NULL;
 	if (err) {
-		fprintf(stderr, "bpfsym: writing '%s' failed: %s\n", o->output, strerror(-err));
-		goto out;
+		fprintf(stderr, "bpfsym: writing '%s' failed: %s\n", r->o->output, strerror(-err));
+		return RUN_FAILED;
 	}
 	/* Only now: a summary before a failing close (fsync's EIO) would claim a good file. */
-	print_summary(&r, stats, nbytes, secs);
-	ret = 0;
-out:
+	print_summary(r, stats, nbytes, secs);
+	return RUN_OK;
+}
+
+/* Record until told to stop, then drain what is left and finish the report. */
+static int recorder__record(struct recorder *r)
+{
+	int err = run_loop(r);
+
+	/* Stop sampling before draining, so the drain ends. */
+	probes__detach_sampler(r->bpf);
+	if (!err && !r->err) {
+		err = ring_buffer__consume(r->rb);
+		err = err < 0 ? (r->err ? r->err : err) : 0;
+	}
+	if (err || r->err) {
+		err = r->err ? r->err : err;
+		fprintf(stderr, "bpfsym: writing '%s' failed: %s\n", r->o->output, strerror(-err));
+		report_writer__abort(r->w);
+		r->w = NULL;
+		return RUN_FAILED;
+	}
+	return recorder__finish(r);
+}
+
+int record__run(const struct record_opts *o)
+{
+	struct recorder r = { .o = o, .cmd = { .go_fd = -1, .err_fd = -1 }, .cgroup_fd = -1 };
+	int ret;
+
+	ret = recorder__check(&r);
+	if (ret == RUN_OK)
+		ret = recorder__open(&r);
+	if (ret == RUN_OK)
+		ret = recorder__load(&r);
+	if (ret == RUN_OK)
+		ret = recorder__attach(&r);
+	if (ret == RUN_OK)
+		ret = recorder__start(&r);
+	if (ret == RUN_OK)
+		ret = recorder__record(&r);
 	if (r.w)
 		report_writer__abort(r.w);
 	/* A command still running (duration, signal, failure) is ended, as perf does. */

@@ -11,6 +11,11 @@
 
 #include "record/workload.h"
 
+#define EXIT_NOT_RUN	127	/* the child's status when the command never ran, as a shell's */
+/* workload__stop(): SIGTERM, then this long for it to exit before SIGKILL. */
+#define STOP_GRACE_MS	2000
+#define STOP_POLL_MS	10
+
 int workload__check(const char *cmd)
 {
 	const char *path = getenv("PATH");
@@ -65,7 +70,7 @@ int workload__prepare(struct workload *w, char *const argv[])
 		close(errp[0]);
 		/* EOF instead of a byte: the recorder gave up; never run. */
 		if (read(go[0], &c, 1) != 1)
-			_exit(127);
+			_exit(EXIT_NOT_RUN);
 		/*
 		 * bpfsym run by a user with ambient capabilities (setpriv
 		 * --ambient-caps, docs in README.md) would pass them on to the
@@ -75,8 +80,8 @@ int workload__prepare(struct workload *w, char *const argv[])
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+			_exit(EXIT_NOT_RUN);
+		_exit(EXIT_NOT_RUN);
 	}
 	close(go[0]);
 	close(errp[1]);
@@ -126,12 +131,12 @@ void workload__stop(struct workload *w)
 	if (w->pid <= 0)
 		return;
 	kill(w->pid, SIGTERM);
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < STOP_GRACE_MS / STOP_POLL_MS; i++) {
 		if (waitpid(w->pid, &w->status, WNOHANG) == w->pid) {
 			w->pid = 0;
 			return;
 		}
-		usleep(10000);
+		usleep(STOP_POLL_MS * 1000);
 	}
 	kill(w->pid, SIGKILL);
 	waitpid(w->pid, &w->status, 0);

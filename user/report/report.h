@@ -107,7 +107,9 @@ struct report_writer *report_writer__open(const char *path, const struct rpt_hea
 
 /*
  * Intern @m; *@id receives its id.  Deduplicated on (kind, path, dev, ino,
- * build-id).  0 or -errno.
+ * build-id): the same identity always gets the same id, so callers ask
+ * again rather than keep ids of their own (a module whose build-id became
+ * known since is another identity, another id).  0 or -errno.
  */
 int report_writer__module(struct report_writer *w, const struct rpt_module *m, uint32_t *id);
 

@@ -254,9 +254,6 @@ static void set_identity(struct smod *m)
 	memset(r->build_id, 0, sizeof(r->build_id));
 	memcpy(r->build_id, m->img->build_id, m->img->build_id_len);
 	r->build_id_len = (uint32_t)m->img->build_id_len;
-	/* Interned before it was known (earlier attempts failed): intern it again. */
-	if (r->build_id_len)
-		m->pub.has_report_id = 0;
 }
 
 /*

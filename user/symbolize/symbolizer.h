@@ -44,12 +44,10 @@ struct symbolizer_opts {
  */
 struct sym_module {
 	struct rpt_module rpt;		/* identity as written to reports */
-	uint32_t report_id;		/* free for the caller (the recorder caches its writer id) */
-	int has_report_id;
 };
 
 struct sym_frame {
-	struct sym_module *module;	/* NULL: no mapping; report_id is the caller's to cache */
+	struct sym_module *module;	/* NULL: no mapping */
 	uint64_t offset;		/* user: file offset; kernel: the address */
 	const char *sym;		/* NULL when unnamed */
 	uint64_t sym_off;

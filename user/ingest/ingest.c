@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * ingest: record -> (mapevents -> model) or (symbolizer -> report writer).
+ * Everything a sample needs is below this file; nothing here calls back
+ * into the loader.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpfsym.h"
+#include "ingest/ingest.h"
+#include "base/hash.h"
+#include "base/util.h"
+
+/* A module's writer id, and the identity the writer gave it for. */
+struct mod_memo {
+	const struct sym_module *m;	/* NULL: a free slot */
+	struct rpt_module seen;
+	uint32_t id;
+};
+
+#define MEMO_MIN 64			/* slots of the first module memo (a power of two) */
+
+struct ingest {
+	struct ingest_opts o;
+	uint8_t *pid_gone;		/* one per o.pids[i]: its exit is known */
+	struct ingest_stats st;
+	struct mod_memo *memo;		/* open addressing by module pointer, under half full */
+	size_t nr_memo, cap_memo;	/* cap_memo: 0 or a power of two */
+};
+
+struct ingest *ingest__new(const struct ingest_opts *o)
+{
+	struct ingest *in;
+
+	if (!o || !o->procs || !o->mev || !o->sym || !o->w || (o->nr_pids && !o->pids)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return NULL;
+	in->o = *o;
+	in->pid_gone = calloc(o->nr_pids + 1, 1);
+	if (!in->pid_gone) {
+		free(in);
+		errno = ENOMEM;
+		return NULL;
+	}
+	in->st.pids_alive = o->nr_pids;
+	return in;
+}
+
+void ingest__free(struct ingest *in)
+{
+	if (!in)
+		return;
+	free(in->pid_gone);
+	free(in->memo);
+	free(in);
+}
+
+const struct ingest_stats *ingest__stats(const struct ingest *in)
+{
+	return &in->st;
+}
+
+void ingest__pid_gone(struct ingest *in, uint32_t pid)
+{
+	size_t i;
+
+	/* A pid given twice is one process: every copy goes at once. */
+	for (i = 0; i < in->o.nr_pids; i++) {
+		if (in->o.pids[i] == pid && !in->pid_gone[i]) {
+			in->pid_gone[i] = 1;
+			in->st.pids_alive--;
+		}
+	}
+}
+
+bool ingest__pid_is_gone(const struct ingest *in, uint32_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < in->o.nr_pids; i++)
+		if (in->o.pids[i] == pid)
+			return in->pid_gone[i];
+	return false;
+}
+
+void ingest__fill_header(const struct ingest *in, struct rpt_header *h)
+{
+	h->samples = in->st.samples;
+	h->nr_procs = proc_table__nr_sampled(in->o.procs);
+	h->bad_records = in->st.bad + mapevents__stats(in->o.mev)->bad;
+}
+
+/* Whether @a and @b are one identity for the writer (@a's build-id is at most RPT_BUILD_ID_MAX). */
+static bool same_identity(const struct rpt_module *a, const struct rpt_module *b)
+{
+	/* Paths by pointer: a module's path does not change while the symbolizer lives. */
+	return a->kind == b->kind && a->path == b->path && a->dev == b->dev && a->ino == b->ino &&
+	       a->build_id_len == b->build_id_len && !memcmp(a->build_id, b->build_id, a->build_id_len);
+}
+
+/* Double the memo (load kept under a half).  0 or -ENOMEM, the memo unchanged. */
+static int memo_grow(struct ingest *in)
+{
+	size_t cap = in->cap_memo ? 2 * in->cap_memo : MEMO_MIN, i, j;
+	struct mod_memo *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < in->cap_memo; i++) {
+		if (!in->memo[i].m)
+			continue;
+		for (j = hash_u64(0, (uintptr_t)in->memo[i].m) & (cap - 1); t[j].m; j = (j + 1) & (cap - 1))
+			;
+		t[j] = in->memo[i];
+	}
+	free(in->memo);
+	in->memo = t;
+	in->cap_memo = cap;
+	return 0;
+}
+
+/*
+ * The writer's id of module @m.  The writer owns the ids: it deduplicates
+ * modules by identity.  Its answer is remembered per module with the
+ * identity it was given for, which spares hashing the path at every
+ * frame; a module whose identity changed since (its build-id became known
+ * when its file was first read) is another module of the report, asked
+ * for again.  0 or -errno.
+ */
+static int module_id(struct ingest *in, const struct sym_module *m, uint32_t *id)
+{
+	struct mod_memo *e = NULL;
+	size_t i, mask;
+	int err;
+
+	/* Without room to remember (no memory), the writer still answers. */
+	if (2 * (in->nr_memo + 1) <= in->cap_memo || !memo_grow(in)) {
+		mask = in->cap_memo - 1;
+		for (i = hash_u64(0, (uintptr_t)m) & mask; in->memo[i].m && in->memo[i].m != m;
+		     i = (i + 1) & mask)
+			;
+		e = &in->memo[i];
+		if (e->m && same_identity(&e->seen, &m->rpt)) {
+			*id = e->id;
+			return 0;
+		}
+	}
+	err = report_writer__module(in->o.w, &m->rpt, id);
+	if (err || !e)
+		return err;
+	in->nr_memo += !e->m;
+	e->m = m;
+	e->seen = m->rpt;
+	e->id = *id;
+	return 0;
+}
+
+static int frame_id(struct ingest *in, const struct sym_frame *sf, uint32_t kind,
+		    uint64_t addr, uint32_t *id)
+{
+	struct rpt_frame f = {
+		.kind = kind,
+		.module = RPT_NONE,
+		.offset = sf->offset,
+		.addr = addr,
+		.sym = sf->sym,
+		.sym_off = sf->sym_off,
+		.reason = sf->reason,
+	};
+	int err;
+
+	if (sf->module) {
+		err = module_id(in, sf->module, &f.module);
+		if (err)
+			return err;
+	}
+	return report_writer__frame(in->o.w, &f, id);
+}
+
+/*
+ * The mapping model of a sampled process.  The snapshot and the tracker's
+ * records normally made it; if they did not (a record was lost), its
+ * mappings are read from /proc once, late but better than nothing.
+ */
+static struct proc *proc_of(struct ingest *in, uint32_t pid, uint64_t pstart)
+{
+	struct proc *p = proc_table__find(in->o.procs, pid, pstart);
+	char path[64];
+	int err;
+
+	if (p)
+		return p;
+	p = proc_table__add(in->o.procs, pid, pstart);
+	if (!p)
+		return NULL;
+	in->st.model_misses++;
+	if (!in->o.kernel_only) {
+		snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+		err = proc__load_maps(p, path);
+		if (err < 0)
+			pr_debug("ingest: pid %u: reading '%s' failed: %s\n", pid, path, strerror(-err));
+	}
+	return p;
+}
+
+/*
+ * Symbolize and intern the @nk kernel then @nu user addresses of @s into
+ * @ids, leaf first.  Callers' addresses are return addresses: ip - 1 is
+ * looked up, so a call that is the last instruction of a function names
+ * that function; the frame keeps the address sampled.
+ */
+static int sample_frames(struct ingest *in, const struct bpfsym_sample *s, uint32_t nk,
+			 uint32_t nu, uint32_t *ids)
+{
+	struct sym_frame sf;
+	struct proc *p;
+	uint32_t i, n = 0;
+	int err;
+
+	for (i = 0; i < nk; i++) {
+		uint64_t ip = s->ips[i];
+
+		symbolizer__kernel(in->o.sym, i ? ip - 1 : ip, &sf);
+		err = frame_id(in, &sf, RPT_FRAME_KERNEL, ip, &ids[n++]);
+		if (err)
+			return err;
+	}
+	/* Every sampled process is counted, kernel threads too. */
+	p = proc_of(in, s->pid, s->pstart);
+	if (p)
+		proc__note_sampled(p);
+	for (i = 0; i < nu; i++) {
+		uint64_t ip = s->ips[nk + i];
+
+		symbolizer__user(in->o.sym, s->pid, p, i ? ip - 1 : ip, &sf);
+		err = frame_id(in, &sf, RPT_FRAME_USER, ip, &ids[n++]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_t len)
+{
+	uint32_t ids[2 * BPFSYM_MAX_FRAMES], nk = s->nr_kernel, nu = s->nr_user;
+	char comm[BPFSYM_COMM_LEN + 1];
+	struct rpt_sample out = {};
+	int err;
+
+	if (nk > BPFSYM_MAX_FRAMES || nu > BPFSYM_MAX_FRAMES ||
+	    len < BPFSYM_SAMPLE_HDR_SIZE + (size_t)(nk + nu) * sizeof(__u64)) {
+		in->st.bad++;
+		return 0;
+	}
+	err = sample_frames(in, s, nk, nu, ids);
+	if (err)
+		return err;
+	memcpy(comm, s->comm, BPFSYM_COMM_LEN);
+	comm[BPFSYM_COMM_LEN] = '\0';
+	err = report_writer__stack(in->o.w, ids, nk + nu, &out.stack);
+	if (err)
+		return err;
+	out.time = s->hdr.ts > in->o.start_mono_ns ? s->hdr.ts - in->o.start_mono_ns : 0;
+	out.pid = s->pid;
+	out.tid = s->tid;
+	out.cpu = s->hdr.cpu;
+	out.cgroup = s->cgroup_id;
+	out.comm = comm;
+	err = report_writer__sample(in->o.w, &out);
+	if (err)
+		return err;
+	in->st.samples++;
+	return 0;
+}
+
+int ingest__record(struct ingest *in, const void *rec, size_t len)
+{
+	const struct bpfsym_ev_hdr *h = rec;
+	const struct bpfsym_task_ev *t = rec;
+	int err;
+
+	if (len < sizeof(*h) || h->size > len) {
+		in->st.bad++;
+		return 0;
+	}
+	/* Every record moves event time, so exited processes leave the model in time. */
+	mapevents__advance(in->o.mev, h->ts);
+	if (h->type == BPFSYM_EV_SAMPLE)
+		err = ingest_sample(in, rec, len);
+	else
+		err = mapevents__apply(in->o.mev, rec, len);
+	if (!err && h->type == BPFSYM_EV_EXIT && len >= sizeof(*t))
+		ingest__pid_gone(in, t->pid);
+	return err;
+}

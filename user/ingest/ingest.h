@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * ingest: a recording's records, one at a time, in the order the ring
+ * buffer gives them (include/bpfsym.h).  Mapping and process records go to
+ * the mapping model (mapevents.c); a sample is symbolized against the
+ * model of that moment and written to the report with the ids the writer
+ * gives its modules, frames and stack.  The counters a recording ends with
+ * (samples written, records skipped, processes the model missed, -p
+ * targets still alive) are kept here as data.  No libbpf here: records can
+ * come from the ring buffer, a file or a test; the loader (record.c) only
+ * hands them over.
+ */
+#ifndef BPFSYM_INGEST_H
+#define BPFSYM_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ingest/mapevents.h"
+#include "model/procmap.h"
+#include "report/report.h"
+#include "symbolize/symbolizer.h"
+
+/* What an ingest works with: borrowed, all of it, and kept by the caller. */
+struct ingest_opts {
+	struct proc_table *procs;	/* the mapping model */
+	struct mapevents *mev;		/* replays mapping and process records into procs */
+	struct symbolizer *sym;
+	struct report_writer *w;
+	uint64_t start_mono_ns;		/* the report's time base (rpt_header.start_mono_ns) */
+	/*
+	 * No user frames are recorded: the mappings of a process the model
+	 * missed are not read from /proc.
+	 */
+	bool kernel_only;
+	const uint32_t *pids;		/* processes whose exit is watched (-p), nr_pids of them */
+	size_t nr_pids;
+};
+
+struct ingest_stats {
+	uint64_t samples;		/* samples written to the report */
+	uint64_t bad;			/* malformed records skipped here (mapevents counts its own) */
+	uint64_t model_misses;		/* samples of processes the model did not know */
+	size_t pids_alive;		/* of opts.pids, those not known to have exited */
+};
+
+struct ingest;
+
+/*
+ * An ingest over @o's model, replayer, symbolizer and writer, which must
+ * outlive it.  NULL + errno (EINVAL: one of them missing; ENOMEM).
+ */
+struct ingest *ingest__new(const struct ingest_opts *o);
+
+/* NULL is a no-op.  Frees nothing it was given. */
+void ingest__free(struct ingest *in);
+
+/*
+ * Take one ring-buffer record of @len bytes at @rec.  A sample is
+ * symbolized and written; any other record goes to the mapping model; the
+ * EXIT of a watched pid is counted.  A malformed record is counted and
+ * skipped.  0, or -errno when the report cannot be written (or memory ran
+ * out): the report is then unusable and the recording should stop.
+ */
+int ingest__record(struct ingest *in, const void *rec, size_t len);
+
+/*
+ * Watched pid @pid is gone, by another word than its EXIT record (which a
+ * full ring buffer can lose): the loader asked the kernel.  Idempotent.
+ */
+void ingest__pid_gone(struct ingest *in, uint32_t pid);
+
+/* Whether watched pid @pid is known to have exited (false for a pid not watched). */
+bool ingest__pid_is_gone(const struct ingest *in, uint32_t pid);
+
+/* The counters so far, updated in place by each later call on @in. */
+const struct ingest_stats *ingest__stats(const struct ingest *in);
+
+/*
+ * The END record's counts that ingest knows: samples written, processes
+ * sampled, malformed records skipped (here and by mapevents).  The other
+ * END fields of @h are left alone.
+ */
+void ingest__fill_header(const struct ingest *in, struct rpt_header *h);
+
+#endif /* BPFSYM_INGEST_H */
