@@ -68,16 +68,16 @@ int cgroup__open(const char *path, char *rel, size_t rel_len)
 		}
 	}
 	if (fd < 0) {
-		fprintf(stderr, "bpfsym: no such cgroup: '%s'\n", path);
+		pr_err("bpfsym: no such cgroup: '%s'\n", path);
 		return -1;
 	}
 	if (fstatfs(fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
-		fprintf(stderr, "bpfsym: '%s' is not a cgroup v2 directory (try /sys/fs/cgroup/unified/...)\n", path);
+		pr_err("bpfsym: '%s' is not a cgroup v2 directory (try /sys/fs/cgroup/unified/...)\n", path);
 		close(fd);
 		return -1;
 	}
 	if (!realpath(buf, abs) || cgroup_relpath(abs, rel, rel_len)) {
-		fprintf(stderr, "bpfsym: cannot place '%s' in the cgroup v2 hierarchy\n", path);
+		pr_err("bpfsym: cannot place '%s' in the cgroup v2 hierarchy\n", path);
 		close(fd);
 		return -1;
 	}

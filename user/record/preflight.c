@@ -61,7 +61,7 @@ int preflight__privileges(void)
 
 	err = read_caps(d);
 	if (err) {
-		fprintf(stderr, "bpfsym: cannot read capabilities: %s\n", strerror(-err));
+		pr_err("bpfsym: cannot read capabilities: %s\n", strerror(-err));
 		return -1;
 	}
 	for (i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
@@ -72,7 +72,7 @@ int preflight__privileges(void)
 	}
 	if (!missing[0])
 		return 0;
-	fprintf(stderr, "bpfsym: missing capabilities:%s (run as root, or grant them)\n", missing);
+	pr_err("bpfsym: missing capabilities:%s (run as root, or grant them)\n", missing);
 	return -1;
 }
 
@@ -93,7 +93,7 @@ void preflight__warn_optional_caps(const struct record_opts *o)
 	 */
 	if (!o->kernel_only && !preflight__has_cap(CAP_CHECKPOINT_RESTORE) &&
 	    !preflight__has_cap(CAP_SYS_ADMIN))
-		fprintf(stderr, "bpfsym: warning: no CAP_CHECKPOINT_RESTORE: files deleted or replaced "
+		pr_warn("bpfsym: warning: no CAP_CHECKPOINT_RESTORE: files deleted or replaced "
 			"since they were mapped, and memfds, cannot be opened: their frames stay unnamed\n");
 }
 
@@ -110,7 +110,7 @@ int preflight__freq(uint32_t freq)
 		free(buf);
 	}
 	if (max && freq > max) {
-		fprintf(stderr, "bpfsym: -F %u is above kernel.perf_event_max_sample_rate (%llu)\n",
+		pr_err("bpfsym: -F %u is above kernel.perf_event_max_sample_rate (%llu)\n",
 			freq, (unsigned long long)max);
 		return -1;
 	}
@@ -123,13 +123,13 @@ int preflight__pids(const struct record_opts *o)
 
 	for (i = 0; i < o->nr_pids; i++) {
 		if (kill((pid_t)o->pids[i], 0) && errno == ESRCH) {
-			fprintf(stderr, "bpfsym: no such process: %u\n", o->pids[i]);
+			pr_err("bpfsym: no such process: %u\n", o->pids[i]);
 			return -1;
 		}
 	}
 	for (i = 0; i < o->nr_hints; i++) {
 		if (kill((pid_t)o->hints[i].pid, 0) && errno == ESRCH) {
-			fprintf(stderr, "bpfsym: --map-anon: no such process: %u\n", o->hints[i].pid);
+			pr_err("bpfsym: --map-anon: no such process: %u\n", o->hints[i].pid);
 			return -1;
 		}
 	}

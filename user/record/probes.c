@@ -63,7 +63,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	s = p->sampler = sampler_bpf__open();
 	if (!s) {
 		err = -errno;
-		fprintf(stderr, "bpfsym: opening the BPF sampler failed: %s\n", strerror(-err));
+		pr_err("bpfsym: opening the BPF sampler failed: %s\n", strerror(-err));
 		return err;
 	}
 	s->rodata->target_mode = o->target_mode;
@@ -75,7 +75,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	bpf_map__set_max_entries(s->maps.events, p->ring_size);
 	err = sampler_bpf__load(s);
 	if (err) {
-		fprintf(stderr, "bpfsym: loading the BPF sampler failed: %s%s\n", strerror(-err),
+		pr_err("bpfsym: loading the BPF sampler failed: %s%s\n", strerror(-err),
 			log_get_level() >= LOG_DEBUG ? "" : " (run with -v for the verifier log)");
 		return err;
 	}
@@ -91,7 +91,7 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	t = p->tracker = maptrack_bpf__open();
 	if (!t) {
 		err = -errno;
-		fprintf(stderr, "bpfsym: opening the BPF mapping tracker failed: %s\n", strerror(-err));
+		pr_err("bpfsym: opening the BPF mapping tracker failed: %s\n", strerror(-err));
 		return err;
 	}
 	t->rodata->target_mode = o->target_mode;
@@ -102,12 +102,12 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	err = err ?: bpf_map__reuse_fd(t->maps.stats, bpf_map__fd(p->sampler->maps.stats));
 	err = err ?: bpf_map__reuse_fd(t->maps.cgroup_map, bpf_map__fd(p->sampler->maps.cgroup_map));
 	if (err) {
-		fprintf(stderr, "bpfsym: sharing maps with the mapping tracker failed: %s\n", strerror(-err));
+		pr_err("bpfsym: sharing maps with the mapping tracker failed: %s\n", strerror(-err));
 		return err;
 	}
 	err = maptrack_bpf__load(t);
 	if (err) {
-		fprintf(stderr, "bpfsym: loading the BPF mapping tracker failed: %s%s\n", strerror(-err),
+		pr_err("bpfsym: loading the BPF mapping tracker failed: %s%s\n", strerror(-err),
 			log_get_level() >= LOG_DEBUG ? "" : " (run with -v for the verifier log)");
 		return err;
 	}
@@ -121,21 +121,21 @@ struct probes *probes__load(const struct probes_opts *o)
 	int err, i;
 
 	if (!p) {
-		fprintf(stderr, "bpfsym: out of memory\n");
+		pr_err("bpfsym: out of memory\n");
 		errno = ENOMEM;
 		return NULL;
 	}
 	p->nr_cpus = libbpf_num_possible_cpus();
 	if (p->nr_cpus <= 0) {
 		err = p->nr_cpus ? p->nr_cpus : -ENODEV;
-		fprintf(stderr, "bpfsym: cannot count CPUs: %s\n", strerror(-err));
+		pr_err("bpfsym: cannot count CPUs: %s\n", strerror(-err));
 		goto fail;
 	}
 	p->links = calloc((size_t)p->nr_cpus, sizeof(*p->links));
 	p->pfds = calloc((size_t)p->nr_cpus, sizeof(*p->pfds));
 	if (!p->links || !p->pfds) {
 		err = -ENOMEM;
-		fprintf(stderr, "bpfsym: out of memory\n");
+		pr_err("bpfsym: out of memory\n");
 		goto fail;
 	}
 	for (i = 0; i < p->nr_cpus; i++)
@@ -148,7 +148,7 @@ struct probes *probes__load(const struct probes_opts *o)
 	if (o->target_mode == BPFSYM_TARGET_CGROUP &&
 	    bpf_map_update_elem(bpf_map__fd(p->sampler->maps.cgroup_map), &zero, &o->cgroup_fd, BPF_ANY)) {
 		err = -errno;
-		fprintf(stderr, "bpfsym: setting the target cgroup failed: %s\n", strerror(-err));
+		pr_err("bpfsym: setting the target cgroup failed: %s\n", strerror(-err));
 		goto fail;
 	}
 	return p;
@@ -178,7 +178,7 @@ int probes__add_target(struct probes *p, uint32_t pid)
 
 	if (bpf_map_update_elem(bpf_map__fd(p->sampler->maps.targets), &pid, &one, BPF_ANY)) {
 		err = -errno;
-		fprintf(stderr, "bpfsym: adding pid %u to the targets failed: %s\n", pid, strerror(-err));
+		pr_err("bpfsym: adding pid %u to the targets failed: %s\n", pid, strerror(-err));
 		return err;
 	}
 	return 0;
@@ -204,7 +204,7 @@ static int ensure_tracefs(void)
 		return 0;
 	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
 		err = -errno;
-		fprintf(stderr, "bpfsym: tracefs is not mounted, and mounting it at /sys/kernel/tracing failed: %s\n",
+		pr_err("bpfsym: tracefs is not mounted, and mounting it at /sys/kernel/tracing failed: %s\n",
 			strerror(-err));
 		return err;
 	}
@@ -220,7 +220,7 @@ int probes__attach_tracker(struct probes *p)
 		return err;
 	err = maptrack_bpf__attach(p->tracker);
 	if (err)
-		fprintf(stderr, "bpfsym: attaching the mapping tracker failed: %s\n", strerror(-err));
+		pr_err("bpfsym: attaching the mapping tracker failed: %s\n", strerror(-err));
 	return err;
 }
 
@@ -241,7 +241,7 @@ static int snapshot_records(const char *buf, size_t len, size_t *used,
 		memcpy(&h, buf + off, sizeof(h));
 		if (h.type != BPFSYM_EV_MAP || h.size < BPFSYM_MAP_EV_HDR_SIZE + 1 ||
 		    h.size > sizeof(rec)) {
-			fprintf(stderr, "bpfsym: snapshot: malformed record (type %u, size %u)\n",
+			pr_err("bpfsym: snapshot: malformed record (type %u, size %u)\n",
 				h.type, h.size);
 			return -EINVAL;
 		}
@@ -269,20 +269,20 @@ int probes__snapshot(struct probes *p, int (*cb)(void *ctx, const void *rec, siz
 	snap = snapshot_bpf__open_and_load();
 	if (!snap) {
 		err = -errno;
-		fprintf(stderr, "bpfsym: loading the snapshot iterator failed: %s\n", strerror(-err));
+		pr_err("bpfsym: loading the snapshot iterator failed: %s\n", strerror(-err));
 		return err;
 	}
 	link = bpf_program__attach_iter(snap->progs.snapshot, NULL);
 	if (!link) {
 		err = -errno;
-		fprintf(stderr, "bpfsym: attaching the snapshot iterator failed: %s\n", strerror(-err));
+		pr_err("bpfsym: attaching the snapshot iterator failed: %s\n", strerror(-err));
 		goto out;
 	}
 	fd = bpf_iter_create(bpf_link__fd(link));
 	buf = malloc(2 * SNAPSHOT_CHUNK);
 	if (fd < 0 || !buf) {
 		err = fd < 0 ? -errno : -ENOMEM;
-		fprintf(stderr, "bpfsym: starting the snapshot failed: %s\n", strerror(-err));
+		pr_err("bpfsym: starting the snapshot failed: %s\n", strerror(-err));
 		goto out;
 	}
 	for (;;) {
@@ -291,7 +291,7 @@ int probes__snapshot(struct probes *p, int (*cb)(void *ctx, const void *rec, siz
 			continue;
 		if (n < 0) {
 			err = -errno;
-			fprintf(stderr, "bpfsym: reading the snapshot failed: %s\n", strerror(-err));
+			pr_err("bpfsym: reading the snapshot failed: %s\n", strerror(-err));
 			goto out;
 		}
 		if (n == 0)
@@ -299,7 +299,7 @@ int probes__snapshot(struct probes *p, int (*cb)(void *ctx, const void *rec, siz
 		total += (size_t)n;
 		if (total > SNAPSHOT_CAP) {
 			err = -E2BIG;
-			fprintf(stderr, "bpfsym: the snapshot is over %u MiB: giving up on it\n", SNAPSHOT_CAP >> 20);
+			pr_err("bpfsym: the snapshot is over %u MiB: giving up on it\n", SNAPSHOT_CAP >> 20);
 			goto out;
 		}
 		have += (size_t)n;
@@ -311,7 +311,7 @@ int probes__snapshot(struct probes *p, int (*cb)(void *ctx, const void *rec, siz
 	}
 	err = have ? -EINVAL : 0;
 	if (err)
-		fprintf(stderr, "bpfsym: snapshot: %zu bytes of a truncated record\n", have);
+		pr_err("bpfsym: snapshot: %zu bytes of a truncated record\n", have);
 out:
 	free(buf);
 	if (fd >= 0)
@@ -353,20 +353,20 @@ int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, co
 		if (fd == -ENODEV)	/* offline CPU */
 			continue;
 		if (fd < 0) {
-			fprintf(stderr, "bpfsym: perf_event_open on CPU %d failed: %s\n", cpu, strerror(-fd));
+			pr_err("bpfsym: perf_event_open on CPU %d failed: %s\n", cpu, strerror(-fd));
 			return fd;
 		}
 		p->pfds[cpu] = fd;
 		p->links[cpu] = bpf_program__attach_perf_event(p->sampler->progs.on_sample, fd);
 		if (!p->links[cpu]) {
 			err = -errno;
-			fprintf(stderr, "bpfsym: attaching the sampler to CPU %d failed: %s\n", cpu, strerror(-err));
+			pr_err("bpfsym: attaching the sampler to CPU %d failed: %s\n", cpu, strerror(-err));
 			return err;
 		}
 		attached++;
 	}
 	if (!attached) {
-		fprintf(stderr, "bpfsym: no online CPU to sample\n");
+		pr_err("bpfsym: no online CPU to sample\n");
 		return -ENODEV;
 	}
 	*event = hw ? "cycles" : "cpu-clock";

@@ -92,13 +92,11 @@ static uint64_t now_ns(clockid_t clk)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+/* libbpf's messages join ours: one print path, one threshold (-v). */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (level == LIBBPF_DEBUG && log_get_level() < LOG_DEBUG)
-		return 0;
-	if (level == LIBBPF_INFO && log_get_level() < LOG_INFO)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
+	log_vmsg(level == LIBBPF_WARN ? LOG_WARN : level == LIBBPF_INFO ? LOG_INFO : LOG_DEBUG, fmt, ap);
+	return 0;
 }
 
 /* Open each --map-anon FILE now: a bad one is a usage error, not unnamed frames later. */
@@ -119,7 +117,7 @@ static int load_hint_files(struct recorder *r)
 			return -ENOMEM;
 		err = symbolizer__add_hint_file(r->sym, path, &r->hint_ids[i]);
 		if (err)
-			fprintf(stderr, "bpfsym: --map-anon: '%s': %s\n", path,
+			pr_err("bpfsym: --map-anon: '%s': %s\n", path,
 				err == -ENOEXEC ? "not a regular, non-empty ELF file" : strerror(-err));
 		free(path);
 		if (err)
@@ -144,7 +142,7 @@ static int attach_hints(struct recorder *r)
 		h = &r->o->hints[i];
 		p = proc_table__find_pid(r->procs, h->pid);
 		if (!p) {
-			fprintf(stderr, "bpfsym: --map-anon: process %u is not among the processes "
+			pr_err("bpfsym: --map-anon: process %u is not among the processes "
 				"recorded (give it with -p, or record the whole system)\n", h->pid);
 			return -ESRCH;
 		}
@@ -154,7 +152,7 @@ static int attach_hints(struct recorder *r)
 		ph.id = r->hint_ids[i];
 		err = proc__add_hint(p, &ph);
 		if (err) {
-			fprintf(stderr, "bpfsym: --map-anon: process %u: %s\n", h->pid,
+			pr_err("bpfsym: --map-anon: process %u: %s\n", h->pid,
 				err == -E2BIG ? "too many hints for one process" : strerror(-err));
 			return err;
 		}
@@ -412,7 +410,7 @@ static int recorder__check(struct recorder *r)
 	if (o->target == RECORD_COMMAND) {
 		err = workload__check(o->argv[0]);
 		if (err) {
-			fprintf(stderr, "bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));
+			pr_err("bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));
 			return RUN_USAGE;
 		}
 	}
@@ -442,24 +440,24 @@ static int recorder__open(struct recorder *r)
 
 	r->procs = proc_table__new(0);
 	if (!r->procs) {
-		fprintf(stderr, "bpfsym: out of memory\n");
+		pr_err("bpfsym: out of memory\n");
 		return RUN_FAILED;
 	}
 	sopts.procs = r->procs;	/* files of exited processes: through others of their namespace */
 	r->sym = symbolizer__new(&sopts);
 	if (!r->sym) {
-		fprintf(stderr, "bpfsym: starting the symbolizer failed: %s\n", strerror(errno));
+		pr_err("bpfsym: starting the symbolizer failed: %s\n", strerror(errno));
 		return RUN_FAILED;
 	}
 	r->mev = mapevents__new(r->procs, r->sym);
 	if (!r->mev) {
-		fprintf(stderr, "bpfsym: out of memory\n");
+		pr_err("bpfsym: out of memory\n");
 		return RUN_FAILED;
 	}
 	if (load_hint_files(r))
 		return RUN_USAGE;
 	if (!o->user_only && symbolizer__kernel_restricted(r->sym))
-		fprintf(stderr, "bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict, kernel.perf_event_paranoid%s): "
+		pr_warn("bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict, kernel.perf_event_paranoid%s): "
 			"kernel frames stay unnamed\n", preflight__has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
 	return RUN_OK;
 }
@@ -486,7 +484,7 @@ static int recorder__load(struct recorder *r)
 	if (o->target == RECORD_COMMAND) {
 		err = workload__prepare(&r->cmd, o->argv);
 		if (err) {
-			fprintf(stderr, "bpfsym: starting '%s' failed: %s\n", o->argv[0], strerror(-err));
+			pr_err("bpfsym: starting '%s' failed: %s\n", o->argv[0], strerror(-err));
 			return RUN_FAILED;
 		}
 		if (probes__add_target(r->bpf, (uint32_t)r->cmd.pid))
@@ -494,7 +492,7 @@ static int recorder__load(struct recorder *r)
 	}
 	r->rb = ring_buffer__new(probes__events_fd(r->bpf), on_record, r, NULL);
 	if (!r->rb) {
-		fprintf(stderr, "bpfsym: creating the ring buffer reader failed: %s\n", strerror(errno));
+		pr_err("bpfsym: creating the ring buffer reader failed: %s\n", strerror(errno));
 		return RUN_FAILED;
 	}
 	return RUN_OK;
@@ -526,7 +524,7 @@ static int recorder__attach(struct recorder *r)
 	snprintf(r->hdr.event, sizeof(r->hdr.event), "%s", event);
 	r->w = report_writer__open(o->output, &r->hdr);
 	if (!r->w) {
-		fprintf(stderr, "bpfsym: cannot create '%s': %s\n", o->output, strerror(errno));
+		pr_err("bpfsym: cannot create '%s': %s\n", o->output, strerror(errno));
 		return RUN_FAILED;
 	}
 	return RUN_OK;
@@ -559,7 +557,7 @@ static int recorder__start(struct recorder *r)
 		.nr_pids = pids ? o->nr_pids : 0,
 	});
 	if (!r->ing) {
-		fprintf(stderr, "bpfsym: out of memory\n");
+		pr_err("bpfsym: out of memory\n");
 		discard_output(r);
 		return RUN_FAILED;
 	}
@@ -567,7 +565,7 @@ static int recorder__start(struct recorder *r)
 	if (o->target == RECORD_COMMAND) {
 		err = workload__start(&r->cmd);
 		if (err) {
-			fprintf(stderr, "bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));
+			pr_err("bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));
 			discard_output(r);
 			return RUN_USAGE;
 		}
@@ -634,7 +632,7 @@ static int recorder__finish(struct recorder *r)
 	}
 	r->w = NULL;
 	if (err) {
-		fprintf(stderr, "bpfsym: writing '%s' failed: %s\n", r->o->output, strerror(-err));
+		pr_err("bpfsym: writing '%s' failed: %s\n", r->o->output, strerror(-err));
 		return RUN_FAILED;
 	}
 	/* Only now: a summary before a failing close (fsync's EIO) would claim a good file. */
@@ -655,7 +653,7 @@ static int recorder__record(struct recorder *r)
 	}
 	if (err || r->err) {
 		err = r->err ? r->err : err;
-		fprintf(stderr, "bpfsym: writing '%s' failed: %s\n", r->o->output, strerror(-err));
+		pr_err("bpfsym: writing '%s' failed: %s\n", r->o->output, strerror(-err));
 		report_writer__abort(r->w);
 		r->w = NULL;
 		return RUN_FAILED;
