@@ -36,8 +36,7 @@ LDLIBS	:= $(PKG_LIBS) -lm
 USER_SRCS := $(sort $(shell find user -name '*.c'))
 # The command line and the loader (the only code that includes libbpf);
 # the rest are modules below the loader: no libbpf, unit-tested without root.
-APP_SRCS := $(filter user/main.c user/cli/% user/record/% user/record.c user/probes.c \
-		user/workload.c user/cgroup.c user/cli_symbolize.c,$(USER_SRCS))
+APP_SRCS := $(filter user/main.c user/cli/% user/record/%,$(USER_SRCS))
 LIB_SRCS := $(filter-out $(APP_SRCS),$(USER_SRCS))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS	 := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
