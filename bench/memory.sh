@@ -72,8 +72,8 @@ trap 'exit 143' TERM
 
 cc -O2 -g -fno-omit-frame-pointer -o "$T/busy" examples/busy.c || die "cannot build examples/busy.c"
 cc -O2 -g -fno-omit-frame-pointer -o "$T/hold" bench/hold.c -ldl || die "cannot build bench/hold.c"
-SRCS=$(ls user/elfsym.c user/kallsyms.c user/procmap.c user/report_read.c user/report_view.c \
-	user/symbolizer.c 2>/dev/null)
+SRCS=$(ls user/symbolize/elf/elfsym.c user/symbolize/kernel/kallsyms.c user/model/procmap.c \
+	user/report/report_read.c user/view/report_view.c user/symbolize/symbolizer.c 2>/dev/null)
 
 compile_loop() {
 	while :; do

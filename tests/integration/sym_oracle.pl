@@ -25,7 +25,7 @@
 #   --max-show N     (check, compare) mismatches printed (default 10)
 #   --labels A,B     (compare) the tools' names, for the report
 #
-# The rules, from the nm listing only (docs: user/elfsym.h, user/elfsym.c):
+# The rules, from the nm listing only (docs: user/symbolize/elf/elfsym.h, elfsym.c):
 # a function is a FUNC or IFUNC symbol defined in an executable section,
 # starting inside it; its end is clipped to the section's end.  Symbols at
 # one address are aliases: any of their names is right, the group covers
