@@ -56,7 +56,7 @@ ID_S=$(build_id "$H/bin/sysheavy")
 [ -n "$ID_S" ] || fail_all "sysheavy, linked with --build-id=sha1, has no build-id (readelf -n)"
 
 run_to 60 "$BPFSYM" record -q -F 499 -o "$T/rec.data" -- sh -c \
-	"$H/bin/burn_a 2 & $H/bin/burn_b 2 & $H/bin/dlopen_burn - 1 $H/lib/libburn.so lib_burn & $H/bin/sysheavy 2 & wait" \
+	"$H/bin/burn_a 2 & $H/bin/burn_b 2 & $H/bin/dlopen_burn - 1 - $H/lib/libburn.so lib_burn & $H/bin/sysheavy 2 & wait" \
 	2> "$T/record.err"
 rc=$?
 if ! record_ok integration/symfs_same "$T/rec.data" "$T/record.err" $rc ||
