@@ -582,10 +582,18 @@ fn_count() {
 # (recorder stopped) when it never got there.
 REC_FREQ=199
 bg_record() {
+	br_data=$1
+	shift
+	bg_record_cmd "$br_data" "$BPFSYM" record -q -F "$REC_FREQ" -o "$br_data" "$@"
+}
+
+# bg_record_cmd DATA CMD...: the same for a whole command line CMD (one
+# that becomes bpfsym, as setpriv does, and writes DATA).
+bg_record_cmd() {
 	data=$1
 	shift
 	rm -f "$data"
-	bg_start "$BPFSYM" record -q -F "$REC_FREQ" -o "$data" "$@" 2> "$data.err"
+	bg_start "$@" 2> "$data.err"
 	REC=$BG_PID
 	wait_until 30 rec_started
 	if ! file_nonempty "$data"; then
@@ -668,7 +676,10 @@ cpu_each() {
 # cpu_wait NEED_MS MAXSECS PID...: wait until the processes PID... have used
 # NEED_MS ms of CPU time from now on; at most MAXSECS s, and no longer than
 # one of them runs.  $CPU_GOT: the CPU time (ms) they used meanwhile;
-# $CPU_EACH: the same for each PID, in order.  True when they had NEED_MS.
+# $CPU_EACH: the same for each PID, in order; $CPU_MIN: the least of
+# those.  True when they had NEED_MS.  With CPU_WAIT_EACH=1, NEED_MS is
+# for each of them (CPU_MIN >= NEED_MS).
+CPU_WAIT_EACH=0
 cpu_wait() {
 	cw_need=$1
 	cw_end=$(( $(now_ms) + $2 * 1000 ))
@@ -677,8 +688,15 @@ cpu_wait() {
 	while :; do
 		CPU_EACH=$(echo "$cw_0 $(cpu_each "$@")" |
 			awk '{ n = NF / 2; for (i = 1; i <= n; i++) printf "%s%d", (i > 1) ? " " : "", $(n + i) - $i; print "" }')
-		CPU_GOT=$(echo "$CPU_EACH" | awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }')
-		[ "$CPU_GOT" -ge "$cw_need" ] && return 0
+		set -- $(echo "$CPU_EACH" | awk '{ m = $1; for (i = 1; i <= NF; i++) { s += $i; if ($i < m) m = $i } } END { print s + 0, m + 0 }') "$@"
+		CPU_GOT=$1 CPU_MIN=$2
+		shift 2
+		if [ "$CPU_WAIT_EACH" = 1 ]; then
+			[ "$CPU_MIN" -ge "$cw_need" ] && return 0
+		else
+			[ "$CPU_GOT" -ge "$cw_need" ] && return 0
+		fi
+		# One of several gone: the others may still get there.
 		if [ "$(now_ms)" -ge "$cw_end" ] || ! any_alive "$@"; then
 			return 1
 		fi
@@ -698,10 +716,18 @@ CPU_WAIT_MAX=120
 # the same per process, $REC_RC the recorder's status.  False when the
 # recording did not start.
 cpu_record() {
+	cr_data=$1 cr_need=$2 cr_pids=$3
+	shift 3
+	cpu_record_cmd "$cr_data" "$cr_need" "$cr_pids" "$BPFSYM" record -q -F "$REC_FREQ" -o "$cr_data" "$@"
+}
+
+# cpu_record_cmd DATA NEED_MS PIDS CMD...: the same for a whole command line
+# (bg_record_cmd).
+cpu_record_cmd() {
 	cr_data=$1 cr_need=$2 cr_pids=$(echo "$3" | tr ',' ' ')
 	shift 3
 	REC_CPU=0 REC_CPU_EACH=
-	bg_record "$cr_data" "$@" || return 1
+	bg_record_cmd "$cr_data" "$@" || return 1
 	cpu_wait "$cr_need" "$CPU_WAIT_MAX" $cr_pids
 	REC_CPU=$CPU_GOT REC_CPU_EACH=$CPU_EACH
 	end_record
