@@ -576,15 +576,24 @@ fn_count() {
 	folded_count "$1" "^($2);(.*;)?$3(;|\$)"
 }
 
-# bg_record DATA ARGS...: start `bpfsym record -q -F 199 -o DATA ARGS` in the
-# background (stderr to DATA.err) and wait until it samples (it creates
-# DATA once the sampler is attached).  $REC is its pid.  False (recorder
-# stopped) when it never got there.
+# bg_record DATA ARGS...: start `bpfsym record -q -F $REC_FREQ -o DATA ARGS`
+# in the background (stderr to DATA.err) and wait until it samples (it
+# creates DATA once the sampler is attached).  $REC is its pid.  False
+# (recorder stopped) when it never got there.
+REC_FREQ=199
 bg_record() {
+	br_data=$1
+	shift
+	bg_record_cmd "$br_data" "$BPFSYM" record -q -F "$REC_FREQ" -o "$br_data" "$@"
+}
+
+# bg_record_cmd DATA CMD...: the same for a whole command line CMD (one
+# that becomes bpfsym, as setpriv does, and writes DATA).
+bg_record_cmd() {
 	data=$1
 	shift
 	rm -f "$data"
-	bg_start "$BPFSYM" record -q -F 199 -o "$data" "$@" 2> "$data.err"
+	bg_start "$@" 2> "$data.err"
 	REC=$BG_PID
 	wait_until 30 rec_started
 	if ! file_nonempty "$data"; then
@@ -606,4 +615,145 @@ end_record() {
 	fi
 	reap "$REC"
 	REC_RC=$REAP_RC
+}
+
+# ---- CPU time: the oracle of how many samples a process should have
+#
+# A sampler at F Hz (cpu-clock, on every CPU) takes about F samples per
+# second of CPU time a process gets, however busy the machine is; what the
+# process gets in a second of wall time depends on everything else that
+# runs (other test suites, busy loops).  So the fixtures burn an amount of
+# CPU time (tests/fixtures/cpu_budget.h), the tests wait for CPU time, not
+# for seconds, and every expected sample count derives from the CPU time
+# the fixture had: read from the kernel (cpu_ms) or written by the fixture
+# itself (fixture_cpu).  The bar (want_samples) is half of F samples per
+# CPU second: at 100 expected samples that is five standard deviations of
+# sampling noise away, and a target that is not recorded at all has none.
+
+LIB_CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
+
+# cpu_ms PID...: CPU time (user + system, ms) the processes PID... have used
+# so far, every thread, exited ones included (/proc/PID/stat, which a
+# zombie still has); a process that is gone counts 0.
+cpu_ms() {
+	for cm_p in "$@"; do
+		sed -n 's/^.*) //p' "/proc/$cm_p/stat" 2>/dev/null
+	done | awk -v hz="$LIB_CLK_TCK" '{ t += $12 + $13 } END { printf "%d\n", t * 1000 / hz }'
+}
+
+# fixture_cpu FILE NAME: the CPU time (ms) a fixture wrote to its CPU file
+# FILE for NAME ("NAME SECONDS" lines, summed); 0 when there is none.
+fixture_cpu() {
+	awk -v n="$2" '$1 == n { s += $2 } END { printf "%d\n", s * 1000 }' "$1" 2>/dev/null || echo 0
+}
+
+# samples_for CPU_MS FREQ: the samples FREQ Hz gives CPU_MS ms of CPU time.
+samples_for() {
+	awk -v c="$1" -v f="$2" 'BEGIN { printf "%d\n", c * f / 1000 }'
+}
+
+# want_samples CPU_MS FREQ: the fewest samples a recording at FREQ Hz may
+# have of CPU_MS ms of CPU time: half of samples_for, at least 1.
+want_samples() {
+	awk -v c="$1" -v f="$2" 'BEGIN { n = int(c * f / 2000); print (n < 1) ? 1 : n }'
+}
+
+# any_alive PID...: true while one of them runs.
+any_alive() {
+	for aa_p in "$@"; do
+		alive "$aa_p" && return 0
+	done
+	return 1
+}
+
+# cpu_each PID...: cpu_ms of each PID, on one line.
+cpu_each() {
+	for ce_p in "$@"; do
+		cpu_ms "$ce_p"
+	done | paste -sd' ' -
+}
+
+# cpu_wait NEED_MS MAXSECS PID...: wait until the processes PID... have used
+# NEED_MS ms of CPU time from now on; at most MAXSECS s, and no longer than
+# one of them runs.  $CPU_GOT: the CPU time (ms) they used meanwhile;
+# $CPU_EACH: the same for each PID, in order; $CPU_MIN: the least of
+# those.  True when they had NEED_MS.  With CPU_WAIT_EACH=1, NEED_MS is
+# for each of them (CPU_MIN >= NEED_MS).
+CPU_WAIT_EACH=0
+cpu_wait() {
+	cw_need=$1
+	cw_end=$(( $(now_ms) + $2 * 1000 ))
+	shift 2
+	cw_0=$(cpu_each "$@")
+	while :; do
+		CPU_EACH=$(echo "$cw_0 $(cpu_each "$@")" |
+			awk '{ n = NF / 2; for (i = 1; i <= n; i++) printf "%s%d", (i > 1) ? " " : "", $(n + i) - $i; print "" }')
+		set -- $(echo "$CPU_EACH" | awk '{ m = $1; for (i = 1; i <= NF; i++) { s += $i; if ($i < m) m = $i } } END { print s + 0, m + 0 }') "$@"
+		CPU_GOT=$1 CPU_MIN=$2
+		shift 2
+		if [ "$CPU_WAIT_EACH" = 1 ]; then
+			[ "$CPU_MIN" -ge "$cw_need" ] && return 0
+		else
+			[ "$CPU_GOT" -ge "$cw_need" ] && return 0
+		fi
+		# One of several gone: the others may still get there.
+		if [ "$(now_ms)" -ge "$cw_end" ] || ! any_alive "$@"; then
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# CPU_WAIT_MAX: how long (s) a test waits for a fixture's CPU time before it
+# gives up: long enough for a fixture that gets a twentieth of a CPU.
+CPU_WAIT_MAX=120
+
+# cpu_record DATA NEED_MS PIDS ARGS...: record (bg_record DATA ARGS) until
+# the processes PIDS (comma-separated) have used NEED_MS ms of CPU time
+# since the sampler was attached (at most CPU_WAIT_MAX s, no longer than
+# they run), then end_record.  $REC_CPU: the CPU time (ms) they used while
+# it recorded (a lower bound: it recorded a little longer), $REC_CPU_EACH
+# the same per process, $REC_RC the recorder's status.  False when the
+# recording did not start.
+cpu_record() {
+	cr_data=$1 cr_need=$2 cr_pids=$3
+	shift 3
+	cpu_record_cmd "$cr_data" "$cr_need" "$cr_pids" "$BPFSYM" record -q -F "$REC_FREQ" -o "$cr_data" "$@"
+}
+
+# cpu_record_cmd DATA NEED_MS PIDS CMD...: the same for a whole command line
+# (bg_record_cmd).
+cpu_record_cmd() {
+	cr_data=$1 cr_need=$2 cr_pids=$(echo "$3" | tr ',' ' ')
+	shift 3
+	REC_CPU=0 REC_CPU_EACH=
+	bg_record_cmd "$cr_data" "$@" || return 1
+	cpu_wait "$cr_need" "$CPU_WAIT_MAX" $cr_pids
+	REC_CPU=$CPU_GOT REC_CPU_EACH=$CPU_EACH
+	end_record
+	return 0
+}
+
+# cpu_enough NAME WHAT CPU_MS NEED_MS: FAIL NAME and false when WHAT had less
+# than NEED_MS ms of CPU time (within the waits above): the machine was too
+# busy for the test to say anything.  Never a SKIP, never a PASS on too
+# little.
+cpu_enough() {
+	if [ "$3" -lt "$4" ]; then
+		fail "$1" "$2 had only $3 ms of CPU time ($4 needed to tell; the machine is too busy)"
+		return 1
+	fi
+	return 0
+}
+
+# samples_ok NAME WHAT GOT CPU_MS FREQ: true when GOT samples of WHAT are at
+# least want_samples CPU_MS FREQ; else FAIL NAME with what the CPU time
+# predicts.
+samples_ok() {
+	so_want=$(want_samples "$4" "$5")
+	if [ "$3" -lt "$so_want" ]; then
+		fail "$1" "$2: $3 samples, where its $4 ms of CPU time at $5 Hz give ~$(samples_for "$4" "$5") (at least $so_want wanted)"
+		return 1
+	fi
+	return 0
 }

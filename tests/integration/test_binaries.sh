@@ -38,16 +38,18 @@ build() {
 	esac
 }
 
-# check NAME COMM FOLDED: burn_inner named, with main;burn_outer before it.
+# check NAME COMM FOLDED CPU_MS: burn_inner named, with main;burn_outer
+# before it; at least half the samples CPU_MS of CPU time gives at 199 Hz.
 check() {
 	all=$(folded_count "$3" "^$2;")
 	leaf=$(folded_count "$3" "^$2;(.*;)?burn_inner\$")
 	chain=$(folded_count "$3" "^$2;(.*;)?main;burn_outer;burn_inner\$")
-	note "$2: $all samples, $leaf in burn_inner, $chain with main;burn_outer;burn_inner"
-	# ~300 samples expected (1.5 s at 199 Hz) on a free CPU; 30 are plenty
-	# to tell 90% from the >99% burn_inner this loop has.
-	if [ "$all" -lt 30 ]; then
-		fail "$1" "only $all samples of '$2'"
+	note "$2: $all samples, $leaf in burn_inner, $chain with main;burn_outer;burn_inner; $4 ms of CPU time (~$(samples_for "$4" 199) samples)"
+	# 0.75 s of CPU time: ~150 samples, plenty to tell 90% from the >99%
+	# burn_inner this loop has.
+	if ! cpu_enough "$1" "$2" "$4" 650; then
+		:
+	elif ! samples_ok "$1" "$2" "$all" "$4" 199; then
 		show "$3"
 	elif [ $((100 * leaf)) -lt $((90 * all)) ]; then
 		fail "$1" "only $leaf of $all samples of '$2' end in burn_inner"
@@ -75,24 +77,28 @@ for k in $KINDS; do
 	fi
 	comm=b_$k
 
+	# -p: recorded until the process had 0.75 s of CPU time.
 	name=integration/binary_${k}_pid
-	bg_start "$T/$comm" 30
+	bg_start "$T/$comm" 600
 	pid=$BG_PID
 	wait_until 5 alive "$pid"
-	run_to 60 "$BPFSYM" record -p "$pid" -F 199 -d 1.5 -o "$T/$k.pid.data" -q 2> "$T/$k.pid.err"
-	rc=$?
-	stop "$pid"
-	if record_ok "$name" "$T/$k.pid.data" "$T/$k.pid.err" $rc &&
+	if ! cpu_record "$T/$k.pid.data" 750 "$pid" -p "$pid"; then
+		fail "$name" "the recording did not start (no output file within 30 s)"
+		show "$T/$k.pid.data.err"
+	elif record_ok "$name" "$T/$k.pid.data" "$T/$k.pid.data.err" $REC_RC &&
 	   folded "$name" "$T/$k.pid.data" "$T/$k.pid.folded"; then
-		check "$name" "$comm" "$T/$k.pid.folded"
+		check "$name" "$comm" "$T/$k.pid.folded" "$REC_CPU"
 	fi
+	stop "$pid"
 
+	# -- COMMAND: 0.75 s of CPU time, which burn writes to its CPU file.
 	name=integration/binary_${k}_cmd
-	run_to 60 "$BPFSYM" record -F 199 -o "$T/$k.cmd.data" -q -- "$T/$comm" 1.5 2> "$T/$k.cmd.err"
+	rm -f "$T/$k.cmd.cpu"
+	run_to 120 "$BPFSYM" record -F 199 -o "$T/$k.cmd.data" -q -- "$T/$comm" 0.75 "$T/$k.cmd.cpu" 2> "$T/$k.cmd.err"
 	rc=$?
 	if record_ok "$name" "$T/$k.cmd.data" "$T/$k.cmd.err" $rc &&
 	   folded "$name" "$T/$k.cmd.data" "$T/$k.cmd.folded"; then
-		check "$name" "$comm" "$T/$k.cmd.folded"
+		check "$name" "$comm" "$T/$k.cmd.folded" "$(fixture_cpu "$T/$k.cmd.cpu" burn_inner)"
 	fi
 done
 

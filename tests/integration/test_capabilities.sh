@@ -54,14 +54,26 @@ if "$NOBODY" +bpf,+perfmon,+sys_ptrace,+dac_read_search head -1 /proc/kallsyms |
 fi
 note "without CAP_SYSLOG, kallsyms addresses hidden: $hidden (kptr_restrict $(cat /proc/sys/kernel/kptr_restrict), perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid))"
 
-# rec NAME DATA CMD...: record 2 s of the whole system with CMD's
-# credentials; status in $rc, stderr in DATA.err, folded stacks in
-# DATA.folded (read as root).  False (FAIL) when it did not record.
+# rec NAME DATA CMD...: record the whole system with CMD's credentials
+# until burn and sysheavy each had half a second of CPU time (SIGINT: the
+# CPU time of sysheavy in $SYS_CPU); status in $rc, stderr
+# in DATA.err, folded stacks in DATA.folded (read as root).  False (FAIL)
+# when it did not record, or has less than half the samples of burn that
+# its CPU time gives at 199 Hz.
 rec() {
 	name=$1 data=$2
 	shift 2
-	run_to 60 "$@" record -a -F 199 -d 2 -q -o "$data" 2> "$data.err"
-	rc=$?
+	CPU_WAIT_EACH=1
+	if ! cpu_record_cmd "$data" 500 "$burn,$sysh" "$@" record -a -F 199 -d 600 -q -o "$data"; then
+		CPU_WAIT_EACH=0
+		fail "$name" "the recording did not start (no output file within 30 s)"
+		show "$data.err"
+		return 1
+	fi
+	CPU_WAIT_EACH=0
+	set -- $REC_CPU_EACH
+	BURN_CPU=$1 SYS_CPU=$2
+	rc=$REC_RC
 	note "$name: status $rc, stderr: $(cat "$data.err")"
 	record_ok "$name" "$data" "$data.err" $rc || return 1
 	if [ "$(stat -c %u "$data")" -ne 65534 ]; then
@@ -70,8 +82,9 @@ rec() {
 	fi
 	folded "$name" "$data" "$data.folded" || return 1
 	n=$(folded_count "$data.folded" '^burn;(.*;)?burn_inner$')
-	if [ "$n" -lt 50 ]; then
-		fail "$name" "only $n samples of burn;...;burn_inner"
+	note "$name: $n samples of burn;...;burn_inner for $BURN_CPU ms of its CPU time (~$(samples_for "$BURN_CPU" 199)); sysheavy had $SYS_CPU ms"
+	if ! cpu_enough "$name" burn "$BURN_CPU" 500 || ! cpu_enough "$name" sysheavy "$SYS_CPU" 500 ||
+	   ! samples_ok "$name" "burn;...;burn_inner" "$n" "$BURN_CPU" 199; then
 		uleaves "$data.folded" burn
 		return 1
 	fi
@@ -119,7 +132,9 @@ elif rec "$name" "$T/out/rec.data" prlimit --memlock=0:0 setpriv --reuid=65534 -
 	if grep -q 'warning' "$T/out/rec.data.err"; then
 		fail "$name" "warnings with the recommended set"
 		show "$T/out/rec.data.err"
-	elif [ "$2" -lt 10 ] || [ $((2 * $1)) -lt "$2" ]; then
+	elif [ "$2" -lt "$(want_samples "$SYS_CPU" 199)" ]; then
+		fail "$name" "only $2 kernel frames, where sysheavy's $SYS_CPU ms of CPU time in system calls give ~$(samples_for "$SYS_CPU" 199) samples"
+	elif [ $((2 * $1)) -lt "$2" ]; then
 		fail "$name" "only $1 of $2 kernel frames named"
 	else
 		pass "$name"

@@ -116,11 +116,12 @@ in_cgroup() {
 	[ "$(sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null)" = "${2#$root}" ]
 }
 
-bg_start "$T/cg_a" 60
+# Burners of 600 s of CPU time: stopped by the clean-up.
+bg_start "$T/cg_a" 600
 pa=$BG_PID
-bg_start "$T/cg_b" 60
+bg_start "$T/cg_b" 600
 pb=$BG_PID
-bg_start "$T/cg_c" 60
+bg_start "$T/cg_c" 600
 pc=$BG_PID
 wait_until 5 alive "$pc"
 moved=1
@@ -134,8 +135,9 @@ if [ $moved -eq 0 ] || ! in_cgroup "$pa" "$CG/child" || ! in_cgroup "$pb" "$CG";
 	lib_done
 fi
 
-# check NAME FOLDED JOINED: cg_a and cg_b (and, when JOINED is 1, cg_d)
-# have samples; no other process has any.
+# check NAME FOLDED JOINED CPU_A CPU_B [CPU_D]: cg_a and cg_b (and, when
+# JOINED is 1, cg_d) have at least half the samples their CPU time while
+# recorded gives at 199 Hz; no other process has any.
 check() {
 	a=$(folded_count "$2" '^cg_a;')
 	b=$(folded_count "$2" '^cg_b;')
@@ -144,15 +146,16 @@ check() {
 	all=$(folded_count "$2" '.')
 	inside=$(folded_count "$2" '^(cg_a|cg_b|cg_d|cg_dsh);')
 	note "cg_a (child cgroup) $a, cg_b (test cgroup) $b, cg_d (joined during the recording) $dd, cg_c (outside) $c; other processes $((all - inside))"
-	# Three or four burners on this machine's CPUs for 2 s at 199 Hz:
-	# ~200 samples each or more; 30 is a low bar.
+	note "CPU time while recorded: cg_a $4 ms, cg_b $5 ms${6:+, cg_d $6 ms} (~$(samples_for "$4" 199), ~$(samples_for "$5" 199)${6:+, ~$(samples_for "$6" 199)} samples)"
 	if ! alive "$pc"; then
 		fail "$1" "the burner outside the cgroup (cg_c) is not running: the test proves nothing"
-	elif [ "$a" -lt 30 ] || [ "$b" -lt 30 ]; then
-		fail "$1" "processes in the cgroup are missing: cg_a (in $rel/child) $a samples, cg_b (in $rel) $b samples"
+	elif ! cpu_enough "$1" "cg_a and cg_b" "$(( $4 < $5 ? $4 : $5 ))" 400 ||
+	     { [ "$3" -eq 1 ] && ! cpu_enough "$1" cg_d "${6:-0}" 400; }; then
+		:
+	elif ! samples_ok "$1" "cg_a (in $rel/child)" "$a" "$4" 199 ||
+	     ! samples_ok "$1" "cg_b (in $rel)" "$b" "$5" 199; then
 		sort -t' ' -k2,2nr "$2" | head -10 | show
-	elif [ "$3" -eq 1 ] && [ "$dd" -lt 30 ]; then
-		fail "$1" "a process that joined the cgroup during the recording has $dd samples"
+	elif [ "$3" -eq 1 ] && ! samples_ok "$1" "cg_d (joined the cgroup during the recording)" "$dd" "$6" 199; then
 		sort -t' ' -k2,2nr "$2" | head -10 | show
 	elif [ "$all" -ne "$inside" ]; then
 		fail "$1" "$((all - inside)) samples of processes outside the cgroup (cg_c: $c)"
@@ -163,32 +166,44 @@ check() {
 }
 
 # ---- relative path; cg_dsh joins the child cgroup during the recording.
+# It records until cg_a, cg_b and cg_d each had half a second of CPU time.
 name=integration/cgroup_relative
-rm -f "$T/rel.data"
-bg_start "$BPFSYM" record -G "$rel" -F 199 -d 3 -q -o "$T/rel.data" 2> "$T/rel.err"
-rec=$BG_PID
-wait_until 30 sh -c "[ -s '$T/rel.data' ] || ! kill -0 $rec 2>/dev/null"
-if [ -s "$T/rel.data" ]; then
-	bg_start "$T/cg_dsh" -c "echo \$\$ > '$CG/child/cgroup.procs' && exec '$T/cg_d' 60"
+if ! bg_record "$T/rel.data" -G "$rel" -d 600; then
+	fail "$name" "the recording did not start (no output file within 30 s)"
+	show "$T/rel.data.err"
+else
+	c0=$(cpu_each "$pa" "$pb")
+	bg_start "$T/cg_dsh" -c "echo \$\$ > '$CG/child/cgroup.procs' && exec '$T/cg_d' 600"
 	pd=$BG_PID
-fi
-reap "$rec"
-rc=$REAP_RC
-note "bpfsym record -G $rel: status $rc: $(tail -1 "$T/rel.err")"
-if record_ok "$name" "$T/rel.data" "$T/rel.err" $rc &&
-   folded "$name" "$T/rel.data" "$T/rel.folded"; then
-	check "$name" "$T/rel.folded" 1
+	# cg_d's CPU time counts from its start, in the cgroup nearly all of it.
+	CPU_WAIT_EACH=1
+	cpu_wait 500 "$CPU_WAIT_MAX" "$pd"
+	cpu_wait 500 "$CPU_WAIT_MAX" "$pa" "$pb"
+	CPU_WAIT_EACH=0
+	set -- $c0 $(cpu_each "$pa" "$pb" "$pd")
+	cpu_a=$(($3 - $1)) cpu_b=$(($4 - $2)) cpu_d=$5
+	end_record
+	note "bpfsym record -G $rel: status $REC_RC: $(tail -1 "$T/rel.data.err")"
+	if record_ok "$name" "$T/rel.data" "$T/rel.data.err" $REC_RC &&
+	   folded "$name" "$T/rel.data" "$T/rel.folded"; then
+		check "$name" "$T/rel.folded" 1 $cpu_a $cpu_b $cpu_d
+	fi
 fi
 
-# ---- absolute path.
+# ---- absolute path, until cg_a and cg_b each had half a second.
 name=integration/cgroup_absolute
-run_to 60 "$BPFSYM" record -G "$CG" -F 199 -d 2 -q -o "$T/abs.data" 2> "$T/abs.err"
-rc=$?
-note "bpfsym record -G $CG: status $rc: $(tail -1 "$T/abs.err")"
-if record_ok "$name" "$T/abs.data" "$T/abs.err" $rc &&
-   folded "$name" "$T/abs.data" "$T/abs.folded"; then
-	check "$name" "$T/abs.folded" 0
+CPU_WAIT_EACH=1
+if ! cpu_record "$T/abs.data" 500 "$pa,$pb" -G "$CG" -d 600; then
+	fail "$name" "the recording did not start (no output file within 30 s)"
+	show "$T/abs.data.err"
+else
+	note "bpfsym record -G $CG: status $REC_RC: $(tail -1 "$T/abs.data.err")"
+	if record_ok "$name" "$T/abs.data" "$T/abs.data.err" $REC_RC &&
+	   folded "$name" "$T/abs.data" "$T/abs.folded"; then
+		check "$name" "$T/abs.folded" 0 $REC_CPU_EACH
+	fi
 fi
+CPU_WAIT_EACH=0
 
 # ---- "processes seen" (summary and report header) of both recordings:
 # cg_a, cg_b and cg_d (cg_dsh exec'd into it: one process) were in the

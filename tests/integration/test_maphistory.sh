@@ -25,6 +25,10 @@
 #   loss_accounting
 #       the summary line and the report header count samples and losses,
 #       and agree.
+#
+# How many samples each must have derives from the CPU time the fixtures
+# had (written by them, or read from /proc while they run): at 199 Hz, half
+# of 199 per CPU second (lib.sh's want_samples), however busy the machine.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/short_lived_cmd integration/short_lived_all integration/short_lived_deleted \
 	integration/rename_pid integration/rename_all integration/rename_before \
@@ -43,17 +47,18 @@ need_fixture libburn lib_burn.so -shared -fPIC -DNAME=lib_burn
 need_fixture libburn lib_burn_b.so -shared -fPIC -DNAME=lib_burn_b
 
 # The driver of the short-lived processes: runs DIR/PREFIX01 .. PREFIXnn,
-# PAR at a time, each burning MS ms of CPU; with "rm", deletes each batch's
-# binaries as soon as the batch has exited.
+# PAR at a time, each burning MS ms of CPU and appending what it had to
+# CPUFILE; with "rm", deletes each batch's binaries as soon as the batch
+# has exited.
 cat > "$T/driver.sh" <<'EOF'
-dir=$1 pre=$2 n=$3 par=$4 ms=$5 del=${6:-}
+dir=$1 pre=$2 n=$3 par=$4 ms=$5 cpufile=$6 del=${7:-}
 i=1
 while [ $i -le $n ]; do
 	j=0
 	batch=
 	while [ $j -lt $par ] && [ $i -le $n ]; do
 		b=$dir/$pre$(printf %02d $i)
-		"$b" "$ms" &
+		"$b" "$ms" "$cpufile" &
 		batch="$batch $b"
 		i=$((i + 1))
 		j=$((j + 1))
@@ -82,13 +87,25 @@ mkcopies() {
 	done
 }
 
-# check_short NAME FOLDED PREFIX: the short-lived processes PREFIXnn.
+# check_short NAME FOLDED PREFIX CPUFILE: the short-lived processes
+# PREFIXnn, which wrote the CPU time they had to CPUFILE.
 check_short() {
 	ustats_set "$2" "$3[0-9][0-9]" short_burn
+	cpu=$(fixture_cpu "$4" short_burn)
+	ran=$(nlines "$4")
+	# Processes that had CPU time for 5 samples or more (25 ms at 199 Hz):
+	# one without any sample is then a one-in-a-hundred event.
+	sure=$(awk '$2 >= 0.025 { n++ } END { print n + 0 }' "$4")
 	note "$3nn: $S_TOTAL samples in $S_NCOMMS of $NPROC processes; $S_USER with a user frame, $S_NAMED named, $S_FN in short_burn, $S_UNK [unknown]"
+	note "$3nn: $ran processes wrote their CPU time: $cpu ms in all (~$(samples_for "$cpu" 199) samples at 199 Hz), $sure of them 25 ms or more"
 	# Each process burns 0.1 s of CPU: ~20 samples at 199 Hz, ~800 in all.
-	if [ "$S_NCOMMS" -lt $((NPROC * 8 / 10)) ] || [ "$S_TOTAL" -lt 300 ]; then
-		fail "$1" "only $S_NCOMMS of $NPROC short-lived processes have samples ($S_TOTAL samples; ~800 expected)"
+	if [ "$ran" -lt "$NPROC" ]; then
+		fail "$1" "only $ran of $NPROC short-lived processes ran to their end"
+	elif ! cpu_enough "$1" "the short-lived processes" "$cpu" $((NPROC * 100 / 2)) ||
+	     ! samples_ok "$1" "the short-lived processes" "$S_TOTAL" "$cpu" 199; then
+		uleaves "$2" "$3[0-9][0-9]"
+	elif [ "$S_NCOMMS" -lt $((sure * 8 / 10)) ]; then
+		fail "$1" "only $S_NCOMMS of $NPROC short-lived processes have samples ($sure had 25 ms of CPU or more)"
 		uleaves "$2" "$3[0-9][0-9]"
 	elif [ $((100 * S_NAMED)) -lt $((90 * S_USER)) ]; then
 		fail "$1" "only $S_NAMED of $S_USER samples of short-lived processes have a named user leaf"
@@ -104,28 +121,30 @@ check_short() {
 # ---- 1. short-lived processes, -- COMMAND (hard links of one binary).
 name=integration/short_lived_cmd
 mkcopies "$T/sl" sl ln
-run_to 90 "$BPFSYM" record -F 199 -q -o "$T/sl.data" -- sh "$T/driver.sh" "$T/sl" sl $NPROC 4 100 2> "$T/sl.err"
+rm -f "$T/sl.cpu"
+run_to 300 "$BPFSYM" record -F 199 -q -o "$T/sl.data" -- sh "$T/driver.sh" "$T/sl" sl $NPROC 4 100 "$T/sl.cpu" 2> "$T/sl.err"
 rc=$?
 note "record -- driver: status $rc: $(tail -1 "$T/sl.err")"
 if record_ok "$name" "$T/sl.data" "$T/sl.err" $rc &&
    folded "$name" "$T/sl.data" "$T/sl.folded"; then
-	check_short "$name" "$T/sl.folded" sl
+	check_short "$name" "$T/sl.folded" sl "$T/sl.cpu"
 fi
 
 # ---- 1. short-lived processes, -a with the driver alongside (copies).
 name=integration/short_lived_all
 mkcopies "$T/sa" sa cp
-if ! bg_record "$T/sa.data" -a -d 60; then
+rm -f "$T/sa.cpu"
+if ! bg_record "$T/sa.data" -a -d 300; then
 	fail "$name" "the recording did not start (no output file within 30 s)"
 	show "$T/sa.data.err"
 else
-	run_to 90 sh "$T/driver.sh" "$T/sa" sa $NPROC 4 100
+	run_to 280 sh "$T/driver.sh" "$T/sa" sa $NPROC 4 100 "$T/sa.cpu"
 	sleep 0.5
 	end_record
 	note "record -a: status $REC_RC: $(tail -1 "$T/sa.data.err")"
 	if record_ok "$name" "$T/sa.data" "$T/sa.data.err" $REC_RC &&
 	   folded "$name" "$T/sa.data" "$T/sa.folded"; then
-		check_short "$name" "$T/sa.folded" sa
+		check_short "$name" "$T/sa.folded" sa "$T/sa.cpu"
 	fi
 fi
 
@@ -168,35 +187,35 @@ fi
 # ---- 1. short-lived processes whose binaries are deleted once they exited.
 name=integration/short_lived_deleted
 mkcopies "$T/sd" sd cp
-if ! bg_record "$T/sd.data" -a -d 60; then
+rm -f "$T/sd.cpu"
+if ! bg_record "$T/sd.data" -a -d 300; then
 	fail "$name" "the recording did not start (no output file within 30 s)"
 	show "$T/sd.data.err"
 else
-	run_to 90 sh "$T/driver.sh" "$T/sd" sd $NPROC 4 100 rm
+	run_to 280 sh "$T/driver.sh" "$T/sd" sd $NPROC 4 100 "$T/sd.cpu" rm
 	left=$(ls "$T/sd" | wc -l)
 	sleep 0.5
 	end_record
 	note "record -a: status $REC_RC; $left binaries left undeleted: $(tail -1 "$T/sd.data.err")"
 	if record_ok "$name" "$T/sd.data" "$T/sd.data.err" $REC_RC &&
 	   folded "$name" "$T/sd.data" "$T/sd.folded"; then
-		check_short "$name" "$T/sd.folded" sd
+		check_short "$name" "$T/sd.folded" sd "$T/sd.cpu"
 	fi
 fi
 
 # ---- 2. a binary replaced by rename(2) while it runs.
-# check_rename NAME FOLDED COMM GOOD BAD MIN: COMM's samples have GOOD
-# (>= MIN samples in it) and never BAD.
+# check_rename NAME FOLDED COMM GOOD BAD CPU_MS: COMM's samples have GOOD
+# (at least half of what CPU_MS of CPU time gives at 199 Hz) and never BAD.
 check_rename() {
 	good=$(fn_count "$2" "$3" "$4")
 	bad=$(fn_count "$2" "$3" "$5")
 	all=$(folded_count "$2" "^$3;")
-	note "$3: $all samples, $4 $good, $5 $bad"
+	note "$3: $all samples, $4 $good, $5 $bad; $6 ms of CPU time while recorded (~$(samples_for "$6" 199) samples)"
 	if [ "$bad" -ne 0 ]; then
 		fail "$1" "$bad samples of '$3' name $5, a function of a file it does not run; $4: $good"
 		uleaves "$2" "$3"
 		return 1
-	elif [ "$good" -lt "$6" ]; then
-		fail "$1" "only $good of $all samples of '$3' in $4 (expected >= $6)"
+	elif ! cpu_enough "$1" "$3" "$6" 400 || ! samples_ok "$1" "$4 of '$3' ($all samples in all)" "$good" "$6" 199; then
 		uleaves "$2" "$3"
 		return 1
 	fi
@@ -211,27 +230,32 @@ newdir() {
 	cp "$T/rb_new" "$1/rb_prog.new"
 }
 
+# The fixtures run for 600 s of CPU time at most: stopped by the test.
 name=integration/rename_pid
 d=$T/rn1
 newdir "$d"
-bg_start "$d/rb_prog" 30 "$d/ready"
+bg_start "$d/rb_prog" 600 "$d/ready"
 p=$BG_PID
 if ! wait_until 10 exists "$d/ready"; then
 	fail "$name" "the fixture did not start"
 	stop "$p"
-elif ! bg_record "$T/rn1.data" -p "$p" -d 60; then
+elif ! bg_record "$T/rn1.data" -p "$p" -d 600; then
 	fail "$name" "the recording did not start (no output file within 30 s)"
 	show "$T/rn1.data.err"
 	stop "$p"
 else
-	sleep 0.5
+	# A quarter of a second of its CPU time before the rename, half a
+	# second after.
+	c0=$(cpu_ms "$p")
+	cpu_wait 250 "$CPU_WAIT_MAX" "$p"
 	mv -f "$d/rb_prog.new" "$d/rb_prog"
-	sleep 1.5
+	cpu_wait 500 "$CPU_WAIT_MAX" "$p"
+	cpu=$(( $(cpu_ms "$p") - c0 ))
 	end_record
 	stop "$p"
 	if record_ok "$name" "$T/rn1.data" "$T/rn1.data.err" $REC_RC &&
 	   folded "$name" "$T/rn1.data" "$T/rn1.folded" &&
-	   check_rename "$name" "$T/rn1.folded" rb_prog orig_burn new_burn 60; then
+	   check_rename "$name" "$T/rn1.folded" rb_prog orig_burn new_burn "$cpu"; then
 		pass "$name"
 	fi
 fi
@@ -241,31 +265,33 @@ fi
 name=integration/rename_all
 d=$T/rn2
 newdir "$d"
-if ! bg_record "$T/rn2.data" -a -d 60; then
+if ! bg_record "$T/rn2.data" -a -d 600; then
 	fail "$name" "the recording did not start (no output file within 30 s)"
 	show "$T/rn2.data.err"
 else
-	bg_start "$d/rb_prog" 30 "$d/ready"
+	bg_start "$d/rb_prog" 600 "$d/ready"
 	p=$BG_PID
 	if ! wait_until 10 exists "$d/ready"; then
 		fail "$name" "the fixture did not start"
 		stop "$p"
 		end_record
 	else
-		sleep 0.7
+		cpu_wait 350 "$CPU_WAIT_MAX" "$p"
 		mv -f "$d/rb_prog.new" "$d/rb_prog"
 		ln -s rb_prog "$d/rb_two"
-		bg_start "$d/rb_two" 30 "$d/ready2"
+		bg_start "$d/rb_two" 600 "$d/ready2"
 		p2=$BG_PID
 		wait_until 10 exists "$d/ready2"
-		sleep 1.5
+		cpu_wait 500 "$CPU_WAIT_MAX" "$p2"
+		# Both started during the recording: all their CPU time is in it.
+		cpu=$(cpu_ms "$p") cpu2=$(cpu_ms "$p2")
 		end_record
 		stop "$p"
 		stop "$p2"
 		if record_ok "$name" "$T/rn2.data" "$T/rn2.data.err" $REC_RC &&
 		   folded "$name" "$T/rn2.data" "$T/rn2.folded" &&
-		   check_rename "$name" "$T/rn2.folded" rb_prog orig_burn new_burn 60 &&
-		   check_rename "$name" "$T/rn2.folded" rb_two new_burn orig_burn 40; then
+		   check_rename "$name" "$T/rn2.folded" rb_prog orig_burn new_burn "$cpu" &&
+		   check_rename "$name" "$T/rn2.folded" rb_two new_burn orig_burn "$cpu2"; then
 			pass "$name"
 		fi
 	fi
@@ -276,20 +302,24 @@ fi
 name=integration/rename_before
 d=$T/rn3
 newdir "$d"
-bg_start "$d/rb_prog" 30 "$d/ready"
+bg_start "$d/rb_prog" 600 "$d/ready"
 p=$BG_PID
 if ! wait_until 10 exists "$d/ready"; then
 	fail "$name" "the fixture did not start"
 	stop "$p"
 else
 	mv -f "$d/rb_prog.new" "$d/rb_prog"
-	run_to 60 "$BPFSYM" record -p "$p" -F 199 -d 1.5 -q -o "$T/rn3.data" 2> "$T/rn3.err"
-	rc=$?
-	stop "$p"
-	if record_ok "$name" "$T/rn3.data" "$T/rn3.err" $rc &&
-	   folded "$name" "$T/rn3.data" "$T/rn3.folded" &&
-	   check_rename "$name" "$T/rn3.folded" rb_prog orig_burn new_burn 60; then
-		pass "$name"
+	if ! cpu_record "$T/rn3.data" 750 "$p" -p "$p"; then
+		fail "$name" "the recording did not start (no output file within 30 s)"
+		show "$T/rn3.data.err"
+		stop "$p"
+	else
+		stop "$p"
+		if record_ok "$name" "$T/rn3.data" "$T/rn3.data.err" $REC_RC &&
+		   folded "$name" "$T/rn3.data" "$T/rn3.folded" &&
+		   check_rename "$name" "$T/rn3.folded" rb_prog orig_burn new_burn "$REC_CPU"; then
+			pass "$name"
+		fi
 	fi
 fi
 
@@ -307,11 +337,13 @@ elif ! run_to 10 unshare -m --propagation private sh -c "mount -t tmpfs none '$T
 	ns_why="cannot mount a tmpfs in a private mount namespace: $(head -1 "$T/ns.probe")"
 fi
 
-# ns_start SECS: the fixture in its namespace; its pid in $p (it execs, the
-# pid stays), true once it runs ns_burn.
+# ns_start SECS: the fixture in its namespace, for SECS of CPU time, which
+# it writes to $T/ns.cpu when done; its pid in $p (it execs, the pid
+# stays), true once it runs ns_burn.
 ns_start() {
+	rm -f "$T/ns.cpu"
 	bg_start unshare -m --propagation private sh -c \
-		"mount -t tmpfs none '$T/mnt' && cp '$T/rb_orig' '$T/mnt/ns_burn' && exec '$T/mnt/ns_burn' $1"
+		"mount -t tmpfs none '$T/mnt' && cp '$T/rb_orig' '$T/mnt/ns_burn' && exec '$T/mnt/ns_burn' $1 - '$T/ns.cpu'"
 	p=$BG_PID
 	wait_until 10 sh -c "[ \"\$(cat /proc/$p/comm 2>/dev/null)\" = ns_burn ]"
 }
@@ -321,16 +353,18 @@ if [ $ns_ok -eq 0 ]; then
 	skip integration/mntns_all "$ns_why"
 else
 	name=integration/mntns_pid
-	if ! ns_start 30; then
+	if ! ns_start 600; then
 		fail "$name" "the fixture did not start in its mount namespace"
 		stop "$p"
-	else
-		run_to 60 "$BPFSYM" record -p "$p" -F 199 -d 1.5 -q -o "$T/ns1.data" 2> "$T/ns1.err"
-		rc=$?
+	elif ! cpu_record "$T/ns1.data" 750 "$p" -p "$p"; then
+		fail "$name" "the recording did not start (no output file within 30 s)"
+		show "$T/ns1.data.err"
 		stop "$p"
-		if record_ok "$name" "$T/ns1.data" "$T/ns1.err" $rc &&
+	else
+		stop "$p"
+		if record_ok "$name" "$T/ns1.data" "$T/ns1.data.err" $REC_RC &&
 		   folded "$name" "$T/ns1.data" "$T/ns1.folded" &&
-		   check_rename "$name" "$T/ns1.folded" ns_burn orig_burn new_burn 60; then
+		   check_rename "$name" "$T/ns1.folded" ns_burn orig_burn new_burn "$REC_CPU"; then
 			pass "$name"
 		fi
 	fi
@@ -338,22 +372,23 @@ else
 	# Started during the recording and gone (with its namespace and
 	# tmpfs) before the recording ends.
 	name=integration/mntns_all
-	if ! bg_record "$T/ns2.data" -a -d 60; then
+	if ! bg_record "$T/ns2.data" -a -d 600; then
 		fail "$name" "the recording did not start (no output file within 30 s)"
 		show "$T/ns2.data.err"
 	else
-		if ! ns_start 1.5; then
+		if ! ns_start 0.75; then
 			fail "$name" "the fixture did not start in its mount namespace"
 			stop "$p"
 			end_record
 		else
-			wait_exit "$p" 15
+			# 0.75 s of CPU time: at most 45 s of wall time.
+			wait_exit "$p" 90
 			reap "$p"
 			sleep 0.3
 			end_record
 			if record_ok "$name" "$T/ns2.data" "$T/ns2.data.err" $REC_RC &&
 			   folded "$name" "$T/ns2.data" "$T/ns2.folded" &&
-			   check_rename "$name" "$T/ns2.folded" ns_burn orig_burn new_burn 60; then
+			   check_rename "$name" "$T/ns2.folded" ns_burn orig_burn new_burn "$(fixture_cpu "$T/ns.cpu" orig_burn)"; then
 				pass "$name"
 			fi
 		fi
@@ -361,16 +396,20 @@ else
 fi
 
 # ---- 4. dlopen: lib_burn.so then lib_burn_b.so (same layout, other name),
-# each loaded, run 1 s, unloaded.
-# check_dlopen NAME FOLDED
+# each loaded, run for 1 s of CPU time, unloaded; dlopen_burn writes the
+# CPU time each had to CPUFILE.
+# check_dlopen NAME FOLDED CPUFILE
 check_dlopen() {
 	ustats_set "$2" dlopen_burn lib_burn
 	a=$S_FN
 	b=$(fn_count "$2" dlopen_burn lib_burn_b)
-	note "dlopen_burn: $S_TOTAL samples, $S_USER with a user frame, $S_NAMED named; lib_burn $a, lib_burn_b $b"
-	# ~200 samples each (1 s at 199 Hz).
-	if [ "$a" -lt 60 ] || [ "$b" -lt 60 ]; then
-		fail "$1" "samples in the dlopen()ed libraries: lib_burn $a, lib_burn_b $b (~200 each expected)"
+	ca=$(fixture_cpu "$3" lib_burn)
+	cb=$(fixture_cpu "$3" lib_burn_b)
+	note "dlopen_burn: $S_TOTAL samples, $S_USER with a user frame, $S_NAMED named; lib_burn $a, lib_burn_b $b; their CPU time: $ca ms, $cb ms (~$(samples_for "$ca" 199), ~$(samples_for "$cb" 199) samples)"
+	if ! cpu_enough "$1" lib_burn "$ca" 900 || ! cpu_enough "$1" lib_burn_b "$cb" 900; then
+		:
+	elif ! samples_ok "$1" "lib_burn (in lib_burn.so, dlopen()ed)" "$a" "$ca" 199 ||
+	     ! samples_ok "$1" "lib_burn_b (in lib_burn_b.so, dlopen()ed)" "$b" "$cb" 199; then
 		uleaves "$2" dlopen_burn
 	elif [ $((100 * S_NAMED)) -lt $((90 * S_USER)) ]; then
 		fail "$1" "only $S_NAMED of $S_USER samples of dlopen_burn have a named user leaf"
@@ -381,45 +420,48 @@ check_dlopen() {
 }
 
 name=integration/dlopen_cmd
-run_to 60 "$BPFSYM" record -F 199 -q -o "$T/dl1.data" -- "$T/dlopen_burn" - 1 \
+rm -f "$T/dl1.cpu"
+run_to 180 "$BPFSYM" record -F 199 -q -o "$T/dl1.data" -- "$T/dlopen_burn" - 1 "$T/dl1.cpu" \
 	"$T/lib_burn.so" lib_burn "$T/lib_burn_b.so" lib_burn_b 2> "$T/dl1.err"
 rc=$?
 note "record -- dlopen_burn: status $rc: $(tail -1 "$T/dl1.err")"
 if record_ok "$name" "$T/dl1.data" "$T/dl1.err" $rc &&
    folded "$name" "$T/dl1.data" "$T/dl1.folded"; then
-	check_dlopen "$name" "$T/dl1.folded"
+	check_dlopen "$name" "$T/dl1.folded" "$T/dl1.cpu"
 fi
 
 name=integration/dlopen_pid
-rm -f "$T/go"
-bg_start "$T/dlopen_burn" "$T/go" 1 "$T/lib_burn.so" lib_burn "$T/lib_burn_b.so" lib_burn_b
+rm -f "$T/go" "$T/dl2.cpu"
+bg_start "$T/dlopen_burn" "$T/go" 1 "$T/dl2.cpu" "$T/lib_burn.so" lib_burn "$T/lib_burn_b.so" lib_burn_b
 p=$BG_PID
 wait_until 5 alive "$p"
-if ! bg_record "$T/dl2.data" -p "$p" -d 60; then
+if ! bg_record "$T/dl2.data" -p "$p" -d 600; then
 	fail "$name" "the recording did not start (no output file within 30 s)"
 	show "$T/dl2.data.err"
 	stop "$p"
 else
 	: > "$T/go"
-	wait_exit "$p" 20
+	# Two budgets of 1 s of CPU time: at most 2 x 50 s of wall time.
+	wait_exit "$p" 120
 	reap "$p"
 	note "dlopen_burn exited with status $REAP_RC"
 	# The target is gone: the recording may end by itself.
-	wait_exit "$REC" 3
+	wait_exit "$REC" 10
 	end_record
 	if record_ok "$name" "$T/dl2.data" "$T/dl2.data.err" $REC_RC &&
 	   folded "$name" "$T/dl2.data" "$T/dl2.folded"; then
-		check_dlopen "$name" "$T/dl2.folded"
+		check_dlopen "$name" "$T/dl2.folded" "$T/dl2.cpu"
 	fi
 fi
 
 # ---- 4. JIT: a countdown loop in an anonymous page, RW then RX.
-# check_jit NAME FOLDED MAXUNKNOWN
+# check_jit NAME FOLDED MAXUNKNOWN CPU_MS
 check_jit() {
 	ustats_set "$2" jit_burn none
-	note "jit_burn: $S_TOTAL samples, $S_USER with a user frame; user leaf [anon+0x..] $S_ANON, [unknown] $S_UNK, named $S_NAMED"
-	if [ "$S_USER" -lt 60 ]; then
-		fail "$1" "only $S_USER samples of jit_burn with a user frame (~300 expected)"
+	note "jit_burn: $S_TOTAL samples, $S_USER with a user frame; user leaf [anon+0x..] $S_ANON, [unknown] $S_UNK, named $S_NAMED; $4 ms of CPU time (~$(samples_for "$4" 199) samples)"
+	if ! cpu_enough "$1" jit_burn "$4" 600; then
+		:
+	elif ! samples_ok "$1" "jit_burn (with a user frame)" "$S_USER" "$4" 199; then
 		uleaves "$2" jit_burn
 	elif [ "$S_UNK" -gt "$3" ]; then
 		fail "$1" "$S_UNK samples of jit_burn end in [unknown] (a mapping not known at sample time); [anon+0x..]: $S_ANON"
@@ -438,14 +480,15 @@ name=integration/jit_cmd
 if [ "$jit_arch" != x86_64 ]; then
 	skip "$name" "the JIT fixture is x86-64 machine code, this is $jit_arch"
 else
-	run_to 60 "$BPFSYM" record -F 199 -q -o "$T/jit1.data" -- "$T/jit_burn" 1.5 2> "$T/jit1.err"
+	rm -f "$T/jit1.cpu"
+	run_to 180 "$BPFSYM" record -F 199 -q -o "$T/jit1.data" -- "$T/jit_burn" 1 - "$T/jit1.cpu" 2> "$T/jit1.err"
 	rc=$?
 	note "record -- jit_burn: status $rc: $(tail -1 "$T/jit1.err")"
 	if record_ok "$name" "$T/jit1.data" "$T/jit1.err" $rc &&
 	   folded "$name" "$T/jit1.data" "$T/jit1.folded"; then
 		# A tick inside execve, after the comm changed but before the new
 		# image runs, has the old image's user ip: at most one such sample.
-		check_jit "$name" "$T/jit1.folded" 1
+		check_jit "$name" "$T/jit1.folded" 1 "$(fixture_cpu "$T/jit1.cpu" jit)"
 	fi
 fi
 
@@ -457,7 +500,7 @@ for mode in pid all; do
 		continue
 	fi
 	rm -f "$T/jit.ready"
-	bg_start "$T/jit_burn" 30 "$T/jit.ready"
+	bg_start "$T/jit_burn" 600 "$T/jit.ready"
 	p=$BG_PID
 	if ! wait_until 10 exists "$T/jit.ready"; then
 		fail "$name" "the JIT fixture did not start"
@@ -470,12 +513,16 @@ for mode in pid all; do
 	else
 		target=-a
 	fi
-	run_to 60 "$BPFSYM" record $target -F 199 -d 1.5 -q -o "$T/jit_$mode.data" 2> "$T/jit_$mode.err"
-	rc=$?
+	if ! cpu_record "$T/jit_$mode.data" 1000 "$p" $target; then
+		fail "$name" "the recording did not start (no output file within 30 s)"
+		show "$T/jit_$mode.data.err"
+		stop "$p"
+		continue
+	fi
 	stop "$p"
-	if record_ok "$name" "$T/jit_$mode.data" "$T/jit_$mode.err" $rc &&
+	if record_ok "$name" "$T/jit_$mode.data" "$T/jit_$mode.data.err" $REC_RC &&
 	   folded "$name" "$T/jit_$mode.data" "$T/jit_$mode.folded"; then
-		check_jit "$name" "$T/jit_$mode.folded" 0
+		check_jit "$name" "$T/jit_$mode.folded" 0 "$REC_CPU"
 	fi
 done
 

@@ -53,13 +53,28 @@ else
 fi
 
 need_fixture burn burn
-# One busy process for the recordings below to see.
-bg_start "$T/burn" 60
+# One busy process for the recordings below to see (600 s of CPU time at
+# most: stopped at the end).
+bg_start "$T/burn" 600
 burn=$BG_PID
 wait_until 5 alive "$burn"
 
-# readable NAME DATA: `bpfsym report DATA` works and the folded stacks
-# have samples of the burn fixture.  Output in DATA.report{,.err}.
+# window_cpu SECS: burn's CPU time (ms) over the next SECS s of wall time,
+# or until the recorder $REC ends, whichever comes first: what a recording
+# of that window has of it.  In $WINDOW_CPU.
+window_cpu() {
+	wc_0=$(cpu_ms "$burn")
+	wc_end=$(( $(now_ms) + $1 * 1000 ))
+	while alive "$REC" && [ "$(now_ms)" -lt "$wc_end" ]; do
+		sleep 0.05
+	done
+	WINDOW_CPU=$(( $(cpu_ms "$burn") - wc_0 ))
+}
+
+# readable NAME DATA CPU_MS FREQ: `bpfsym report DATA` works and the folded
+# stacks have at least half the samples of the burn fixture that its
+# CPU_MS of CPU time in the recorded window gives at FREQ Hz.  Output in
+# DATA.report{,.err}.
 readable() {
 	run_to 60 "$BPFSYM" report "$2" > "$2.report" 2> "$2.report.err"
 	rc=$?
@@ -70,46 +85,62 @@ readable() {
 	fi
 	folded "$1" "$2" "$2.folded" || return 1
 	n=$(folded_count "$2.folded" '^burn;(.*;)?burn_inner$')
-	if [ "$n" -lt 10 ]; then
-		fail "$1" "the report has $n samples of the busy fixture 'burn' in burn_inner"
+	note "$(basename "$2"): $n samples of burn;...;burn_inner; $3 ms of its CPU time recorded (~$(samples_for "$3" "$4") at $4 Hz)"
+	if ! samples_ok "$1" "the busy fixture 'burn' (burn_inner) in the report" "$n" "$3" "$4"; then
 		show "$2.folded"
 		return 1
 	fi
-	note "$(basename "$2"): $n samples of burn;...;burn_inner"
 	return 0
 }
 
 # ---- -d 1, the whole system (no target): ends by itself, status 0, a
-# summary line about samples on stderr.
+# summary line about samples on stderr.  Its samples of burn: what burn's
+# CPU time over the second from the file's creation (the sampler
+# attached) gives at the default 99 Hz.
 name=integration/record_duration
+rm -f "$T/d.data"
 t0=$(now_ms)
-run_to 30 "$BPFSYM" record -d 1 -q -o "$T/d.data" 2> "$T/d.err"
-rc=$?
+bg_start "$BPFSYM" record -d 1 -q -o "$T/d.data" 2> "$T/d.err"
+REC=$BG_PID
+wait_until 30 sh -c "[ -s '$T/d.data' ] || ! kill -0 $REC 2>/dev/null"
+window_cpu 1
+if ! wait_exit "$REC" 30; then
+	stop "$REC"
+	rc=124
+else
+	reap "$REC"
+	rc=$REAP_RC
+fi
 t1=$(now_ms)
 note "bpfsym record -d 1: status $rc after $((t1 - t0)) ms, stderr: $(cat "$T/d.err")"
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-	fail "$name" "'bpfsym record -d 1' did not stop by itself within 30 s"
+	fail "$name" "'bpfsym record -d 1' did not stop by itself within 30 s of its start"
 elif record_ok "$name" "$T/d.data" "$T/d.err" $rc; then
 	if [ $((t1 - t0)) -lt 900 ]; then
 		fail "$name" "'bpfsym record -d 1' returned after only $((t1 - t0)) ms"
 	elif ! grep -qi 'sample' "$T/d.err"; then
 		fail "$name" "no summary line mentioning samples on stderr"
 		show "$T/d.err"
-	elif readable "$name" "$T/d.data"; then
+	elif readable "$name" "$T/d.data" "$WINDOW_CPU" 99; then
 		pass "$name"
 	fi
 fi
 
 # ---- "record" is the default verb.
 name=integration/record_default_verb
-run_to 30 "$BPFSYM" -p "$burn" -d 1 -q -o "$T/dv.data" 2> "$T/dv.err"
-rc=$?
-if record_ok "$name" "$T/dv.data" "$T/dv.err" $rc && readable "$name" "$T/dv.data"; then
+rm -f "$T/dv.data"
+bg_start "$BPFSYM" -p "$burn" -d 1 -q -o "$T/dv.data" 2> "$T/dv.err"
+REC=$BG_PID
+wait_until 30 sh -c "[ -s '$T/dv.data' ] || ! kill -0 $REC 2>/dev/null"
+window_cpu 1
+reap "$REC"
+if record_ok "$name" "$T/dv.data" "$T/dv.err" $REAP_RC && readable "$name" "$T/dv.data" "$WINDOW_CPU" 99; then
 	pass "$name"
 fi
 
 # ---- signals.  signal_stop NAME SIG DATA: record -p burn until SIG, sent
-# once the file exists and 1.5 s later; the status in $REAP_RC.
+# once the file exists and burn had 0.5 s of CPU time since (in
+# $WINDOW_CPU); the status in $REAP_RC.
 signal_stop() {
 	rm -f "$3"
 	bg_start "$BPFSYM" record -p "$burn" -q -o "$3" 2> "$3.err"
@@ -120,7 +151,8 @@ signal_stop() {
 		stop "$rec"
 		return 1
 	fi
-	sleep 1.5
+	cpu_wait 500 "$CPU_WAIT_MAX" "$burn"
+	WINDOW_CPU=$CPU_GOT
 	if ! alive "$rec"; then
 		reap "$rec"
 		fail "$1" "the recording ended by itself (status $REAP_RC) before SIG$2"
@@ -145,7 +177,7 @@ for sig in INT TERM; do
 	if [ "$REAP_RC" -ne 0 ]; then
 		fail "$name" "the recording exited with status $REAP_RC after SIG$sig, expected 0"
 		show "$data.err"
-	elif readable "$name" "$data"; then
+	elif readable "$name" "$data" "$WINDOW_CPU" 99; then
 		if cat "$data.report" "$data.report.err" | grep -qi truncat; then
 			fail "$name" "the report of a recording stopped by SIG$sig says it is truncated"
 			grep -i truncat "$data.report" "$data.report.err" | show
@@ -155,8 +187,24 @@ for sig in INT TERM; do
 	fi
 done
 
-# ---- SIGKILL after 2.5 s: blocks are flushed at least every second, so the
-# file reads up to the last one and says it is truncated.
+# ---- SIGKILL: blocks are flushed at least every second, so the file reads
+# up to the last one and says it is truncated.  Killed once burn had 0.5 s
+# of CPU time and the file then grew twice (two flushes: the second wrote
+# everything read after the first, so all of that half second); what the
+# report has of burn is then at least half of what that CPU time gives.
+# file_size FILE: its size in bytes.
+file_size() {
+	stat -c %s "$1" 2>/dev/null || echo 0
+}
+# grew_twice: the file $data grew twice since $GROW_LAST/$GROW_N were set.
+grew_twice() {
+	gt_s=$(file_size "$data")
+	if [ "$gt_s" -gt "$GROW_LAST" ]; then
+		GROW_LAST=$gt_s
+		GROW_N=$((GROW_N + 1))
+	fi
+	[ "$GROW_N" -ge 2 ]
+}
 name=integration/record_sigkill_truncated
 data=$T/sigkill.data
 rm -f "$data"
@@ -167,15 +215,18 @@ if ! wait_until 20 file_nonempty "$data"; then
 	show "$data.err"
 	stop "$rec"
 else
-	sleep 2.5
+	cpu_wait 500 "$CPU_WAIT_MAX" "$burn"
+	WINDOW_CPU=$CPU_GOT
+	GROW_LAST=$(file_size "$data") GROW_N=0
+	wait_until 30 grew_twice
 	if ! alive "$rec"; then
 		reap "$rec"
 		fail "$name" "the recording ended by itself (status $REAP_RC) before SIGKILL"
 		show "$data.err"
 	else
 		stop "$rec"
-		note "SIGKILLed recording: $(wc -c < "$data") bytes"
-		if readable "$name" "$data"; then
+		note "SIGKILLed recording: $(wc -c < "$data") bytes, after $GROW_N flushes that followed $WINDOW_CPU ms of burn's CPU time"
+		if readable "$name" "$data" "$WINDOW_CPU" 99; then
 			if cat "$data.report" "$data.report.err" "$data.folded.err" | grep -qi truncat; then
 				pass "$name"
 			else

@@ -55,8 +55,12 @@ need_fixture sysheavy host/bin/sysheavy -Wl,--build-id=sha1
 ID_S=$(build_id "$H/bin/sysheavy")
 [ -n "$ID_S" ] || fail_all "sysheavy, linked with --build-id=sha1, has no build-id (readelf -n)"
 
-run_to 60 "$BPFSYM" record -q -F 499 -o "$T/rec.data" -- sh -c \
-	"$H/bin/burn_a 2 & $H/bin/burn_b 2 & $H/bin/dlopen_burn - 1 $H/lib/libburn.so lib_burn & $H/bin/sysheavy 2 & wait" \
+# Each burns an amount of CPU time (however long that takes on a busy
+# machine) and writes what it had to $T/*.cpu: what the recording must
+# hold of each derives from that.
+rm -f "$T"/*.cpu
+run_to 300 "$BPFSYM" record -q -F 499 -o "$T/rec.data" -- sh -c \
+	"$H/bin/burn_a 1 '$T/a.cpu' & $H/bin/burn_b 1 '$T/b.cpu' & $H/bin/dlopen_burn - 0.5 '$T/lib.cpu' $H/lib/libburn.so lib_burn & $H/bin/sysheavy 1 '$T/sys.cpu' & wait" \
 	2> "$T/record.err"
 rc=$?
 if ! record_ok integration/symfs_same "$T/rec.data" "$T/record.err" $rc ||
@@ -126,10 +130,22 @@ set -- $(burn_chain "$T/plain" burn_a)
 a_total=$1 a_chain=$2
 set -- $(burn_chain "$T/plain" burn_b)
 b_total=$1 b_plain=$2
-note "recorded: burn_a $a_chain of $a_total samples in main;burn_outer;burn_inner, burn_b $b_plain of $b_total"
-if [ "$a_total" -lt 50 ] || [ "$b_total" -lt 50 ] || [ $((a_chain * 10)) -lt $((a_total * 9)) ] ||
-   [ "$b_plain" -ne 0 ] || [ "$(folded_count "$T/plain" '^dlopen_burn;.*;main;lib_burn')" -lt 20 ]; then
-	fail "$name" "the recording is not what the test needs (burn_a named, burn_b not, lib_burn seen)"
+lib=$(folded_count "$T/plain" '^dlopen_burn;.*;main;lib_burn')
+a_cpu=$(fixture_cpu "$T/a.cpu" burn_inner)
+b_cpu=$(fixture_cpu "$T/b.cpu" burn_inner)
+lib_cpu=$(fixture_cpu "$T/lib.cpu" lib_burn)
+note "recorded: burn_a $a_chain of $a_total samples in main;burn_outer;burn_inner, burn_b $b_plain of $b_total, lib_burn $lib"
+note "CPU time: burn_a $a_cpu ms, burn_b $b_cpu ms, lib_burn $lib_cpu ms (~$(samples_for "$a_cpu" 499), ~$(samples_for "$b_cpu" 499), ~$(samples_for "$lib_cpu" 499) samples at 499 Hz)"
+# The recording the comparisons need: each fixture with at least half the
+# samples its CPU time gives, burn_a named, burn_b not.
+if ! cpu_enough "$name" burn_a "$a_cpu" 900 || ! cpu_enough "$name" burn_b "$b_cpu" 900 ||
+   ! cpu_enough "$name" lib_burn "$lib_cpu" 450 ||
+   ! samples_ok "$name" "burn_a (recorded)" "$a_total" "$a_cpu" 499 ||
+   ! samples_ok "$name" "burn_b (recorded)" "$b_total" "$b_cpu" 499 ||
+   ! samples_ok "$name" "dlopen_burn;...;main;lib_burn (recorded)" "$lib" "$lib_cpu" 499; then
+	show "$T/plain"
+elif [ $((a_chain * 10)) -lt $((a_total * 9)) ] || [ "$b_plain" -ne 0 ]; then
+	fail "$name" "the recording is not what the test needs (burn_a named: $a_chain of $a_total; burn_b not: $b_plain of $b_total)"
 	show "$T/plain"
 elif report_ok "$name" "$T/same" "$T/rec.data" --folded --symfs "$D" &&
      report_ok "$name" "$T/same.table" "$T/rec.data" --symfs "$D"; then
@@ -213,16 +229,27 @@ else
 			my ($a, $rest) = $l =~ /^([0-9a-f]+)( .*)$/s or die "bad line: $l";
 			printf "%0*x%s", length($a), hex($a) + $shift, $rest;
 		}' < /proc/kallsyms > "$T/kallsyms.shifted"
-	kframes=$(awk '{ n = split(substr($0, 1, length($0) - length($NF) - 1), f, ";")
-		for (i = 2; i <= n; i++) if (f[i] ~ /_\[k\]$/ && f[i] != "[unknown]_[k]") c += $NF }
-		END { print c + 0 }' "$T/same")
-	if [ "$kframes" -lt 20 ]; then
+	# The report to compare with, of its own: symfs_same may have stopped
+	# before making one.
+	if report_ok "$name" "$T/same.k" "$T/rec.data" --folded --symfs "$D"; then
+		kframes=$(awk '{ n = split(substr($0, 1, length($0) - length($NF) - 1), f, ";")
+			for (i = 2; i <= n; i++) if (f[i] ~ /_\[k\]$/ && f[i] != "[unknown]_[k]") c += $NF }
+			END { print c + 0 }' "$T/same.k")
+		sys=$(folded_count "$T/same.k" '^sysheavy;')
+		sys_cpu=$(fixture_cpu "$T/sys.cpu" syscall_loop)
+		note "sysheavy: $sys samples for $sys_cpu ms of CPU time (~$(samples_for "$sys_cpu" 499)); $kframes named kernel frames in all"
+	fi
+	if [ ! -s "$T/same.k" ]; then
+		:
+	elif ! cpu_enough "$name" sysheavy "$sys_cpu" 900 || ! samples_ok "$name" "sysheavy (kernel frames)" "$sys" "$sys_cpu" 499; then
+		:
+	elif [ "$kframes" -lt 20 ]; then
 		fail "$name" "only $kframes named kernel frames to compare"
 	elif report_ok "$name" "$T/both" "$T/rec.data" --folded --symfs "$D" --kallsyms "$T/kallsyms.shifted" &&
 	     report_ok "$name" "$T/both.table" "$T/rec.data" --symfs "$D" --kallsyms "$T/kallsyms.shifted"; then
-		if ! cmp -s "$T/same" "$T/both"; then
+		if ! cmp -s "$T/same.k" "$T/both"; then
 			fail "$name" "--kallsyms changed names"
-			diff "$T/same" "$T/both" | show
+			diff "$T/same.k" "$T/both" | show
 		elif ! grep -q "^# kernel symbols: from $T/kallsyms.shifted, relocated by +$SHIFT" "$T/both.table" ||
 		     ! grep -q "^# user symbols: from --symfs $D: " "$T/both.table"; then
 			fail "$name" "the table does not say where both kinds of names came from"
