@@ -117,13 +117,14 @@ static struct smod *jit_module(struct symbolizer *s, const struct jit_hit *hit)
 	if (!m)
 		return NULL;
 	m->path = strdup(hit->source);
+	/* Linked under its hash, so the next frame of the file finds it. */
+	m->hn.hash = h;
 	if (!m->path || htab_insert(&s->named, &m->hn)) {
 		free(m->path);
 		free(m);
 		return NULL;
 	}
 	m->path_len = len;
-	m->hn.hash = h;
 	m->pub.rpt.kind = RPT_MOD_ANON;
 	m->pub.rpt.path = m->path;
 	m->pub.rpt.dev = hit->dev;
