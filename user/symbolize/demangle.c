@@ -37,61 +37,65 @@ static uint64_t ptr_hash(const char *p)
 	return hash_u64(0, (uint64_t)(uintptr_t)p);
 }
 
-static int cache_grow(struct demangle_cache *c)
+/* What @name is shown as when cached, else NULL. */
+static const char *cache_find(const struct demangle_cache *c, uint64_t h, const char *name)
 {
-	size_t cap = c->cap ? c->cap * 2 : 256, i, j;
-	const char **keys = calloc(cap, sizeof(*keys));
-	const char **vals = calloc(cap, sizeof(*vals));
+	size_t pos = HTAB_START;
+	uint64_t v;
 
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -ENOMEM;
+	while (htab__next(&c->tab, h, &pos, &v))
+		if (c->pairs[v - 1].raw == name)
+			return c->pairs[v - 1].shown;
+	return NULL;
+}
+
+/* Room for one more pair, in the array and the table.  0 or -ENOMEM. */
+static int cache_reserve(struct demangle_cache *c)
+{
+	struct demangle_pair *pairs;
+	size_t cap;
+
+	if (c->nr == c->cap) {
+		cap = c->cap ? c->cap * 2 : 128;
+		pairs = realloc(c->pairs, cap * sizeof(*pairs));
+		if (!pairs)
+			return -ENOMEM;
+		c->pairs = pairs;
+		c->cap = cap;
 	}
-	for (i = 0; i < c->cap; i++) {
-		if (!c->keys[i])
-			continue;
-		for (j = ptr_hash(c->keys[i]) & (cap - 1); keys[j]; j = (j + 1) & (cap - 1))
-			;
-		keys[j] = c->keys[i];
-		vals[j] = c->vals[i];
-	}
-	free(c->keys);
-	free(c->vals);
-	c->keys = keys;
-	c->vals = vals;
-	c->cap = cap;
-	return 0;
+	return htab__reserve(&c->tab, 1);
 }
 
 const char *demangle_cache__get(struct demangle_cache *c, struct strtab *st, const char *name)
 {
+	uint64_t h = ptr_hash(name);
 	const char *val;
 	char *readable;
-	size_t j;
 
 	/* Plain C names are most names: no table traffic for them. */
 	if (!looks_mangled(name))
 		return name;
-	if ((c->nr + 1) * 2 > c->cap && cache_grow(c))
+	val = cache_find(c, h, name);
+	if (val)
+		return val;
+	if (cache_reserve(c))
 		return NULL;
-	for (j = ptr_hash(name) & (c->cap - 1); c->keys[j]; j = (j + 1) & (c->cap - 1))
-		if (c->keys[j] == name)
-			return c->vals[j];
 	readable = demangle(name);
 	val = readable ? strtab__intern(st, readable) : name;
 	free(readable);
 	if (!val)
 		return NULL;
-	c->keys[j] = name;
-	c->vals[j] = val;
+	c->pairs[c->nr] = (struct demangle_pair){ name, val };
+	/* Reserved above: cannot fail. */
+	if (htab__add(&c->tab, h, c->nr + 1))
+		return NULL;
 	c->nr++;
 	return val;
 }
 
 void demangle_cache__free(struct demangle_cache *c)
 {
-	free(c->keys);
-	free(c->vals);
+	htab__free(&c->tab);
+	free(c->pairs);
 	memset(c, 0, sizeof(*c));
 }

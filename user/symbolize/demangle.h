@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "base/htab.h"
 #include "base/strtab.h"
 
 /*
@@ -28,17 +29,23 @@
  */
 char *demangle(const char *name);
 
-/* Maps interned names to interned display names.  Zeroed: empty. */
+/*
+ * Maps stable names (interned, or living as long as the cache) to
+ * interned display names, by the names' addresses.  Zeroed: empty.
+ */
 struct demangle_cache {
-	const char **keys;	/* open addressing over interned raw names */
-	const char **vals;
-	size_t cap, nr;
+	struct htab tab;	/* hash of a name's address -> its index in pairs + 1 */
+	struct demangle_pair {
+		const char *raw, *shown;
+	} *pairs;
+	size_t nr, cap;
 };
 
 /*
- * The display name of @name, which must be interned in @st: @name itself
- * when it is not mangled, else its demangled form, interned in @st.  Each
- * distinct @name is demangled once.  NULL on ENOMEM.
+ * The display name of @name, which must stay where it is as long as @c
+ * (interned in @st, say): @name itself when it is not mangled, else its
+ * demangled form, interned in @st.  Each distinct @name is demangled once.
+ * NULL on ENOMEM.
  */
 const char *demangle_cache__get(struct demangle_cache *c, struct strtab *st, const char *name);
 
