@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * symbolizer_int: the symbolizer's insides, shared by its files:
- *   symbolizer.c        modules, a file module's symbols, the entries;
+ * symbolizer_int: the symbolizer's insides, shared by its files, each
+ * calling only into those below it:
+ *   symbolizer_frame.c  the entries naming an address: user (through the
+ *                       process's mappings, hints and JIT files), kernel;
  *   symbolizer_named.c  code named from files no mapping of it points to
  *                       (--map-anon hints, symbolize --elf, JIT perf maps
  *                       and jitdumps);
+ *   symbolizer.c        the modules, one per identity, and a file module's
+ *                       file pinned, opened, checked, its symbols loaded and
+ *                       looked up; new and free;
  *   imgcache.c          the images (symbols of file contents) within caps,
  *                       and the names handed out.
  * Not a public interface.
