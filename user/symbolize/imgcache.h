@@ -75,7 +75,7 @@ struct imgcache {
 
 /*
  * Make @c an empty cache keeping at most @max_files images' symbols, of
- * at most @max_bytes (both at least 1: the image in use always stays),
+ * at most @max_bytes together (the one attached last stays past either),
  * showing names as in the files when @no_demangle.  Allocates nothing.
  */
 void imgcache__init(struct imgcache *c, size_t max_files, size_t max_bytes, bool no_demangle);
@@ -85,7 +85,8 @@ void imgcache__free(struct imgcache *c);
 
 /*
  * The image of key @k, created (not loaded) on first sight; it lives as
- * long as @c.  NULL on ENOMEM.
+ * long as @c.  NULL on ENOMEM, or for a build-id longer than
+ * FILEID_BUILD_ID_MAX (which no file read here has).
  */
 struct image *imgcache__get(struct imgcache *c, const struct image_key *k);
 

@@ -380,9 +380,8 @@ static struct elfsym *debug_file(const struct symfs *fs, const struct elfsym *es
 }
 
 /*
- * The image of canonical module @ci, whose file in DIR is open on @fd
- * (its fstat in @st): by the recorded build-id, else by the file's
- * identity.  NULL on ENOMEM.
+ * The image of canonical module @ci, whose file in DIR has the fstat @st:
+ * by the recorded build-id, else by that file's identity.  NULL on ENOMEM.
  */
 static struct image *module_image(struct symfs *fs, uint32_t ci, const struct stat *st)
 {
