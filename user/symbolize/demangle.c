@@ -8,9 +8,8 @@
 #include <libiberty/demangle.h>
 
 #include "symbolize/demangle.h"
-#include "base/hash.h"
 
-static int looks_mangled(const char *name)
+bool demangle__is_mangled(const char *name)
 {
 	return (name[0] == '_' && name[1] == 'Z') || (name[0] == '_' && name[1] == 'R');
 }
@@ -19,7 +18,7 @@ char *demangle(const char *name)
 {
 	size_t len;
 
-	if (!looks_mangled(name))
+	if (!demangle__is_mangled(name))
 		return NULL;
 	len = strnlen(name, DEMANGLE_MAX_LEN + 1);
 	if (len > DEMANGLE_MAX_LEN)
@@ -32,70 +31,57 @@ char *demangle(const char *name)
 	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 }
 
-static uint64_t ptr_hash(const char *p)
+/* Room in c->shown for index @id, the new slots zeroed.  0 or -ENOMEM. */
+static int cache_grow(struct demangle_cache *c, uint32_t id)
 {
-	return hash_u64(0, (uint64_t)(uintptr_t)p);
+	size_t cap = c->cap ? c->cap : 256;
+	uint32_t *shown;
+
+	while (cap <= id)
+		cap *= 2;
+	shown = realloc(c->shown, cap * sizeof(*shown));
+	if (!shown)
+		return -ENOMEM;
+	memset(shown + c->cap, 0, (cap - c->cap) * sizeof(*shown));
+	c->shown = shown;
+	c->cap = cap;
+	return 0;
 }
 
-/* What @name is shown as when cached, else NULL. */
-static const char *cache_find(const struct demangle_cache *c, uint64_t h, const char *name)
+const char *demangle_cache__get(struct demangle_cache *c, struct strtab *st, uint32_t id)
 {
-	size_t pos = HTAB_START;
-	uint64_t v;
-
-	while (htab__next(&c->tab, h, &pos, &v))
-		if (c->pairs[v - 1].raw == name)
-			return c->pairs[v - 1].shown;
-	return NULL;
-}
-
-/* Room for one more pair, in the array and the table.  0 or -ENOMEM. */
-static int cache_reserve(struct demangle_cache *c)
-{
-	struct demangle_pair *pairs;
-	size_t cap;
-
-	if (c->nr == c->cap) {
-		cap = c->cap ? c->cap * 2 : 128;
-		pairs = realloc(c->pairs, cap * sizeof(*pairs));
-		if (!pairs)
-			return -ENOMEM;
-		c->pairs = pairs;
-		c->cap = cap;
-	}
-	return htab__reserve(&c->tab, 1);
-}
-
-const char *demangle_cache__get(struct demangle_cache *c, struct strtab *st, const char *name)
-{
-	uint64_t h = ptr_hash(name);
-	const char *val;
+	const char *name = strtab__str(st, id);
+	uint32_t shown = id;
 	char *readable;
+	int err = 0;
 
-	/* Plain C names are most names: no table traffic for them. */
-	if (!looks_mangled(name))
+	if (!name) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Plain C names are most names: no slot for them. */
+	if (!demangle__is_mangled(name))
 		return name;
-	val = cache_find(c, h, name);
-	if (val)
-		return val;
-	if (cache_reserve(c))
+	if (id < c->cap && c->shown[id])
+		return strtab__str(st, c->shown[id] - 1);
+	if (id >= c->cap && cache_grow(c, id)) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	readable = demangle(name);
-	val = readable ? strtab__intern(st, readable) : name;
+	if (readable)
+		err = strtab__intern_id(st, readable, strlen(readable), &shown);
 	free(readable);
-	if (!val)
+	if (err) {
+		errno = -err;
 		return NULL;
-	c->pairs[c->nr] = (struct demangle_pair){ name, val };
-	/* Reserved above: cannot fail. */
-	if (htab__add(&c->tab, h, c->nr + 1))
-		return NULL;
-	c->nr++;
-	return val;
+	}
+	c->shown[id] = shown + 1;
+	return strtab__str(st, shown);
 }
 
 void demangle_cache__free(struct demangle_cache *c)
 {
-	htab__free(&c->tab);
-	free(c->pairs);
+	free(c->shown);
 	memset(c, 0, sizeof(*c));
 }

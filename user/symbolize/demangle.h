@@ -8,9 +8,10 @@
 #ifndef BPFSYM_DEMANGLE_H
 #define BPFSYM_DEMANGLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-#include "base/htab.h"
 #include "base/strtab.h"
 
 /*
@@ -30,24 +31,26 @@
 char *demangle(const char *name);
 
 /*
- * Maps stable names (interned, or living as long as the cache) to
- * interned display names, by the names' addresses.  Zeroed: empty.
+ * Whether @name has a mangled name's prefix ("_Z", "_R"): false means
+ * demangle() returns NULL for it, without looking further.
+ */
+bool demangle__is_mangled(const char *name);
+
+/*
+ * The display names of the strings of one strtab, by their ids: an array,
+ * not a table, since ids are dense.  Zeroed: empty.
  */
 struct demangle_cache {
-	struct htab tab;	/* hash of a name's address -> its index in pairs + 1 */
-	struct demangle_pair {
-		const char *raw, *shown;
-	} *pairs;
-	size_t nr, cap;
+	uint32_t *shown;	/* by a mangled name's id: its display name's id + 1; 0: not made yet */
+	size_t cap;
 };
 
 /*
- * The display name of @name, which must stay where it is as long as @c
- * (interned in @st, say): @name itself when it is not mangled, else its
- * demangled form, interned in @st.  Each distinct @name is demangled once.
- * NULL on ENOMEM.
+ * The display name of string @id of @st: the string itself when it is not
+ * mangled, else its demangled form, interned in @st.  Each @id is
+ * demangled once.  NULL with errno set: EINVAL (no string @id), ENOMEM.
  */
-const char *demangle_cache__get(struct demangle_cache *c, struct strtab *st, const char *name);
+const char *demangle_cache__get(struct demangle_cache *c, struct strtab *st, uint32_t id);
 
 /* Forget everything (the strings stay in their strtab). */
 void demangle_cache__free(struct demangle_cache *c);

@@ -133,16 +133,27 @@ void imgcache__attach(struct imgcache *c, struct image *img, struct elfsym *es,
 	evict(c);
 }
 
-const char *imgcache__display(struct imgcache *c, const char *name)
-{
-	if (!name || c->no_demangle)
-		return name;
-	return demangle_cache__get(&c->demangled, &c->names, name);
-}
-
 const char *imgcache__name(struct imgcache *c, const char *raw)
 {
-	return imgcache__display(c, strtab__intern(&c->names, raw));
+	uint32_t id;
+	int err;
+
+	err = strtab__intern_id(&c->names, raw, strlen(raw), &id);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	if (c->no_demangle)
+		return strtab__str(&c->names, id);
+	return demangle_cache__get(&c->demangled, &c->names, id);
+}
+
+const char *imgcache__display(struct imgcache *c, const char *name)
+{
+	/* Plain names (most of the kernel's) are shown as they are, not copied. */
+	if (!name || c->no_demangle || !demangle__is_mangled(name))
+		return name;
+	return imgcache__name(c, name);
 }
 
 const char *imgcache__sym_name(struct imgcache *c, struct image *img, const struct elfsym_sym *sym)

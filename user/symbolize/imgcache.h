@@ -69,7 +69,7 @@ struct imgcache {
 	size_t nr_loaded, loaded_bytes;
 	size_t max_files, max_bytes;
 	struct strtab names;	/* every name handed out */
-	struct demangle_cache demangled;
+	struct demangle_cache demangled;	/* by the ids in names */
 	bool no_demangle;
 };
 
@@ -124,12 +124,18 @@ static inline const struct elfsym *image__syms(const struct image *img)
  */
 const char *imgcache__sym_name(struct imgcache *c, struct image *img, const struct elfsym_sym *sym);
 
-/* The display name of @raw, a name from anywhere (copied).  Lives as long as @c.  NULL on ENOMEM. */
+/*
+ * The display name of @raw, a name from anywhere (interned: copied once).
+ * Lives as long as @c.  NULL + errno (ENOMEM, E2BIG: over the interner's
+ * caps).
+ */
 const char *imgcache__name(struct imgcache *c, const char *raw);
 
 /*
  * The display name of @name, which stays where it is as long as @c (NULL:
- * NULL).  Lives as long as @c.  NULL on ENOMEM.
+ * NULL): @name itself unless it is shown otherwise (demangled), which is
+ * then interned as by imgcache__name().  Lives as long as @c.  NULL +
+ * errno as imgcache__name().
  */
 const char *imgcache__display(struct imgcache *c, const char *name);
 
