@@ -158,11 +158,11 @@ $(FUZZ_DIR)/obj/%.o: user/%.c $(HDRS) | $(FUZZ_DIR)/obj
 # The modules each target links, by name (found in their stage folders),
 # and user/base/ (plumbing every module may use).
 fuzz_objs = $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(call srcs_of,$(1)) $(wildcard user/base/*.c))
-$(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(call fuzz_objs,elfsym elfplt elfnote symidx minidebug)
+$(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(call fuzz_objs,elfsym elfsym_symtab elfplt elfnote symidx minidebug)
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(call fuzz_objs,report_read report_view report_agg \
-		report_table report_header report_script report_flame frame_namer kallsyms symfs \
-		debugfile demangle fileid elfsym elfplt elfnote symidx minidebug procmap pathstore)
+		report_table report_header report_script report_flame frame_namer kallsyms symfs imgcache \
+		debugfile demangle fileid elfsym elfsym_symtab elfplt elfnote symidx minidebug procmap pathstore)
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(call fuzz_objs,kallsyms)
 	$(FUZZ_LINK)

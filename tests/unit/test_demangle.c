@@ -66,33 +66,45 @@ static void test_too_long(void)
 	free(name);
 }
 
+static bool intern(struct strtab *st, const char *s, uint32_t *id)
+{
+	return ASSERT_OK(strtab__intern_id(st, s, strlen(s), id), s);
+}
+
 static void test_cache(void)
 {
 	struct demangle_cache c = {};
 	struct strtab st = {};
-	const char *raw = strtab__intern(&st, "_Z3fooIiEvT_"), *plain = strtab__intern(&st, "main");
+	uint32_t raw, plain, id;
 	const char *a, *b;
 	char buf[32];
 	int i;
 
-	if (!ASSERT_OK_PTR(raw, "intern") || !ASSERT_OK_PTR(plain, "intern"))
+	if (!intern(&st, "_Z3fooIiEvT_", &raw) || !intern(&st, "main", &plain))
 		goto out;
 	a = demangle_cache__get(&c, &st, raw);
 	b = demangle_cache__get(&c, &st, raw);
 	if (ASSERT_OK_PTR(a, "get"))
 		ASSERT_STREQ(a, "void foo<int>(int)", "demangled");
 	ASSERT_TRUE(a == b, "the same string the second time");
-	ASSERT_TRUE(demangle_cache__get(&c, &st, plain) == plain, "a C name is itself");
-	/* Many names: the table grows and keeps every answer. */
+	ASSERT_TRUE(demangle_cache__get(&c, &st, plain) == strtab__str(&st, plain), "a C name is itself");
+	errno = 0;
+	ASSERT_NULL(demangle_cache__get(&c, &st, 1u << 30), "no such string");
+	ASSERT_EQ(errno, EINVAL, "EINVAL");
+	/* Many names: the array grows and keeps every answer. */
 	for (i = 0; i < 2000; i++) {
 		snprintf(buf, sizeof(buf), "_Z6fn%04dv", i);
-		if (!ASSERT_OK_PTR(demangle_cache__get(&c, &st, strtab__intern(&st, buf)), buf))
+		if (!intern(&st, buf, &id) || !ASSERT_OK_PTR(demangle_cache__get(&c, &st, id), buf))
 			break;
 	}
 	ASSERT_TRUE(demangle_cache__get(&c, &st, raw) == a, "still cached after growth");
-	a = demangle_cache__get(&c, &st, strtab__intern(&st, "_Z6fn1234v"));
-	if (ASSERT_OK_PTR(a, "get"))
-		ASSERT_STREQ(a, "fn1234()", "a later name");
+	if (intern(&st, "_Z6fn1234v", &id)) {
+		a = demangle_cache__get(&c, &st, id);
+		if (ASSERT_OK_PTR(a, "get"))
+			ASSERT_STREQ(a, "fn1234()", "a later name");
+	}
+	ASSERT_TRUE(demangle__is_mangled("_ZN1a1bEv") && demangle__is_mangled("_RNvC1a1b") &&
+		    !demangle__is_mangled("main") && !demangle__is_mangled("_"), "the prefixes");
 out:
 	demangle_cache__free(&c);
 	strtab__free(&st);

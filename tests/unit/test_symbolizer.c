@@ -314,6 +314,45 @@ out:
 	symbolizer__free(s);
 }
 
+/* A JIT's perf map is one module, found again for each frame it names. */
+static void test_jit_module_once(void)
+{
+	struct symbolizer *s = user_symbolizer(NULL, 0);
+	const struct sym_module *first = NULL;
+	char path[64], text[128];
+	struct sym_frame f;
+	unsigned char *code;
+	uint64_t base;
+
+	if (!ASSERT_OK_PTR(s, "new"))
+		return;
+	code = mmap(NULL, 8192, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!ASSERT_TRUE(code != MAP_FAILED, "mmap"))
+		goto out;
+	base = (uint64_t)(uintptr_t)code;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	snprintf(text, sizeof(text), "%llx 100 fx_jit_one\n%llx 100 fx_jit_two\n",
+		 (unsigned long long)base, (unsigned long long)base + 0x1000);
+	if (!ASSERT_OK(write_file(path, text), "write the perf map") ||
+	    !ASSERT_TRUE(reload_self() > 0, "reload maps"))
+		goto unmap;
+	symbolizer__user(s, (uint32_t)getpid(), self, base + 0x10, &f);
+	ASSERT_EQ(f.reason, (uint32_t)RPT_OK, "named by the perf map");
+	if (ASSERT_OK_PTR(f.sym, "first"))
+		ASSERT_STREQ(f.sym, "fx_jit_one", "first");
+	first = f.module;
+	ASSERT_OK_PTR(first, "a module");
+	symbolizer__user(s, (uint32_t)getpid(), self, base + 0x1010, &f);
+	if (ASSERT_OK_PTR(f.sym, "second"))
+		ASSERT_STREQ(f.sym, "fx_jit_two", "second");
+	ASSERT_TRUE(f.module == first, "the same module for the same file");
+unmap:
+	unlink(path);
+	munmap(code, 8192);
+out:
+	symbolizer__free(s);
+}
+
 /* A fake proc root: D/NAME/PID/{root,map_files} as symlinks to @root / @map_files. */
 static int fake_proc(char *out, size_t len, const char *name, uint32_t pid,
 		     const char *root, const char *map_files)
@@ -703,6 +742,7 @@ int main(void)
 	RUN_TEST(test_dlopen_self);
 	RUN_TEST(test_pie_child);
 	RUN_TEST(test_anon_none_vdso);
+	RUN_TEST(test_jit_module_once);
 	RUN_TEST(test_open_routes);
 	RUN_TEST(test_deleted_library);
 	RUN_TEST(test_debug_file);

@@ -8,9 +8,8 @@
 #include <libiberty/demangle.h>
 
 #include "symbolize/demangle.h"
-#include "base/hash.h"
 
-static int looks_mangled(const char *name)
+bool demangle__is_mangled(const char *name)
 {
 	return (name[0] == '_' && name[1] == 'Z') || (name[0] == '_' && name[1] == 'R');
 }
@@ -19,7 +18,7 @@ char *demangle(const char *name)
 {
 	size_t len;
 
-	if (!looks_mangled(name))
+	if (!demangle__is_mangled(name))
 		return NULL;
 	len = strnlen(name, DEMANGLE_MAX_LEN + 1);
 	if (len > DEMANGLE_MAX_LEN)
@@ -32,66 +31,57 @@ char *demangle(const char *name)
 	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
 }
 
-static uint64_t ptr_hash(const char *p)
+/* Room in c->shown for index @id, the new slots zeroed.  0 or -ENOMEM. */
+static int cache_grow(struct demangle_cache *c, uint32_t id)
 {
-	return hash_u64(0, (uint64_t)(uintptr_t)p);
-}
+	size_t cap = c->cap ? c->cap : 256;
+	uint32_t *shown;
 
-static int cache_grow(struct demangle_cache *c)
-{
-	size_t cap = c->cap ? c->cap * 2 : 256, i, j;
-	const char **keys = calloc(cap, sizeof(*keys));
-	const char **vals = calloc(cap, sizeof(*vals));
-
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
+	while (cap <= id)
+		cap *= 2;
+	shown = realloc(c->shown, cap * sizeof(*shown));
+	if (!shown)
 		return -ENOMEM;
-	}
-	for (i = 0; i < c->cap; i++) {
-		if (!c->keys[i])
-			continue;
-		for (j = ptr_hash(c->keys[i]) & (cap - 1); keys[j]; j = (j + 1) & (cap - 1))
-			;
-		keys[j] = c->keys[i];
-		vals[j] = c->vals[i];
-	}
-	free(c->keys);
-	free(c->vals);
-	c->keys = keys;
-	c->vals = vals;
+	memset(shown + c->cap, 0, (cap - c->cap) * sizeof(*shown));
+	c->shown = shown;
 	c->cap = cap;
 	return 0;
 }
 
-const char *demangle_cache__get(struct demangle_cache *c, struct strtab *st, const char *name)
+const char *demangle_cache__get(struct demangle_cache *c, struct strtab *st, uint32_t id)
 {
-	const char *val;
+	const char *name = strtab__str(st, id);
+	uint32_t shown = id;
 	char *readable;
-	size_t j;
+	int err = 0;
 
-	/* Plain C names are most names: no table traffic for them. */
-	if (!looks_mangled(name))
+	if (!name) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* Plain C names are most names: no slot for them. */
+	if (!demangle__is_mangled(name))
 		return name;
-	if ((c->nr + 1) * 2 > c->cap && cache_grow(c))
+	if (id < c->cap && c->shown[id])
+		return strtab__str(st, c->shown[id] - 1);
+	if (id >= c->cap && cache_grow(c, id)) {
+		errno = ENOMEM;
 		return NULL;
-	for (j = ptr_hash(name) & (c->cap - 1); c->keys[j]; j = (j + 1) & (c->cap - 1))
-		if (c->keys[j] == name)
-			return c->vals[j];
+	}
 	readable = demangle(name);
-	val = readable ? strtab__intern(st, readable) : name;
+	if (readable)
+		err = strtab__intern_id(st, readable, strlen(readable), &shown);
 	free(readable);
-	if (!val)
+	if (err) {
+		errno = -err;
 		return NULL;
-	c->keys[j] = name;
-	c->vals[j] = val;
-	c->nr++;
-	return val;
+	}
+	c->shown[id] = shown + 1;
+	return strtab__str(st, shown);
 }
 
 void demangle_cache__free(struct demangle_cache *c)
 {
-	free(c->keys);
-	free(c->vals);
+	free(c->shown);
 	memset(c, 0, sizeof(*c));
 }

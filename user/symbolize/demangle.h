@@ -8,7 +8,9 @@
 #ifndef BPFSYM_DEMANGLE_H
 #define BPFSYM_DEMANGLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/strtab.h"
 
@@ -28,19 +30,27 @@
  */
 char *demangle(const char *name);
 
-/* Maps interned names to interned display names.  Zeroed: empty. */
+/*
+ * Whether @name has a mangled name's prefix ("_Z", "_R"): false means
+ * demangle() returns NULL for it, without looking further.
+ */
+bool demangle__is_mangled(const char *name);
+
+/*
+ * The display names of the strings of one strtab, by their ids: an array,
+ * not a table, since ids are dense.  Zeroed: empty.
+ */
 struct demangle_cache {
-	const char **keys;	/* open addressing over interned raw names */
-	const char **vals;
-	size_t cap, nr;
+	uint32_t *shown;	/* by a mangled name's id: its display name's id + 1; 0: not made yet */
+	size_t cap;
 };
 
 /*
- * The display name of @name, which must be interned in @st: @name itself
- * when it is not mangled, else its demangled form, interned in @st.  Each
- * distinct @name is demangled once.  NULL on ENOMEM.
+ * The display name of string @id of @st: the string itself when it is not
+ * mangled, else its demangled form, interned in @st.  Each @id is
+ * demangled once.  NULL with errno set: EINVAL (no string @id), ENOMEM.
  */
-const char *demangle_cache__get(struct demangle_cache *c, struct strtab *st, const char *name);
+const char *demangle_cache__get(struct demangle_cache *c, struct strtab *st, uint32_t id);
 
 /* Forget everything (the strings stay in their strtab). */
 void demangle_cache__free(struct demangle_cache *c);

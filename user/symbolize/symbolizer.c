@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * symbolizer: address -> (module, file offset, symbol + offset, reason).
+ * symbolizer: the modules, and a file module's symbols.
  *
  * A module is one identity, created on first sight and kept for the
  * symbolizer's life so that frames (and the caller's report ids) can point
@@ -9,10 +9,11 @@
  *
  * A file module is a version of a file: the same inode written in place
  * has another mtime, so it is another module.  What a file module holds is
- * an image, the content's symbols, found by build-id: copies of a binary
- * (other inodes, other containers, a file touched but not changed) share
- * one image, so a library is indexed once however many processes and paths
- * map it.  A file without a build-id has an image of its own.
+ * an image, the content's symbols, found by build-id (imgcache.h): copies
+ * of a binary (other inodes, other containers, a file touched but not
+ * changed) share one image, so a library is indexed once however many
+ * processes and paths map it.  A file without a build-id has an image of
+ * its own, by its (dev, ino, mtime).
  *
  * A file is read when it is mapped (symbolizer__pin, at the MAP event),
  * while the mapping surely exists: its build-id then, its symbols on first
@@ -24,34 +25,30 @@
  * recently used is dropped and reloaded if needed again.
  *
  * Symbol names handed out must outlive an image's eviction, so the names
- * of ELF symbols are interned in the symbolizer; kallsyms names live as
+ * of ELF symbols are interned in the image cache; kallsyms names live as
  * long as the symbolizer already.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/util.h"
 #include "symbolize/debugfile.h"
-#include "symbolize/demangle.h"
 #include "symbolize/elf/elfsym.h"
 #include "symbolize/fileid.h"
+#include "symbolize/imgcache.h"
 #include "symbolize/jit/jitmap.h"
 #include "symbolize/kernel/kallsyms.h"
-#include "base/hash.h"
-#include "base/lru.h"
-#include "base/strtab.h"
 #include "symbolize/symbolizer_int.h"
-#include "base/util.h"
 
 #define MAX_FILES_DEFAULT	4096
 /* A few hundred libraries' symbols; libLLVM-14's take about 12 MiB. */
@@ -68,98 +65,59 @@
 
 _Static_assert(FILEID_BUILD_ID_MAX == RPT_BUILD_ID_MAX, "a build-id read is a build-id reported");
 
-
-/* The chain holding hash @h (NULL when the table is empty). */
-struct hnode *htab_first(const struct sym_htab *t, uint64_t h)
+struct smod *module_add(struct symbolizer *s, struct htab *tab, uint64_t h, uint32_t kind,
+			char *path, size_t len)
 {
-	return t->nb ? t->b[h & (t->nb - 1)] : NULL;
-}
-
-/*
- * Link @n, whose hash is set, into @t.  A failed grow only lengthens
- * chains; -ENOMEM only when there is no bucket at all.
- */
-int htab_insert(struct sym_htab *t, struct hnode *n)
-{
-	size_t i;
-
-	if (t->nr >= t->nb) {
-		size_t nb = t->nb ? t->nb * 2 : 64;
-		struct hnode **b = calloc(nb, sizeof(*b)), *p, *next;
-
-		if (b) {
-			for (i = 0; i < t->nb; i++) {
-				for (p = t->b[i]; p; p = next) {
-					next = p->next;
-					p->next = b[p->hash & (nb - 1)];
-					b[p->hash & (nb - 1)] = p;
-				}
-			}
-			free(t->b);
-			t->b = b;
-			t->nb = nb;
-		}
-	}
-	if (!t->nb)
-		return -ENOMEM;
-	i = n->hash & (t->nb - 1);
-	n->next = t->b[i];
-	t->b[i] = n;
-	t->nr++;
-	return 0;
-}
-
-/* Free the modules of @t (closing their files) and its buckets. */
-static void modtab_free(struct symbolizer *s, struct sym_htab *t)
-{
-	struct hnode *n, *next;
-	struct smod *m;
-	size_t i;
-
-	for (i = 0; i < t->nb; i++) {
-		for (n = t->b[i]; n; n = next) {
-			next = n->next;
-			m = hnode_entry(n, struct smod, hn);
-			if (m->pub.rpt.kind == RPT_MOD_FILE)
-				fd_cache__drop(&s->fds, &m->fd);
-			free(m->path);
-			free(m);
-		}
-	}
-	free(t->b);
-}
-
-/* The module of kind @kind named @name; "[name]" when @bracket.  NULL on ENOMEM. */
-static struct smod *named_module(struct symbolizer *s, uint32_t kind, const char *name, bool bracket)
-{
-	size_t len = strlen(name), plen = len + (bracket ? 2 : 0);
-	uint64_t h = hash_u64(hash_bytes(0, name, len), kind);
-	struct hnode *n;
 	struct smod *m;
 
-	for (n = htab_first(&s->named, h); n; n = n->next) {
-		m = hnode_entry(n, struct smod, hn);
-		if (n->hash == h && m->pub.rpt.kind == kind && m->path_len == plen &&
+	m = path ? calloc(1, sizeof(*m)) : NULL;
+	if (!m || htab__add(tab, h, (uint64_t)(uintptr_t)m)) {
+		free(path);
+		free(m);
+		return NULL;
+	}
+	m->path = path;
+	m->path_len = len;
+	m->pub.rpt.kind = kind;
+	m->pub.rpt.path = path;
+	fd_slot__init(&m->fd);
+	m->next = s->all_mods;
+	s->all_mods = m;
+	return m;
+}
+
+void modules_free(struct symbolizer *s)
+{
+	struct smod *m, *next;
+
+	for (m = s->all_mods; m; m = next) {
+		next = m->next;
+		fd_cache__drop(&s->fds, &m->fd);
+		free(m->path);
+		free(m);
+	}
+	s->all_mods = NULL;
+	htab__free(&s->files);
+	htab__free(&s->named);
+}
+
+struct smod *named_module(struct symbolizer *s, uint32_t kind, const char *name, bool bracket)
+{
+	size_t len = strlen(name), plen = len + (bracket ? 2 : 0), pos = HTAB_START;
+	uint64_t h = hash_u64(hash_bytes(0, name, len), kind), v;
+	struct smod *m;
+	char *path;
+
+	while (htab__next(&s->named, h, &pos, &v)) {
+		m = (struct smod *)(uintptr_t)v;
+		if (m->pub.rpt.kind == kind && m->path_len == plen &&
 		    !memcmp(m->path + (bracket ? 1 : 0), name, len))
 			return m;
 	}
-	m = calloc(1, sizeof(*m));
-	if (!m)
-		return NULL;
-	m->path = malloc(plen + 1);
-	if (!m->path)
-		goto fail;
-	snprintf(m->path, plen + 1, bracket ? "[%s]" : "%s", name);
-	m->path_len = plen;
-	m->hn.hash = h;
-	m->pub.rpt.kind = kind;
-	m->pub.rpt.path = m->path;
-	if (!htab_insert(&s->named, &m->hn))
-		return m;
-fail:
-	free(m->path);
-	free(m);
-	return NULL;
+	path = malloc(plen + 1);
+	if (path)
+		snprintf(path, plen + 1, bracket ? "[%s]" : "%s", name);
+	return module_add(s, &s->named, h, kind, path, plen);
 }
 
 static uint64_t file_hash(uint64_t dev, uint64_t ino, int64_t mtime_sec, uint32_t mtime_nsec)
@@ -167,83 +125,28 @@ static uint64_t file_hash(uint64_t dev, uint64_t ino, int64_t mtime_sec, uint32_
 	return hash_u64(hash_u64(hash_u64(hash_u64(0, dev), ino), (uint64_t)mtime_sec), mtime_nsec);
 }
 
-/* The module of the file version mapped by @mp, by (dev, ino, mtime).  NULL on ENOMEM. */
 struct smod *file_module(struct symbolizer *s, const struct mapping *mp)
 {
-	uint64_t h = file_hash(mp->dev, mp->ino, mp->mtime_sec, mp->mtime_nsec);
+	uint64_t h = file_hash(mp->dev, mp->ino, mp->mtime_sec, mp->mtime_nsec), v;
 	const char *path = mp->path ? mp->path : "";
-	struct hnode *n;
+	size_t pos = HTAB_START;
 	struct smod *m;
 
-	for (n = htab_first(&s->files, h); n; n = n->next) {
-		m = hnode_entry(n, struct smod, hn);
-		if (n->hash == h && m->pub.rpt.dev == mp->dev && m->pub.rpt.ino == mp->ino &&
+	while (htab__next(&s->files, h, &pos, &v)) {
+		m = (struct smod *)(uintptr_t)v;
+		if (m->pub.rpt.dev == mp->dev && m->pub.rpt.ino == mp->ino &&
 		    m->mtime_sec == mp->mtime_sec && m->mtime_nsec == mp->mtime_nsec)
 			return m;
 	}
-	m = calloc(1, sizeof(*m));
+	/* The first path seen names it; another process may see another. */
+	m = module_add(s, &s->files, h, RPT_MOD_FILE, strdup(path), strlen(path));
 	if (!m)
 		return NULL;
-	/* The first path seen names it; another process may see another. */
-	m->path = strdup(path);
-	if (!m->path)
-		goto fail;
-	m->path_len = strlen(path);
-	m->hn.hash = h;
-	m->pub.rpt.kind = RPT_MOD_FILE;
-	m->pub.rpt.path = m->path;
 	m->pub.rpt.dev = mp->dev;
 	m->pub.rpt.ino = mp->ino;
 	m->mtime_sec = mp->mtime_sec;
 	m->mtime_nsec = mp->mtime_nsec;
-	fd_slot__init(&m->fd);
-	if (!htab_insert(&s->files, &m->hn))
-		return m;
-fail:
-	free(m->path);
-	free(m);
-	return NULL;
-}
-
-/* The image of the content with build-id @id (@len 0: a new private one).  NULL on ENOMEM. */
-static struct image *image_get(struct symbolizer *s, const uint8_t *id, size_t len)
-{
-	uint64_t h = hash_bytes(0, id, len);
-	struct image *img;
-	struct hnode *n;
-
-	for (n = len ? htab_first(&s->images, h) : NULL; n; n = n->next) {
-		img = hnode_entry(n, struct image, hn);
-		if (n->hash == h && img->build_id_len == len && !memcmp(img->build_id, id, len))
-			return img;
-	}
-	img = calloc(1, sizeof(*img));
-	if (!img)
-		return NULL;
-	memcpy(img->build_id, id, len);
-	img->build_id_len = len;
-	img->hn.hash = h;
-	if (len && htab_insert(&s->images, &img->hn)) {
-		free(img);
-		return NULL;
-	}
-	img->next = s->all_images;
-	s->all_images = img;
-	return img;
-}
-
-static void image_unload(struct symbolizer *s, struct image *img)
-{
-	lru__unlink(&s->loaded, &img->lru);
-	elfsym__free(img->es);
-	elfsym__free(img->dbg);
-	free(img->names);
-	img->es = NULL;
-	img->dbg = NULL;
-	img->names = NULL;
-	s->nr_loaded--;
-	s->loaded_bytes -= img->bytes;
-	img->bytes = 0;
+	return m;
 }
 
 /* @m's identity is now its image's: what reports say of it. */
@@ -287,19 +190,23 @@ static bool may_retry(const struct smod *m, uint32_t pid)
 int module_adopt(struct symbolizer *s, struct smod *m, int fd)
 {
 	uint8_t id[FILEID_BUILD_ID_MAX];
-	size_t len;
+	struct image_key key = {
+		.build_id = id, .dev = m->pub.rpt.dev, .ino = m->pub.rpt.ino,
+		.mtime_sec = m->mtime_sec, .mtime_nsec = m->mtime_nsec,
+	};
 	int err;
 
-	err = fileid__build_id(fd, id, &len);
+	err = fileid__build_id(fd, id, &key.build_id_len);
 	if (err)
 		goto fail;
 	if (m->img) {
-		if (len != m->img->build_id_len || memcmp(id, m->img->build_id, len)) {
+		if (key.build_id_len != m->img->build_id_len ||
+		    memcmp(id, m->img->build_id, key.build_id_len)) {
 			err = -ESTALE;
 			goto fail;
 		}
 	} else {
-		m->img = image_get(s, id, len);
+		m->img = imgcache__get(&s->images, &key);
 		if (!m->img) {
 			err = -ENOMEM;
 			goto fail;
@@ -314,7 +221,7 @@ fail:
 }
 
 /* Open @m's file through @pid's view and adopt it.  0 or -errno, remembered. */
-static int module_open(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp)
+int module_open(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp)
 {
 	int fd, err;
 
@@ -387,24 +294,10 @@ static struct elfsym *open_debug_file(const struct symbolizer *s, const struct s
 	return dbg;
 }
 
-/*
- * Past either cap, drop the least recently used images' symbols; the one
- * just loaded (the head) stays, however big: it is needed now.
- */
-static void evict_images(struct symbolizer *s)
-{
-	while ((s->nr_loaded > s->max_files || s->loaded_bytes > s->max_bytes) &&
-	       s->loaded.tail && s->loaded.tail != s->loaded.head)
-		image_unload(s, lru_entry(s->loaded.tail, struct image, lru));
-}
-
 /* Read @m's image's symbols through @m's fd: RPT_OK, or why not. */
 static uint32_t image_load(struct symbolizer *s, struct smod *m, uint32_t pid)
 {
-	struct image *img = m->img;
-	const uint8_t *id;
 	struct elfsym *es;
-	size_t len;
 	int err;
 
 	es = elfsym__open_fd(m->fd.fd, m->path, NULL);
@@ -413,8 +306,7 @@ static uint32_t image_load(struct symbolizer *s, struct smod *m, uint32_t pid)
 		pr_debug("symbolizer: '%s': %s\n", m->path, strerror(err));
 		return note_failure(m, pid, -err);
 	}
-	id = elfsym__build_id(es, &len);
-	if (len != img->build_id_len || (len && memcmp(id, img->build_id, len))) {
+	if (!image__matches(m->img, es)) {
 		/* Rewritten in place since it was opened: this fd no longer holds what ran. */
 		pr_debug("symbolizer: '%s': the file changed under us\n", m->path);
 		elfsym__free(es);
@@ -423,19 +315,12 @@ static uint32_t image_load(struct symbolizer *s, struct smod *m, uint32_t pid)
 	}
 	m->fail_reason = RPT_OK;
 	m->attempts = 0;
-	img->es = es;
-	img->dbg = open_debug_file(s, m, pid, es);
-	img->bytes = elfsym__mem_bytes(es) + (img->dbg ? elfsym__mem_bytes(img->dbg) : 0);
-	lru__push_front(&s->loaded, &img->lru);
-	s->nr_loaded++;
-	s->loaded_bytes += img->bytes;
-	evict_images(s);
+	imgcache__attach(&s->images, m->img, es, open_debug_file(s, m, pid, es));
 	return RPT_OK;
 }
 
 /* Make @m's symbols available: RPT_OK, or why not. */
-uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid,
-			  const struct mapping *mp)
+uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp)
 {
 	uint32_t reason;
 
@@ -453,42 +338,12 @@ uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid,
 		if (reason != RPT_OK)
 			return reason;
 	}
-	lru__touch(&s->loaded, &m->img->lru);
+	imgcache__touch(&s->images, m->img);
 	return RPT_OK;
 }
 
-/* What a symbol @name (stable, or NULL after a failed intern) is shown as. */
-const char *display_name(struct symbolizer *s, const char *name)
-{
-	if (!name || s->no_demangle)
-		return name;
-	return demangle_cache__get(&s->demangled, &s->names, name);
-}
-
-/* The display name of @sym of @img's table in use @syms, made once. */
-static const char *symbol_name(struct symbolizer *s, struct image *img, const struct elfsym *syms,
-			       const struct elfsym_sym *sym)
-{
-	size_t i = elfsym__sym_index(syms, sym), n = elfsym__nr_syms(syms);
-	const char *name;
-
-	if (!img->names) {
-		img->names = calloc(n, sizeof(*img->names));
-		if (img->names) {
-			img->bytes += n * sizeof(*img->names);
-			s->loaded_bytes += n * sizeof(*img->names);
-		}
-	}
-	if (img->names && img->names[i])
-		return img->names[i];
-	name = display_name(s, strtab__intern(&s->names, sym->name));
-	if (img->names)
-		img->names[i] = name;
-	return name;
-}
-
-void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
-		       uint64_t ip, struct sym_frame *out)
+void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp, uint64_t ip,
+		struct sym_frame *out)
 {
 	const struct elfsym_sym *sym;
 	const struct elfsym *syms;
@@ -506,7 +361,7 @@ void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
 	out->reason = file_load(s, m, pid, mp);
 	if (out->reason != RPT_OK)
 		return;
-	syms = m->img->dbg ? m->img->dbg : m->img->es;
+	syms = image__syms(m->img);
 	if (!elfsym__nr_syms(syms)) {
 		out->reason = RPT_NO_SYMBOLS;
 		return;
@@ -522,10 +377,10 @@ void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
 	}
 	sym = elfsym__lookup(syms, vaddr);
 	if (sym) {
-		name = symbol_name(s, m->img, syms, sym);
+		name = imgcache__sym_name(&s->images, m->img, sym);
 	} else if (syms != m->img->es && (sym = elfsym__lookup(m->img->es, vaddr))) {
 		/* Only in the binary: its PLT stubs (a debug file's .plt has no bytes). */
-		name = display_name(s, strtab__intern(&s->names, sym->name));
+		name = imgcache__name(&s->images, sym->name);
 	} else {
 		out->reason = RPT_OUTSIDE_SYMBOL;
 		return;
@@ -536,149 +391,6 @@ void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
 	}
 	out->sym = name;
 	out->sym_off = vaddr - sym->addr;
-}
-
-/*
- * The vdso's symbols, from our own: the kernel maps one image into every
- * process of an ABI, and it is a whole ELF file in memory (perf reads it
- * the same way).  Read once; NULL when there is none to read.
- */
-static const struct elfsym *own_vdso(struct symbolizer *s)
-{
-	unsigned long base;
-	char *buf = NULL, *line, *save = NULL, *copy;
-	unsigned long long start, end;
-	size_t len;
-
-	if (s->vdso_tried)
-		return s->vdso;
-	s->vdso_tried = true;
-	base = getauxval(AT_SYSINFO_EHDR);
-	if (!base || read_file_capped("/proc/self/maps", 16u << 20, &buf, &len))
-		goto out;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (!strstr(line, "[vdso]") || sscanf(line, "%llx-%llx", &start, &end) != 2 ||
-		    start != base || end <= start || end - start > (16u << 20))
-			continue;
-		copy = malloc(end - start);	/* elf_memory() wants to own writable bytes */
-		if (!copy)
-			break;
-		memcpy(copy, (const void *)base, end - start);
-		s->vdso = elfsym__open_mem(copy, end - start, "[vdso]", NULL);
-		s->vdso_size = end - start;
-		free(copy);
-		break;
-	}
-out:
-	free(buf);
-	return s->vdso;
-}
-
-/* Name a [vdso] frame from our own vdso, when @mp's is the same size (the same image). */
-static void vdso_frame(struct symbolizer *s, const struct mapping *mp, struct sym_frame *out)
-{
-	const struct elfsym *vdso = own_vdso(s);
-	const struct elfsym_sym *sym;
-	uint64_t vaddr;
-	const char *name;
-
-	if (!vdso || mp->end - mp->start != s->vdso_size)
-		return;
-	if (elfsym__offset_to_vaddr(vdso, out->offset, &vaddr) || !(sym = elfsym__lookup(vdso, vaddr))) {
-		out->reason = RPT_OUTSIDE_SYMBOL;
-		return;
-	}
-	name = display_name(s, strtab__intern(&s->names, sym->name));
-	if (!name)
-		return;
-	out->sym = name;
-	out->sym_off = vaddr - sym->addr;
-	out->reason = RPT_OK;
-}
-
-int symbolizer__user_mapping(struct symbolizer *s, uint32_t pid, const struct mapping *mp,
-			     uint64_t ip, struct sym_frame *out)
-{
-	struct smod *m;
-
-	memset(out, 0, sizeof(*out));
-	if (!mp) {
-		out->offset = ip;
-		out->reason = RPT_NO_MAPPING;
-		return 0;
-	}
-	switch (mp->kind) {
-	case MAPPING_ANON:
-		out->module = &s->anon.pub;
-		out->offset = ip;
-		out->reason = RPT_ANON;
-		break;
-	case MAPPING_SPECIAL:
-		m = mp->path ? named_module(s, RPT_MOD_SPECIAL, mp->path, false) : NULL;
-		out->module = m ? &m->pub : NULL;
-		out->offset = ip - mp->start;
-		out->reason = RPT_NO_SYMBOLS;
-		if (mp->path && !strcmp(mp->path, "[vdso]"))
-			vdso_frame(s, mp, out);
-		break;
-	default:
-		file_frame(s, pid, mp, ip, out);
-		break;
-	}
-	return 0;
-}
-
-int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
-		     uint64_t ip, struct sym_frame *out)
-{
-	const struct proc_hint *h = proc__find_hint(p, ip);
-	const struct mapping *mp;
-
-	/* The user's word first, as perf's maps_anon: it may cover a file mapping too. */
-	if (h && h->id < s->nr_hints) {
-		memset(out, 0, sizeof(*out));
-		file_frame(s, 0, &s->hints[h->id].mp, h->file_off + (ip - h->start), out);
-		return 0;
-	}
-	mp = proc__find_mapping(p, ip);
-	/* JIT code: anonymous, or where the model knows no mapping (a missed record). */
-	if ((!mp || mp->kind == MAPPING_ANON) && jit_frame(s, p, ip, out))
-		return 0;
-	return symbolizer__user_mapping(s, pid, mp, ip, out);
-}
-
-int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out)
-{
-	const struct ksym *ks;
-	struct smod *m;
-
-	memset(out, 0, sizeof(*out));
-	out->offset = ip;
-	if (!s->ks) {
-		out->reason = RPT_NO_MAPPING;	/* kernel symbols not loaded */
-		return 0;
-	}
-	if (ksyms__restricted(s->ks)) {
-		out->module = &s->vmlinux->pub;
-		out->reason = RPT_KALLSYMS_RESTRICTED;
-		return 0;
-	}
-	ks = ksyms__lookup(s->ks, ip);
-	if (!ks) {
-		out->reason = RPT_NO_MAPPING;
-		return 0;
-	}
-	m = ks->module ? named_module(s, RPT_MOD_KERNEL, ks->module, true) : s->vmlinux;
-	out->module = m ? &m->pub : NULL;
-	/* Rust in the kernel has mangled names too. */
-	out->sym = display_name(s, ks->name);
-	if (!out->sym) {
-		out->reason = RPT_NO_SYMBOLS;	/* ENOMEM: nothing better to say */
-		return 0;
-	}
-	out->sym_off = ip - ks->addr;
-	out->reason = RPT_OK;
-	return 0;
 }
 
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
@@ -692,10 +404,9 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->max_files = opts->max_files ? opts->max_files : MAX_FILES_DEFAULT;
-	s->max_bytes = opts->max_mem ? opts->max_mem : MAX_MEM_DEFAULT;
+	imgcache__init(&s->images, opts->max_files ? opts->max_files : MAX_FILES_DEFAULT,
+		       opts->max_mem ? opts->max_mem : MAX_MEM_DEFAULT, opts->no_demangle);
 	s->fds.cap = opts->max_fds ? opts->max_fds : MAX_FDS_DEFAULT;
-	s->no_demangle = opts->no_demangle;
 	s->procs = opts->procs;
 	s->proc_root = strdup(opts->proc_root ? opts->proc_root : "/proc");
 	s->debug_root = strdup(opts->debug_root ? opts->debug_root : "/usr/lib/debug");
@@ -741,26 +452,14 @@ fail:
 
 void symbolizer__free(struct symbolizer *s)
 {
-	struct image *img, *next;
-
 	if (!s)
 		return;
-	modtab_free(s, &s->files);
-	modtab_free(s, &s->named);
-	for (img = s->all_images; img; img = next) {
-		next = img->next;
-		elfsym__free(img->es);
-		elfsym__free(img->dbg);
-		free(img->names);
-		free(img);
-	}
-	free(s->images.b);
+	modules_free(s);
+	imgcache__free(&s->images);
 	elfsym__free(s->vdso);
-	demangle_cache__free(&s->demangled);
 	free(s->elf_path);
 	free(s->hints);
 	jitmap__free(s->jit);
-	strtab__free(&s->names);
 	free(s->vmlinux);
 	ksyms__free(s->ks);
 	free(s->proc_root);
@@ -780,10 +479,10 @@ int symbolizer__kernel_restricted(const struct symbolizer *s)
 
 size_t symbolizer__loaded_bytes(const struct symbolizer *s)
 {
-	return s->loaded_bytes;
+	return imgcache__loaded_bytes(&s->images);
 }
 
 size_t symbolizer__nr_loaded(const struct symbolizer *s)
 {
-	return s->nr_loaded;
+	return imgcache__nr_loaded(&s->images);
 }

@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * symbolizer_int: the symbolizer's insides, shared by its two files:
- * symbolizer.c (mapped files: modules, images, loading, kernel) and
- * symbolizer_named.c (code named from files no mapping of it points to:
- * --map-anon hints, symbolize --elf, JIT perf maps and jitdumps).
+ * symbolizer_int: the symbolizer's insides, shared by its files, each
+ * calling only into those below it:
+ *   symbolizer_frame.c  the entries naming an address: user (through the
+ *                       process's mappings, hints and JIT files), kernel;
+ *   symbolizer_named.c  code named from files no mapping of it points to
+ *                       (--map-anon hints, symbolize --elf, JIT perf maps
+ *                       and jitdumps);
+ *   symbolizer.c        the modules, one per identity, and a file module's
+ *                       file pinned, opened, checked, its symbols loaded and
+ *                       looked up; new and free;
+ *   imgcache.c          the images (symbols of file contents) within caps,
+ *                       and the names handed out.
  * Not a public interface.
  */
 #ifndef BPFSYM_SYMBOLIZER_INT_H
@@ -13,56 +21,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symbolize/demangle.h"
+#include "base/htab.h"
 #include "symbolize/elf/elfsym.h"
 #include "symbolize/fileid.h"
+#include "symbolize/imgcache.h"
 #include "symbolize/jit/jitmap.h"
 #include "symbolize/kernel/kallsyms.h"
-#include "base/lru.h"
-#include "base/strtab.h"
 #include "symbolize/symbolizer.h"
-
-/* A link in a chained hash table, embedded in what it links. */
-struct hnode {
-	struct hnode *next;
-	uint64_t hash;
-};
-
-struct sym_htab {
-	struct hnode **b;
-	size_t nb, nr;		/* nb: power of two */
-};
-
-#define hnode_entry(n, type, member) ((type *)((char *)(n) - offsetof(type, member)))
-
-/* The symbols of one file content. */
-struct image {
-	struct elfsym *es;	/* NULL: not loaded (yet, or evicted) */
-	struct elfsym *dbg;	/* the separate debug file's symbols, if richer */
-	struct lru_node lru;	/* in symbolizer.loaded while es is set */
-	uint8_t build_id[FILEID_BUILD_ID_MAX];
-	size_t build_id_len;	/* 0: none, the image of one module only */
-	struct hnode hn;	/* in symbolizer.images when it has a build-id */
-	struct image *next;	/* in symbolizer.all_images */
-	size_t bytes;		/* memory of es and dbg while loaded */
-	/*
-	 * The display name of each symbol of the table in use (dbg, else es),
-	 * by elfsym__sym_index(), set on first use: interning and demangling
-	 * once per symbol, not once per frame.  NULL until a first lookup.
-	 */
-	const char **names;
-};
 
 struct smod {
 	struct sym_module pub;	/* first: frames point here */
 	char *path;		/* owned; pub.rpt.path */
 	size_t path_len;
-	struct hnode hn;	/* in files or named */
+	struct smod *next;	/* in symbolizer.all_mods */
+	struct fd_slot fd;	/* files: the file, kept open since it was read; -1 for others */
 	/* Files only. */
 	int64_t mtime_sec;
 	uint32_t mtime_nsec;
 	struct image *img;	/* NULL: never read, the identity is not known */
-	struct fd_slot fd;	/* the file, kept open since it was read */
 	uint32_t fail_reason;	/* RPT_OK: the last attempt did not fail */
 	int fail_err;		/* its -errno, for symbolizer__pin */
 	uint32_t fail_pid;
@@ -76,19 +52,13 @@ struct symbolizer {
 	const struct proc_table *procs;	/* the model: other processes of a namespace */
 	struct ksyms *ks;
 	uint64_t text_addr;
-	size_t max_files, nr_loaded;
-	size_t max_bytes, loaded_bytes;	/* memory of the images loaded */
-	struct sym_htab files;	/* smod by (dev, ino, mtime) */
-	struct sym_htab named;	/* smod, kernel modules and [vdso]-like, by (kind, path) */
-	struct sym_htab images;	/* image by build-id */
-	struct image *all_images;
-	struct lru loaded;	/* images with symbols in memory, most recent first */
+	struct htab files;	/* hash of (dev, ino, mtime) -> smod */
+	struct htab named;	/* hash of (kind, path), JIT files' with (dev, ino) -> smod */
+	struct smod *all_mods;	/* every module of both tables */
+	struct imgcache images;	/* the files' symbols, and every name handed out */
 	struct fd_cache fds;	/* file modules' open files */
 	struct smod anon;
 	struct smod *vmlinux;
-	struct strtab names;
-	struct demangle_cache demangled;
-	bool no_demangle;
 	struct jitmap *jit;	/* perf maps and jitdumps, per process */
 	struct elfsym *vdso;	/* our own [vdso]'s symbols, once read */
 	size_t vdso_size;
@@ -105,14 +75,24 @@ struct symbolizer {
 	struct mapping elf_map;
 };
 
-/* The chain holding hash @h (NULL when the table is empty). */
-struct hnode *htab_first(const struct sym_htab *t, uint64_t h);
-/* Link @n, whose hash is set, into @t; -ENOMEM only when there is no bucket at all. */
-int htab_insert(struct sym_htab *t, struct hnode *n);
+/* symbolizer.c */
+
+/*
+ * A new module of kind @kind whose path is @path (malloc'd, @len bytes,
+ * taken even on failure), stored under @h in @tab.  NULL on ENOMEM.
+ */
+struct smod *module_add(struct symbolizer *s, struct htab *tab, uint64_t h, uint32_t kind,
+			char *path, size_t len);
+/* Free every module of the tables, closing their files. */
+void modules_free(struct symbolizer *s);
+/* The module of kind @kind named @name; "[name]" when @bracket.  NULL on ENOMEM. */
+struct smod *named_module(struct symbolizer *s, uint32_t kind, const char *name, bool bracket);
 /* The module of the file version mapped by @mp, by (dev, ino, mtime).  NULL on ENOMEM. */
 struct smod *file_module(struct symbolizer *s, const struct mapping *mp);
 /* Take @fd (consumed), a checked open of @m's file: learn or check @m's identity.  0 or -errno. */
 int module_adopt(struct symbolizer *s, struct smod *m, int fd);
+/* Open @m's file through @pid's view and adopt it.  0 or -errno, remembered. */
+int module_open(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp);
 /* A failed attempt on @m through @pid: the reason its frames get. */
 uint32_t note_failure(struct smod *m, uint32_t pid, int err);
 /* Make @m's symbols available: RPT_OK, or why not. */
@@ -120,8 +100,9 @@ uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid, const str
 /* Name @ip of mapping @mp (a file's) of process @pid into @out. */
 void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp, uint64_t ip,
 		struct sym_frame *out);
-/* What a symbol @name (stable, or NULL after a failed intern) is shown as. */
-const char *display_name(struct symbolizer *s, const char *name);
+
+/* symbolizer_named.c */
+
 /* Name @ip of process @p from its JIT's own files: true when they did. */
 bool jit_frame(struct symbolizer *s, const struct proc *p, uint64_t ip, struct sym_frame *out);
 

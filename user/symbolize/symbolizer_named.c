@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "base/hash.h"
+#include "base/htab.h"
+#include "symbolize/imgcache.h"
 #include "symbolize/symbolizer_int.h"
 
 /*
@@ -101,31 +103,20 @@ int symbolizer__add_hint_file(struct symbolizer *s, const char *path, uint32_t *
  */
 static struct smod *jit_module(struct symbolizer *s, const struct jit_hit *hit)
 {
-	size_t len = strlen(hit->source);
+	size_t len = strlen(hit->source), pos = HTAB_START;
 	uint64_t h = hash_u64(hash_u64(hash_u64(hash_bytes(0, hit->source, len), RPT_MOD_ANON),
-				       hit->dev), hit->ino);
-	struct hnode *n;
+				       hit->dev), hit->ino), v;
 	struct smod *m;
 
-	for (n = htab_first(&s->named, h); n; n = n->next) {
-		m = hnode_entry(n, struct smod, hn);
-		if (n->hash == h && m->pub.rpt.kind == RPT_MOD_ANON && m->pub.rpt.dev == hit->dev &&
+	while (htab__next(&s->named, h, &pos, &v)) {
+		m = (struct smod *)(uintptr_t)v;
+		if (m->pub.rpt.kind == RPT_MOD_ANON && m->pub.rpt.dev == hit->dev &&
 		    m->pub.rpt.ino == hit->ino && m->path_len == len && !memcmp(m->path, hit->source, len))
 			return m;
 	}
-	m = calloc(1, sizeof(*m));
+	m = module_add(s, &s->named, h, RPT_MOD_ANON, strdup(hit->source), len);
 	if (!m)
 		return NULL;
-	m->path = strdup(hit->source);
-	if (!m->path || htab_insert(&s->named, &m->hn)) {
-		free(m->path);
-		free(m);
-		return NULL;
-	}
-	m->path_len = len;
-	m->hn.hash = h;
-	m->pub.rpt.kind = RPT_MOD_ANON;
-	m->pub.rpt.path = m->path;
 	m->pub.rpt.dev = hit->dev;
 	m->pub.rpt.ino = hit->ino;
 	return m;
@@ -141,7 +132,7 @@ bool jit_frame(struct symbolizer *s, const struct proc *p, uint64_t ip, struct s
 	if (!s->jit || !p || jitmap__lookup(s->jit, proc__pid(p), proc__pstart(p), ip, &hit))
 		return false;
 	m = jit_module(s, &hit);
-	name = display_name(s, strtab__intern(&s->names, hit.name));
+	name = imgcache__name(&s->images, hit.name);
 	if (!m || !name)
 		return false;
 	memset(out, 0, sizeof(*out));

@@ -6,9 +6,9 @@
  * Finding is done for every file module at open, reading only headers
  * and notes (fileid), so the report header can say what DIR held.  The
  * symbols are read when a frame first needs them, one file per module
- * (modules of one build-id share it), and the loaded ones are bounded by
- * an LRU in number and bytes.  Names are interned here, so they outlive
- * an evicted file, and each (module, offset) is resolved once.
+ * (modules of one build-id share it), into an image cache (imgcache.h)
+ * that bounds the loaded ones in number and bytes and keeps the names, so
+ * they outlive an evicted file.  Each (module, offset) is resolved once.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,14 +20,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symbolize/debugfile.h"
-#include "symbolize/demangle.h"
-#include "symbolize/fileid.h"
 #include "base/hash.h"
-#include "base/lru.h"
-#include "base/strtab.h"
-#include "symbolize/symfs.h"
+#include "base/htab.h"
 #include "base/util.h"
+#include "symbolize/debugfile.h"
+#include "symbolize/fileid.h"
+#include "symbolize/imgcache.h"
+#include "symbolize/symfs.h"
 
 #define DEFAULT_MAX_LOADED	64
 #define DEFAULT_MAX_BYTES	(512UL << 20)
@@ -54,16 +53,13 @@ struct smod {
 	uint32_t canon;		/* the module holding the state below (itself, or the first of its build-id) */
 	uint32_t next;		/* the next module of its build-id, NO_MOD: none */
 	char *file;		/* W_BUILD_ID, W_PATH, W_DEBUG_ONLY: the file to read, inside DIR */
-	struct elfsym *es;	/* its symbols and program headers; NULL: not loaded */
-	struct elfsym *dbg;	/* the binary's debug file, when it has more symbols */
+	struct image *img;	/* its symbols (and its debug file's); NULL: never read */
 	struct seg *segs;	/* W_DEBUG_ONLY: the debug file's PT_LOADs (elfsym drops them) */
 	size_t nr_segs;
-	size_t bytes;
 	uint32_t fail;		/* RPT_OK, or why reading it failed (not tried again) */
-	struct lru_node lru;
 };
 
-/* One resolved (module, offset); sym NULL and reason RPT_OK: an empty slot. */
+/* One resolved (module, offset). */
 struct memo {
 	uint64_t offset;
 	uint32_t mod;
@@ -80,11 +76,10 @@ struct symfs {
 	size_t nr_mods;
 	struct elfsym_opts elf;
 	bool have_elf_opts;
-	struct lru loaded;
-	size_t nr_loaded, loaded_bytes, max_loaded, max_bytes, loads;
-	struct strtab names;
-	struct demangle_cache demangled;
-	struct memo *memo;	/* open addressing, power-of-two capacity */
+	struct imgcache images;	/* by build-id, else by the identity of the file in DIR */
+	size_t loads;
+	struct htab memo_tab;	/* hash of (module, offset) -> index in memo + 1 */
+	struct memo *memo;
 	size_t memo_cap, memo_nr;
 };
 
@@ -242,54 +237,51 @@ found:
 	return m->file ? 0 : -ENOMEM;
 }
 
-struct idkey {
-	const struct rpt_module *m;
-	uint32_t id;
-};
-
-static int idkey_cmp(const void *pa, const void *pb)
+/* The last module so far of @rm's build-id (hash @h) in @last, + 1; 0: none. */
+static uint64_t last_of(const struct symfs *fs, const struct htab *last, uint64_t h,
+			const struct rpt_module *rm)
 {
-	const struct idkey *a = pa, *b = pb;
-	int c;
+	const struct rpt_module *o;
+	size_t pos = HTAB_START;
+	uint64_t v;
 
-	if (a->m->build_id_len != b->m->build_id_len)
-		return a->m->build_id_len < b->m->build_id_len ? -1 : 1;
-	c = memcmp(a->m->build_id, b->m->build_id, a->m->build_id_len);
-	return c ? c : a->id < b->id ? -1 : a->id > b->id;
+	while (htab__next(last, h, &pos, &v)) {
+		o = report__module(fs->r, (uint32_t)(v - 1));
+		if (o->build_id_len == rm->build_id_len && !memcmp(o->build_id, rm->build_id, rm->build_id_len))
+			return v;
+	}
+	return 0;
 }
 
 /*
  * Link the file modules of one build-id (copies of a file at other paths,
- * in other containers): the first one holds the state of all.
+ * in other containers), in id order: the first one holds the state of all.
  */
 static int group_by_build_id(struct symfs *fs)
 {
-	struct idkey *v;
-	size_t i, n = 0;
+	struct htab last = {};	/* hash of a build-id -> the last module of its chain + 1 */
+	uint64_t h, v;
+	size_t i;
+	int err = 0;
 
-	v = malloc((fs->nr_mods ? fs->nr_mods : 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < fs->nr_mods; i++) {
+	for (i = 0; i < fs->nr_mods && !err; i++) {
 		const struct rpt_module *rm = report__module(fs->r, (uint32_t)i);
 
 		fs->mods[i].canon = (uint32_t)i;
 		fs->mods[i].next = NO_MOD;
-		if (fs->mods[i].where != W_NOT_FILE && rm->build_id_len && rm->build_id_len <= RPT_BUILD_ID_MAX)
-			v[n++] = (struct idkey){ rm, (uint32_t)i };
-	}
-	if (n)
-		qsort(v, n, sizeof(*v), idkey_cmp);
-	/* Sorted by build-id, then id: the canonical module is the first of each run. */
-	for (i = 1; i < n; i++) {
-		if (v[i].m->build_id_len != v[i - 1].m->build_id_len ||
-		    memcmp(v[i].m->build_id, v[i - 1].m->build_id, v[i].m->build_id_len))
+		if (fs->mods[i].where == W_NOT_FILE || !rm->build_id_len || rm->build_id_len > RPT_BUILD_ID_MAX)
 			continue;
-		fs->mods[v[i].id].canon = fs->mods[v[i - 1].id].canon;
-		fs->mods[v[i - 1].id].next = v[i].id;
+		h = hash_bytes(0, rm->build_id, rm->build_id_len);
+		v = last_of(fs, &last, h, rm);
+		if (v) {
+			htab__del(&last, h, v);
+			fs->mods[i].canon = fs->mods[v - 1].canon;
+			fs->mods[v - 1].next = (uint32_t)i;
+		}
+		err = htab__add(&last, h, i + 1);
 	}
-	free(v);
-	return 0;
+	htab__free(&last);
+	return err;
 }
 
 struct symfs *symfs__open(const char *dir, const struct report *r, const struct symfs_opts *opts,
@@ -304,8 +296,8 @@ struct symfs *symfs__open(const char *dir, const struct report *r, const struct 
 		goto nomem;
 	fs->root_fd = -1;
 	fs->r = r;
-	fs->max_loaded = opts && opts->max_loaded ? opts->max_loaded : DEFAULT_MAX_LOADED;
-	fs->max_bytes = opts && opts->max_loaded_bytes ? opts->max_loaded_bytes : DEFAULT_MAX_BYTES;
+	imgcache__init(&fs->images, opts && opts->max_loaded ? opts->max_loaded : DEFAULT_MAX_LOADED,
+		       opts && opts->max_loaded_bytes ? opts->max_loaded_bytes : DEFAULT_MAX_BYTES, false);
 	if (opts && opts->elf) {
 		fs->elf = *opts->elf;
 		fs->have_elf_opts = true;
@@ -344,17 +336,6 @@ nomem:
 	return NULL;
 }
 
-static void unload(struct symfs *fs, struct smod *m)
-{
-	lru__unlink(&fs->loaded, &m->lru);
-	fs->nr_loaded--;
-	fs->loaded_bytes -= m->bytes;
-	elfsym__free(m->es);
-	elfsym__free(m->dbg);
-	m->es = m->dbg = NULL;
-	m->bytes = 0;
-}
-
 void symfs__free(struct symfs *fs)
 {
 	size_t i;
@@ -362,15 +343,13 @@ void symfs__free(struct symfs *fs)
 	if (!fs)
 		return;
 	for (i = 0; i < fs->nr_mods; i++) {
-		if (fs->mods[i].es)
-			unload(fs, &fs->mods[i]);
 		free(fs->mods[i].file);
 		free(fs->mods[i].segs);
 	}
 	free(fs->mods);
+	imgcache__free(&fs->images);
+	htab__free(&fs->memo_tab);
 	free(fs->memo);
-	demangle_cache__free(&fs->demangled);
-	strtab__free(&fs->names);
 	if (fs->root_fd >= 0)
 		close(fs->root_fd);
 	free(fs->dir);
@@ -401,14 +380,21 @@ static struct elfsym *debug_file(const struct symfs *fs, const struct elfsym *es
 }
 
 /*
- * Past either cap, drop the least recently used files' symbols; the one
- * just loaded (the head) stays, however big: it is needed now.
+ * The image of canonical module @ci, whose file in DIR has the fstat @st:
+ * by the recorded build-id, else by that file's identity.  NULL on ENOMEM.
  */
-static void evict(struct symfs *fs)
+static struct image *module_image(struct symfs *fs, uint32_t ci, const struct stat *st)
 {
-	while ((fs->nr_loaded > fs->max_loaded || fs->loaded_bytes > fs->max_bytes) &&
-	       fs->loaded.tail && fs->loaded.tail != fs->loaded.head)
-		unload(fs, lru_entry(fs->loaded.tail, struct smod, lru));
+	const struct rpt_module *rm = report__module(fs->r, ci);
+	struct image_key key = {
+		.build_id = rm->build_id, .build_id_len = rm->build_id_len,
+		.dev = (uint64_t)st->st_dev, .ino = (uint64_t)st->st_ino,
+		.mtime_sec = st->st_mtim.tv_sec, .mtime_nsec = (uint32_t)st->st_mtim.tv_nsec,
+	};
+
+	if (!fs->mods[ci].img)
+		fs->mods[ci].img = imgcache__get(&fs->images, &key);
+	return fs->mods[ci].img;
 }
 
 /* Read canonical module @ci's file: RPT_OK, or why not (-ENOMEM as is: not remembered). */
@@ -416,16 +402,23 @@ static int load(struct symfs *fs, uint32_t ci)
 {
 	struct smod *m = &fs->mods[ci];
 	const struct rpt_module *rm = report__module(fs->r, ci);
-	const uint8_t *id;
-	struct elfsym *es;
+	struct elfsym *es, *dbg;
+	struct image *img;
 	struct stat st;
-	size_t len;
 	int fd, e;
 
 	fd = fileid__open_in_root(fs->root_fd, m->file, &st);
 	if (fd < 0) {
 		pr_warn("symfs: '%s%s': %s\n", fs->dir, m->file, strerror(-fd));
 		return fd == -ENOMEM ? fd : RPT_FILE_UNREADABLE;
+	}
+	img = module_image(fs, ci, &st);
+	if (!img || img->es) {
+		/* Loaded already: the same file in DIR as another module's. */
+		close(fd);
+		if (img)
+			imgcache__touch(&fs->images, img);
+		return img ? RPT_OK : -ENOMEM;
 	}
 	es = elfsym__open_fd(fd, m->file, fs->have_elf_opts ? &fs->elf : NULL);
 	if (!es) {
@@ -435,22 +428,16 @@ static int load(struct symfs *fs, uint32_t ci)
 		return e == ENOMEM ? -ENOMEM : RPT_FILE_UNREADABLE;
 	}
 	/* Checked when found; a file replaced since then is not the same build. */
-	id = elfsym__build_id(es, &len);
-	if (len != rm->build_id_len || (len && memcmp(id, rm->build_id, len))) {
+	if (!image__matches(img, es)) {
 		close(fd);
 		elfsym__free(es);
 		pr_warn("symfs: '%s%s': the file changed: another build-id now\n", fs->dir, m->file);
 		return RPT_BUILD_ID_MISMATCH;
 	}
-	m->es = es;
-	m->dbg = m->where == W_DEBUG_ONLY ? NULL : debug_file(fs, es, &st, rm->path);
+	dbg = m->where == W_DEBUG_ONLY ? NULL : debug_file(fs, es, &st, rm->path);
 	close(fd);
-	m->bytes = elfsym__mem_bytes(es) + (m->dbg ? elfsym__mem_bytes(m->dbg) : 0);
-	lru__push_front(&fs->loaded, &m->lru);
-	fs->nr_loaded++;
-	fs->loaded_bytes += m->bytes;
+	imgcache__attach(&fs->images, img, es, dbg);
 	fs->loads++;
-	evict(fs);
 	return RPT_OK;
 }
 
@@ -486,7 +473,7 @@ static int resolve(struct symfs *fs, uint32_t ci, uint64_t offset, struct symfs_
 		out->reason = m->fail;
 		return 0;
 	}
-	if (!m->es) {
+	if (!m->img || !m->img->es) {
 		e = load(fs, ci);
 		if (e < 0)
 			return e;
@@ -496,21 +483,20 @@ static int resolve(struct symfs *fs, uint32_t ci, uint64_t offset, struct symfs_
 			return 0;
 		}
 	} else {
-		lru__touch(&fs->loaded, &m->lru);
+		imgcache__touch(&fs->images, m->img);
 	}
-	syms = m->dbg ? m->dbg : m->es;
+	syms = image__syms(m->img);
 	if (!elfsym__nr_syms(syms)) {
 		out->reason = RPT_NO_SYMBOLS;
 		return 0;
 	}
 	/* The program headers of the file that was mapped, never a debug file's beside it. */
-	if ((m->segs ? seg_vaddr(m, offset, &vaddr) : elfsym__offset_to_vaddr(m->es, offset, &vaddr)) ||
+	if ((m->segs ? seg_vaddr(m, offset, &vaddr) : elfsym__offset_to_vaddr(m->img->es, offset, &vaddr)) ||
 	    !(sym = elfsym__lookup(syms, vaddr))) {
 		out->reason = RPT_OUTSIDE_SYMBOL;
 		return 0;
 	}
-	name = strtab__intern(&fs->names, sym->name);
-	name = name ? demangle_cache__get(&fs->demangled, &fs->names, name) : NULL;
+	name = imgcache__sym_name(&fs->images, m->img, sym);
 	if (!name)
 		return -ENOMEM;
 	out->sym = name;
@@ -518,42 +504,53 @@ static int resolve(struct symfs *fs, uint32_t ci, uint64_t offset, struct symfs_
 	return 0;
 }
 
-static struct memo *memo_slot(struct memo *v, size_t cap, uint32_t mod, uint64_t offset)
+static uint64_t memo_hash(uint32_t mod, uint64_t offset)
 {
-	size_t i = (size_t)hash_u64(hash_u64(0, mod), offset) & (cap - 1);
-
-	while (v[i].mod != NO_MOD && (v[i].mod != mod || v[i].offset != offset))
-		i = (i + 1) & (cap - 1);
-	return &v[i];
+	return hash_u64(hash_u64(0, mod), offset);
 }
 
-/* The slot of (@mod, @offset), grown to stay half empty; NULL on ENOMEM. */
-static struct memo *memo_get(struct symfs *fs, uint32_t mod, uint64_t offset)
+/* The answer kept for (@mod, @offset), or NULL. */
+static const struct memo *memo_find(const struct symfs *fs, uint32_t mod, uint64_t offset)
+{
+	size_t pos = HTAB_START;
+	uint64_t v;
+
+	while (htab__next(&fs->memo_tab, memo_hash(mod, offset), &pos, &v))
+		if (fs->memo[v - 1].mod == mod && fs->memo[v - 1].offset == offset)
+			return &fs->memo[v - 1];
+	return NULL;
+}
+
+/* Room for one more answer, so that memo_add() cannot fail.  0 or -ENOMEM. */
+static int memo_reserve(struct symfs *fs)
 {
 	struct memo *v;
-	size_t cap, i;
+	size_t cap;
 
-	if ((fs->memo_nr + 1) * 2 > fs->memo_cap) {
-		cap = fs->memo_cap ? fs->memo_cap * 2 : 256;
-		v = malloc(cap * sizeof(*v));
+	if (fs->memo_nr == fs->memo_cap) {
+		cap = fs->memo_cap ? fs->memo_cap * 2 : 128;
+		v = realloc(fs->memo, cap * sizeof(*v));
 		if (!v)
-			return NULL;
-		for (i = 0; i < cap; i++)
-			v[i].mod = NO_MOD;
-		for (i = 0; i < fs->memo_cap; i++)
-			if (fs->memo[i].mod != NO_MOD)
-				*memo_slot(v, cap, fs->memo[i].mod, fs->memo[i].offset) = fs->memo[i];
-		free(fs->memo);
+			return -ENOMEM;
 		fs->memo = v;
 		fs->memo_cap = cap;
 	}
-	return memo_slot(fs->memo, fs->memo_cap, mod, offset);
+	return htab__reserve(&fs->memo_tab, 1);
+}
+
+/* Keep @m, after memo_reserve(). */
+static const struct memo *memo_add(struct symfs *fs, const struct memo *m)
+{
+	fs->memo[fs->memo_nr] = *m;
+	if (htab__add(&fs->memo_tab, memo_hash(m->mod, m->offset), fs->memo_nr + 1))
+		return NULL;
+	return &fs->memo[fs->memo_nr++];
 }
 
 bool symfs__name(struct symfs *fs, const struct rpt_frame *f, struct symfs_name *out)
 {
+	const struct memo *slot;
 	struct symfs_name got;
-	struct memo *slot;
 	uint32_t ci;
 
 	if (!fs || f->kind != RPT_FRAME_USER || f->module >= fs->nr_mods)
@@ -572,14 +569,13 @@ bool symfs__name(struct symfs *fs, const struct rpt_frame *f, struct symfs_name 
 	default:
 		return false;
 	}
-	slot = memo_get(fs, ci, f->offset);
-	if (!slot)
-		return false;
-	if (slot->mod == NO_MOD) {
-		if (resolve(fs, ci, f->offset, &got))
+	slot = memo_find(fs, ci, f->offset);
+	if (!slot) {
+		if (memo_reserve(fs) || resolve(fs, ci, f->offset, &got))
 			return false;
-		*slot = (struct memo){ f->offset, ci, got.reason, got.sym, got.sym_off };
-		fs->memo_nr++;
+		slot = memo_add(fs, &(struct memo){ f->offset, ci, got.reason, got.sym, got.sym_off });
+		if (!slot)
+			return false;
 	}
 	if (!slot->sym && f->sym)
 		return false;
@@ -620,7 +616,7 @@ void symfs__stats(const struct symfs *fs, struct symfs_stats *st)
 		}
 	}
 	st->loads = fs->loads;
-	st->loaded = fs->nr_loaded;
+	st->loaded = imgcache__nr_loaded(&fs->images);
 }
 
 const char *symfs__dir(const struct symfs *fs)

@@ -9,11 +9,7 @@
  *
  * Choices the contract in elfsym.h leaves to this file:
  *
- * - A function is an STT_FUNC or STT_GNU_IFUNC symbol with a non-empty name,
- *   defined in a SHF_ALLOC|SHF_EXECINSTR section and starting inside it.
- *   STT_NOTYPE is not kept: in code sections those are assembler labels
- *   (jump targets, markers such as _etext) that point into or past a
- *   function more often than at its start; perf makes the same choice.
+ * - Which symbols are functions: elfsym_symtab.c.
  * - Aliases, st_size 0 and nesting are symidx's rules (symidx.h); no
  *   symbol extends past the end of its section.
  * - ET_REL (.o) files: st_value is relative to its section, so a symbol's
@@ -39,6 +35,7 @@
 #include "symbolize/elf/elfnote.h"
 #include "symbolize/elf/elfplt.h"
 #include "symbolize/elf/elfsym.h"
+#include "symbolize/elf/elfsym_int.h"
 #include "symbolize/elf/minidebug.h"
 #include "symbolize/elf/symidx.h"
 #include "base/util.h"
@@ -68,32 +65,6 @@ struct elfsym {
 	int type;
 };
 
-/* What the symbol filter needs to know of a section, in address space. */
-struct sec {
-	uint64_t start, end;
-	uint32_t type, link;
-	bool exec;
-};
-
-/* State of one elfsym__open_fd(); freed before it returns. */
-struct reader {
-	const char *name;
-	Elf *elf;
-	uint64_t fsize;
-	GElf_Ehdr eh;
-	size_t shnum, phnum;
-	struct sec *secs;
-	struct symidx_cand *cands;	/* names still point into libelf data */
-	size_t nr_cands;
-	size_t max_syms, max_strtab, max_debugdata;
-	size_t syms_seen, strtab_seen;
-	size_t shstrndx;
-	size_t debugdata_idx, debuglink_idx;	/* 0: no such section */
-	Elf *mini;		/* the MiniDebugInfo merged, its names in r->cands */
-	struct elfplt plt;	/* PLT stub names, in r->cands */
-	void *mini_buf;
-};
-
 /* [off, off + size) lies within [0, limit), without overflowing. */
 static bool in_range(uint64_t off, uint64_t size, uint64_t limit)
 {
@@ -103,18 +74,6 @@ static bool in_range(uint64_t off, uint64_t size, uint64_t limit)
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
 	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
-}
-
-static int malformed(const struct reader *r, const char *what)
-{
-	pr_debug("elfsym: '%s': %s\n", r->name, what);
-	return -ENOEXEC;
-}
-
-static int libelf_failed(const struct reader *r, const char *call)
-{
-	pr_debug("elfsym: '%s': %s: %s\n", r->name, call, elf_errmsg(-1));
-	return -ENOEXEC;
 }
 
 /*
@@ -283,148 +242,6 @@ static int elfsym__read_sections(struct reader *r)
 			s->start = sh.sh_addr;
 		}
 		s->end = add_sat(s->start, sh.sh_size);
-	}
-	return 0;
-}
-
-static int bind_rank(int bind)
-{
-	switch (bind) {
-	case STB_GLOBAL:
-	case STB_GNU_UNIQUE:
-		return 0;
-	case STB_WEAK:
-		return 1;
-	case STB_LOCAL:
-		return 2;
-	default:
-		return 3;
-	}
-}
-
-/* The section index of @sym, through SHT_SYMTAB_SHNDX when it overflowed. */
-static size_t sym_shndx(const GElf_Sym *sym, Elf32_Word xndx, bool have_x)
-{
-	if (sym->st_shndx == SHN_XINDEX)
-		return have_x ? xndx : SHN_UNDEF;
-	/* SHN_ABS, SHN_COMMON and the other reserved indices: not code. */
-	if (sym->st_shndx >= SHN_LORESERVE)
-		return SHN_UNDEF;
-	return sym->st_shndx;
-}
-
-/* Append the functions of symbol table section @idx to r->cands. */
-static int elfsym__read_symtab(struct reader *r, size_t idx)
-{
-	Elf_Data *syms, *strs, *xdata = NULL;
-	size_t i, n, entsz, strsz;
-	const char *strbuf;
-	GElf_Shdr sh, strsh;
-	Elf_Scn *scn, *strscn;
-	struct symidx_cand *tmp;
-
-	scn = elf_getscn(r->elf, idx);
-	if (!scn || !gelf_getshdr(scn, &sh))
-		return libelf_failed(r, "gelf_getshdr");
-	entsz = gelf_fsize(r->elf, ELF_T_SYM, 1, EV_CURRENT);
-	if (!entsz || sh.sh_entsize != entsz || sh.sh_size % entsz)
-		return malformed(r, "bad symbol table entry size");
-	n = sh.sh_size / entsz;
-	if (n > r->max_syms - r->syms_seen) {
-		pr_debug("elfsym: '%s': more than %zu symbols\n", r->name, r->max_syms);
-		return -E2BIG;
-	}
-	r->syms_seen += n;
-	if (sh.sh_link == 0 || sh.sh_link >= r->shnum ||
-	    r->secs[sh.sh_link].type != SHT_STRTAB)
-		return malformed(r, "symbol table not linked to a string table");
-	strscn = elf_getscn(r->elf, sh.sh_link);
-	if (!strscn || !gelf_getshdr(strscn, &strsh))
-		return libelf_failed(r, "gelf_getshdr");
-	if (strsh.sh_size > r->max_strtab - r->strtab_seen) {
-		pr_debug("elfsym: '%s': more than %zu bytes of string tables\n",
-			 r->name, r->max_strtab);
-		return -E2BIG;
-	}
-	r->strtab_seen += strsh.sh_size;
-	if (!n)
-		return 0;
-
-	syms = elf_getdata(scn, NULL);
-	strs = elf_getdata(strscn, NULL);
-	if (!syms || !strs)
-		return libelf_failed(r, "elf_getdata");
-	strbuf = strs->d_buf;
-	strsz = strbuf ? strs->d_size : 0;
-	for (i = 1; i < r->shnum; i++) {
-		if (r->secs[i].type == SHT_SYMTAB_SHNDX && r->secs[i].link == idx) {
-			xdata = elf_getdata(elf_getscn(r->elf, i), NULL);
-			if (!xdata)
-				return libelf_failed(r, "elf_getdata");
-			break;
-		}
-	}
-
-	tmp = realloc(r->cands, (r->nr_cands + n) * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
-	r->cands = tmp;
-
-	for (i = 0; i < n; i++) {
-		Elf32_Word xndx = 0;
-		const struct sec *s;
-		struct symidx_cand *c;
-		GElf_Sym sym;
-		size_t shndx, max_len;
-		int type;
-
-		if (!gelf_getsymshndx(syms, xdata, (int)i, &sym, &xndx))
-			return libelf_failed(r, "gelf_getsymshndx");
-		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
-			continue;
-		shndx = sym_shndx(&sym, xndx, xdata != NULL);
-		if (shndx == SHN_UNDEF || shndx >= r->shnum || !r->secs[shndx].exec)
-			continue;
-		s = &r->secs[shndx];
-		/* A name must start and end (NUL) inside the string table. */
-		if (sym.st_name == 0 || sym.st_name >= strsz)
-			continue;
-		max_len = strsz - sym.st_name;
-		c = &r->cands[r->nr_cands];
-		c->name = strbuf + sym.st_name;
-		c->len = strnlen(c->name, max_len);
-		if (c->len == 0 || c->len == max_len)
-			continue;
-
-		if (r->eh.e_type == ET_REL) {
-			if (sym.st_value >= s->end - s->start)
-				continue;
-			c->addr = s->start + sym.st_value;
-		} else {
-			c->addr = sym.st_value;
-		}
-		if (c->addr < s->start || c->addr >= s->end)
-			continue;
-		c->size = sym.st_size < s->end - c->addr ? sym.st_size : s->end - c->addr;
-		c->limit = s->end;
-		c->rank = bind_rank(GELF_ST_BIND(sym.st_info));
-		r->nr_cands++;
-	}
-	return 0;
-}
-
-static int elfsym__read_symbols(struct reader *r)
-{
-	size_t i;
-	int err;
-
-	for (i = 1; i < r->shnum; i++) {
-		if (r->secs[i].type != SHT_SYMTAB && r->secs[i].type != SHT_DYNSYM)
-			continue;
-		err = elfsym__read_symtab(r, i);
-		if (err)
-			return err;
 	}
 	return 0;
 }
