@@ -138,11 +138,28 @@ out:
 	strtab__free(NULL);
 }
 
+/* A find is a lookup only: a miss adds nothing, a hit gives the id intern gave. */
+static void test_strtab_find(void)
+{
+	struct strtab st = {};
+	uint32_t id = 99, got = 77;
+
+	ASSERT_EQ(strtab__find_id(&st, "a", 1, &id), -ENOENT, "an empty table has nothing");
+	ASSERT_EQ(id, (uint32_t)99, "a miss leaves the id alone");
+	ASSERT_OK(strtab__intern_id(&st, "x\0y", 3, &id), "intern");
+	ASSERT_EQ(strtab__find_id(&st, "x", 1, &got), -ENOENT, "a prefix is not found");
+	ASSERT_EQ(strtab__nr(&st), (size_t)1, "nor interned");
+	ASSERT_OK(strtab__find_id(&st, "x\0y", 3, &got), "found");
+	ASSERT_EQ(got, id, "the id intern gave");
+	strtab__free(&st);
+}
+
 int main(void)
 {
 	RUN_TEST(test_htab_empty);
 	RUN_TEST(test_htab_random);
 	RUN_TEST(test_htab_duplicates);
 	RUN_TEST(test_strtab_ids);
+	RUN_TEST(test_strtab_find);
 	return TEST_EXIT();
 }
