@@ -179,7 +179,7 @@ $(FUZZ_BINS): $(HDRS)
 
 # The report seeds come from the real writer, itself sanitized.
 $(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_read) \
-		$(HDRS) | $(FUZZ_DIR)
+		$(wildcard user/base/*.c) $(HDRS) | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LDLIBS)
 
 $(FUZZ_DIR)/seeds/.stamp: tests/fuzz/make-corpus.sh $(wildcard tests/fuzz/seeds-*.sh) $(FUZZ_DIR)/gen_report_seeds
