@@ -16,18 +16,10 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "base/strtab.h"
+#include "base/util.h"
 #include "report/report.h"
 #include "report/report_fmt.h"
-#include "base/util.h"
-
-#define CHUNK_SIZE (64u << 10)
-
-/* String storage that never moves, so the pointers handed out stay valid. */
-struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	char data[];
-};
 
 struct rstack {
 	size_t off;		/* in stack_data */
@@ -37,8 +29,8 @@ struct rstack {
 struct report {
 	struct rpt_header hdr;
 	char *source;
-	struct chunk *chunks;
-	const char **strs;
+	struct strtab text;	/* the strings' bytes: pointers to them stay valid */
+	const char **strs;	/* by string id */
 	size_t nr_strs, cap_strs;
 	struct rpt_module *mods;
 	size_t nr_mods, cap_mods;
@@ -125,35 +117,6 @@ static const char *rec_name(uint64_t type)
 	return "unknown";
 }
 
-static const char *report__strdup(struct report *r, const uint8_t *p, size_t n)
-{
-	struct chunk *ch = r->chunks;
-	char *s;
-
-	if (!ch || ch->cap - ch->used < n + 1) {
-		/* A big string gets a chunk of its own behind the current one. */
-		size_t cap = n + 1 > CHUNK_SIZE / 4 ? n + 1 : CHUNK_SIZE;
-
-		ch = malloc(sizeof(*ch) + cap);
-		if (!ch)
-			return NULL;
-		ch->used = 0;
-		ch->cap = cap;
-		if (cap != CHUNK_SIZE && r->chunks) {
-			ch->next = r->chunks->next;
-			r->chunks->next = ch;
-		} else {
-			ch->next = r->chunks;
-			r->chunks = ch;
-		}
-	}
-	s = ch->data + ch->used;
-	memcpy(s, p, n);
-	s[n] = '\0';
-	ch->used += n + 1;
-	return s;
-}
-
 static int read_fixed_str(struct rpt_cur *c, char *dst, size_t size)
 {
 	uint64_t n;
@@ -194,7 +157,8 @@ static int parse_string(struct parser *ps, struct rpt_cur *c)
 {
 	struct report *r = ps->r;
 	size_t n = (size_t)(c->end - c->p);
-	const char *s;
+	uint32_t id;
+	int err;
 
 	if (memchr(c->p, 0, n))
 		return bad_rec(ps, RPT_REC_STRING, "NUL byte inside");
@@ -202,10 +166,11 @@ static int parse_string(struct parser *ps, struct rpt_cur *c)
 		return bad_rec(ps, RPT_REC_STRING, "too many strings");
 	if (rpt_grow((void **)&r->strs, &r->cap_strs, r->nr_strs + 1, sizeof(*r->strs)))
 		return -ENOMEM;
-	s = report__strdup(r, c->p, n);
-	if (!s)
-		return -ENOMEM;
-	r->strs[r->nr_strs++] = s;
+	/* The writer wrote each string once; a file that repeats one shares the copy. */
+	err = strtab__intern_id(&r->text, c->p, n, &id);
+	if (err)
+		return err;
+	r->strs[r->nr_strs++] = strtab__str(&r->text, id);
 	return 0;
 }
 
@@ -481,15 +446,9 @@ static int parse_block(struct parser *ps, ZSTD_DCtx *dctx, const uint8_t *frame,
 	return parse_records(ps, ulen);
 }
 
-static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
+/* The file header: magic, version, feature flags.  0 or -EINVAL. */
+static int check_file_header(struct parser *ps, const uint8_t *buf, size_t len)
 {
-	uint64_t total = 0, total_max, off;
-	ZSTD_DCtx *dctx = NULL;
-	uint8_t *dbuf = NULL;
-	size_t dcap = 0;
-	char h1[32], h2[32];
-	int err = 0;
-
 	if (len == 0)
 		return bad_at(ps, 0, "empty file");
 	if (len < RPT_FILE_HDR_LEN || memcmp(buf, RPT_FILE_MAGIC, RPT_MAGIC_LEN))
@@ -499,6 +458,62 @@ static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
 			      rpt_get_le32(buf + 8), RPT_VERSION);
 	if (rpt_get_le32(buf + 12))
 		return bad_at(ps, 12, "unknown feature flags 0x%x", rpt_get_le32(buf + 12));
+	return 0;
+}
+
+/*
+ * The header of the block at ps->block_off, @p, with @left bytes of the
+ * file from there: 1 with its lengths in *@clen and *@ulen when the whole
+ * block follows, 0 when the file ends here, -EINVAL when it is damaged.
+ */
+static int block_header(struct parser *ps, const uint8_t *p, size_t left, uint32_t *clen,
+			uint32_t *ulen)
+{
+	uint64_t off = ps->block_off;
+	char h1[32], h2[32];
+	bool c;
+
+	if (ps->have_end)
+		return bad_at(ps, off, "%zu bytes after the END record", left);
+	/*
+	 * A block cut short is what a killed writer leaves: stop there.  So
+	 * is a zero-filled tail (a crash after the size grew).  A whole
+	 * header that is wrong is damage, not truncation.
+	 */
+	if (left < RPT_BLOCK_HDR_LEN)
+		return 0;
+	if (rpt_get_le32(p) != RPT_BLOCK_MAGIC || rpt_get_le32(p + 12) != rpt_block_check(p)) {
+		if (all_zero(p, left))
+			return 0;
+		return bad_at(ps, off, "bad block header (%s)",
+			      rpt_get_le32(p) != RPT_BLOCK_MAGIC ? "magic" : "check");
+	}
+	*clen = rpt_get_le32(p + 4);
+	*ulen = rpt_get_le32(p + 8);
+	if (*clen > RPT_BLOCK_MAX || *ulen > RPT_BLOCK_MAX) {
+		c = *clen > RPT_BLOCK_MAX;
+		return bad_at(ps, off, "block claims %s %s (cap %s)",
+			      human(h1, sizeof(h1), c ? *clen : *ulen),
+			      c ? "compressed" : "uncompressed", human(h2, sizeof(h2), RPT_BLOCK_MAX));
+	}
+	if (!*clen || !*ulen)
+		return bad_at(ps, off, "empty block");
+	return *clen <= left - RPT_BLOCK_HDR_LEN;
+}
+
+static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
+{
+	uint64_t total = 0, total_max, off;
+	ZSTD_DCtx *dctx = NULL;
+	uint8_t *dbuf = NULL;
+	size_t dcap = 0;
+	uint32_t clen, ulen;
+	char h[32];
+	int err;
+
+	err = check_file_header(ps, buf, len);
+	if (err)
+		return err;
 	total_max = (uint64_t)len * RPT_RATIO_MAX;
 	if (total_max < RPT_BLOCK_MAX)
 		total_max = RPT_BLOCK_MAX;
@@ -508,52 +523,17 @@ static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
 		return -ENOMEM;
 	}
 	for (off = RPT_FILE_HDR_LEN; off < len; ps->block++) {
-		const uint8_t *p = buf + off;
-		size_t left = len - (size_t)off;
-		uint32_t clen, ulen;
-
 		ps->block_off = off;
-		if (ps->have_end) {
-			err = bad_at(ps, off, "%zu bytes after the END record", left);
-			break;
-		}
-		/*
-		 * A block cut short is what a killed writer leaves: stop there.
-		 * So is a zero-filled tail (a crash after the size grew).  A
-		 * whole header that is wrong is damage, not truncation.
-		 */
-		if (left < RPT_BLOCK_HDR_LEN)
-			break;
-		if (rpt_get_le32(p) != RPT_BLOCK_MAGIC || rpt_get_le32(p + 12) != rpt_block_check(p)) {
-			if (all_zero(p, left))
-				break;
-			err = bad_at(ps, off, "bad block header (%s)",
-				     rpt_get_le32(p) != RPT_BLOCK_MAGIC ? "magic" : "check");
-			break;
-		}
-		clen = rpt_get_le32(p + 4);
-		ulen = rpt_get_le32(p + 8);
-		if (clen > RPT_BLOCK_MAX || ulen > RPT_BLOCK_MAX) {
-			bool c = clen > RPT_BLOCK_MAX;
-
-			err = bad_at(ps, off, "block claims %s %s (cap %s)",
-				     human(h1, sizeof(h1), c ? clen : ulen),
-				     c ? "compressed" : "uncompressed", human(h2, sizeof(h2), RPT_BLOCK_MAX));
-			break;
-		}
-		if (!clen || !ulen) {
-			err = bad_at(ps, off, "empty block");
-			break;
-		}
-		if (clen > left - RPT_BLOCK_HDR_LEN)
+		err = block_header(ps, buf + off, len - (size_t)off, &clen, &ulen);
+		if (err <= 0)
 			break;
 		total += ulen;
 		if (total > total_max) {
 			err = bad_at(ps, off, "more than %s of records from a %zu-byte file",
-				     human(h1, sizeof(h1), total_max), len);
+				     human(h, sizeof(h), total_max), len);
 			break;
 		}
-		err = parse_block(ps, dctx, p + RPT_BLOCK_HDR_LEN, clen, ulen, &dbuf, &dcap);
+		err = parse_block(ps, dctx, buf + off + RPT_BLOCK_HDR_LEN, clen, ulen, &dbuf, &dcap);
 		if (err)
 			break;
 		off += RPT_BLOCK_HDR_LEN + clen;
@@ -567,14 +547,9 @@ static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
 
 void report__free(struct report *r)
 {
-	struct chunk *ch, *next;
-
 	if (!r)
 		return;
-	for (ch = r->chunks; ch; ch = next) {
-		next = ch->next;
-		free(ch);
-	}
+	strtab__free(&r->text);
 	free(r->source);
 	free(r->strs);
 	free(r->mods);
