@@ -12,62 +12,6 @@
 
 #include "view/report_view_int.h"
 
-struct skey {
-	const char *p;
-	size_t len;
-};
-
-static bool strset_eq(const void *ctx, uint32_t id, const void *key)
-{
-	const struct strset *s = ctx;
-	const struct skey *k = key;
-
-	return s->v[id].len == k->len && !memcmp(s->data.data + s->v[id].off, k->p, k->len);
-}
-
-int strset__intern(struct strset *s, const char *p, size_t len, uint32_t *id)
-{
-	struct skey k = { p, len };
-	uint32_t h = (uint32_t)hash_bytes(0, p, len);
-	size_t slot;
-	int err;
-
-	err = rpt_htab__reserve(&s->tab, 1);
-	if (err)
-		return err;
-	*id = rpt_htab__find(&s->tab, h, strset_eq, s, &k, &slot);
-	if (*id != RPT_NONE)
-		return 0;
-	if (s->nr >= RPT_ID_LIMIT)
-		return -E2BIG;
-	err = rpt_grow((void **)&s->v, &s->cap, s->nr + 1, sizeof(*s->v));
-	err = err ?: rpt_buf__reserve(&s->data, len + 1);
-	if (err)
-		return err;
-	s->v[s->nr] = (struct sref){ s->data.len, len };
-	if (len)	/* "" may come with no buffer behind it */
-		memcpy(s->data.data + s->data.len, p, len);
-	s->data.data[s->data.len + len] = '\0';
-	s->data.len += len + 1;
-	*id = (uint32_t)s->nr++;
-	rpt_htab__insert_at(&s->tab, slot, h, *id);
-	return 0;
-}
-
-const char *strset__str(const struct strset *s, uint32_t id)
-{
-	return (const char *)s->data.data + s->v[id].off;
-}
-
-void strset__free(struct strset *s)
-{
-	rpt_buf__free(&s->data);
-	free(s->v);
-	s->v = NULL;
-	s->nr = s->cap = 0;
-	rpt_htab__free(&s->tab);
-}
-
 static int agg__comm(struct agg *a, const struct view_opts *o, const char *comm, uint32_t *id,
 		     bool *keep)
 {
@@ -75,7 +19,7 @@ static int agg__comm(struct agg *a, const struct view_opts *o, const char *comm,
 	int err;
 
 	if (a->cache[c].p != comm) {
-		err = strset__intern(&a->comms, comm, strlen(comm), &a->cache[c].id);
+		err = strtab__intern_id(&a->comms, comm, strlen(comm), &a->cache[c].id);
 		if (err)
 			return err;
 		a->cache[c].p = comm;
@@ -175,7 +119,7 @@ int agg__build(struct agg *a, const struct report *r, const struct view_opts *o)
 
 void agg__free(struct agg *a)
 {
-	strset__free(&a->comms);
+	strtab__free(&a->comms);
 	free(a->pairs);
 	free(a->head);
 	a->pairs = NULL;

@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/strtab.h"
 #include "view/report_view_int.h"
 
 static const struct {
@@ -84,14 +87,14 @@ struct table {
 	const struct report *r;
 	const struct frame_namer *namer;
 	struct agg a;
-	struct strset fkeys;	/* "MODULE\0SYMBOL" */
+	struct strtab fkeys;	/* "MODULE\0SYMBOL" */
 	uint32_t *frame_fkey;	/* per frame id, RPT_NONE until computed */
 	uint8_t *frame_reason;	/* per frame id, the unnamed slot; RPT_OK: named.  With fkey */
 	struct unnamed unnamed;
 	struct rpt_buf scratch;
 	struct row *rows;
 	size_t nr_rows, cap_rows;
-	struct rpt_htab row_tab;
+	struct htab row_tab;	/* hash of (comm, fkey) -> row index + 1 */
 };
 
 /* The (module, symbol) key of @frame; RPT_NONE stands for the frame of an empty stack. */
@@ -105,7 +108,7 @@ static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
 	int err;
 
 	if (frame == RPT_NONE)
-		return strset__intern(&t->fkeys, unknown2, sizeof(unknown2) - 1, fk);
+		return strtab__intern_id(&t->fkeys, unknown2, sizeof(unknown2) - 1, fk);
 	if (t->frame_fkey[frame] != RPT_NONE) {
 		*fk = t->frame_fkey[frame];
 		return 0;
@@ -120,7 +123,7 @@ static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
 		return err;
 	view__sanitize((char *)b->data, b->len - 1, false);
 	err = view__buf_frame(b, &fn, f->kind, false);
-	err = err ?: strset__intern(&t->fkeys, (const char *)b->data, b->len, fk);
+	err = err ?: strtab__intern_id(&t->fkeys, b->data, b->len, fk);
 	if (err)
 		return err;
 	t->frame_fkey[frame] = *fk;
@@ -134,34 +137,26 @@ static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
 	return 0;
 }
 
-static bool row_eq(const void *ctx, uint32_t id, const void *key)
-{
-	const struct row *a = &((const struct table *)ctx)->rows[id], *b = key;
-
-	return a->comm == b->comm && a->fkey == b->fkey;
-}
-
 /* The index of the row (comm, fkey), created empty if new. */
 static int table__row(struct table *t, uint32_t comm, uint32_t fkey, uint32_t *id)
 {
-	struct row k = { .comm = comm, .fkey = fkey };
-	uint32_t h = (uint32_t)hash_u64(hash_u64(1, comm), fkey);
-	size_t slot;
+	uint64_t h = hash_u64(hash_u64(1, comm), fkey), v;
+	size_t pos = HTAB_START;
 	int err;
 
-	err = rpt_htab__reserve(&t->row_tab, 1);
-	if (err)
-		return err;
-	*id = rpt_htab__find(&t->row_tab, h, row_eq, t, &k, &slot);
-	if (*id != RPT_NONE)
-		return 0;
-	err = rpt_grow((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows));
+	while (htab__next(&t->row_tab, h, &pos, &v)) {
+		if (t->rows[v - 1].comm == comm && t->rows[v - 1].fkey == fkey) {
+			*id = (uint32_t)(v - 1);
+			return 0;
+		}
+	}
+	err = htab__reserve(&t->row_tab, 1);
+	err = err ?: rpt_grow((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows));
 	if (err)
 		return err;
 	*id = (uint32_t)t->nr_rows++;
-	t->rows[*id] = k;
-	rpt_htab__insert_at(&t->row_tab, slot, h, *id);
-	return 0;
+	t->rows[*id] = (struct row){ .comm = comm, .fkey = fkey };
+	return htab__add(&t->row_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
 }
 
 static int table__count(struct table *t)
@@ -276,8 +271,8 @@ int report_view__table(FILE *out, const struct report *r, const struct view_opts
 	for (i = 0; i < t.nr_rows; i++) {
 		struct row *row = &t.rows[i];
 
-		row->comm_s = strset__str(&t.a.comms, row->comm);
-		row->mod_s = strset__str(&t.fkeys, row->fkey);
+		row->comm_s = strtab__str(&t.a.comms, row->comm);
+		row->mod_s = strtab__str(&t.fkeys, row->fkey);
 		row->sym_s = row->mod_s + strlen(row->mod_s) + 1;
 	}
 	if (t.nr_rows)
@@ -314,8 +309,8 @@ out:
 	free(t.frame_reason);
 	rpt_buf__free(&t.scratch);
 	free(t.rows);
-	rpt_htab__free(&t.row_tab);
-	strset__free(&t.fkeys);
+	htab__free(&t.row_tab);
+	strtab__free(&t.fkeys);
 	agg__free(&t.a);
 	return err;
 }

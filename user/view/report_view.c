@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/strtab.h"
 #include "view/report_view_int.h"
 
 const char *view__module_base(const struct rpt_module *m)
@@ -136,6 +137,11 @@ static int line_cmp(const void *a, const void *b)
 	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
 }
 
+/* Where a folded frame name is in names.text. */
+struct sref {
+	size_t off, len;
+};
+
 /* Folded frame names, rendered once per frame: deep stacks share most of theirs. */
 struct names {
 	const struct frame_namer *namer;
@@ -177,7 +183,7 @@ static int names__put(struct names *n, const struct report *r, uint32_t id, stru
 
 /* Render each (comm, stack) pair as a folded line; lines that print alike are merged. */
 static int folded__lines(const struct report *r, const struct view_opts *o, const struct agg *a,
-			 struct strset *lines, uint64_t **counts)
+			 struct strtab *lines, uint64_t **counts)
 {
 	struct names names = { .namer = view__namer(o) };
 	struct rpt_buf b = {};
@@ -187,7 +193,7 @@ static int folded__lines(const struct report *r, const struct view_opts *o, cons
 	err = names__init(&names, r);
 	for (i = 0; i < a->nr_pairs && !err; i++) {
 		const struct pair *p = &a->pairs[i];
-		const char *comm = strset__str(&a->comms, p->comm);
+		const char *comm = strtab__str(&a->comms, p->comm);
 		uint32_t nr = 0, j, id;
 		const uint32_t *ids = report__stack(r, p->stack, &nr);
 
@@ -204,12 +210,12 @@ static int folded__lines(const struct report *r, const struct view_opts *o, cons
 		if (!nr)
 			err = err ?: rpt_buf__put(&b, ";" VIEW_UNKNOWN, strlen(";" VIEW_UNKNOWN));
 		/* Two unnamed addresses in one module print alike, for one. */
-		before = lines->nr;
-		err = err ?: strset__intern(lines, (const char *)b.data, b.len, &id);
-		err = err ?: rpt_grow((void **)counts, &cap, lines->nr, sizeof(**counts));
+		before = strtab__nr(lines);
+		err = err ?: strtab__intern_id(lines, b.data, b.len, &id);
+		err = err ?: rpt_grow((void **)counts, &cap, strtab__nr(lines), sizeof(**counts));
 		if (err)
 			break;
-		if (lines->nr > before)
+		if (strtab__nr(lines) > before)
 			(*counts)[id] = 0;
 		(*counts)[id] += p->count;
 	}
@@ -222,34 +228,36 @@ static int folded__lines(const struct report *r, const struct view_opts *o, cons
 int report_view__folded(FILE *out, const struct report *r, const struct view_opts *o)
 {
 	struct agg a = {};
-	struct strset lines = {};
+	struct strtab lines = {};
 	uint64_t *counts = NULL;
 	struct line *sorted = NULL;
-	size_t i;
+	size_t i, nr = 0;
 	int err;
 
 	if (!out || !r)
 		return -EINVAL;
 	err = agg__build(&a, r, o);
 	err = err ?: folded__lines(r, o, &a, &lines, &counts);
-	if (!err && lines.nr) {
-		sorted = calloc(lines.nr, sizeof(*sorted));
+	if (!err)
+		nr = strtab__nr(&lines);
+	if (!err && nr) {
+		sorted = calloc(nr, sizeof(*sorted));
 		if (!sorted)
 			err = -ENOMEM;
 	}
 	if (!err) {
-		for (i = 0; i < lines.nr; i++)
-			sorted[i] = (struct line){ strset__str(&lines, (uint32_t)i), counts[i] };
-		if (lines.nr)
-			qsort(sorted, lines.nr, sizeof(*sorted), line_cmp);
-		for (i = 0; i < lines.nr; i++)
+		for (i = 0; i < nr; i++)
+			sorted[i] = (struct line){ strtab__str(&lines, (uint32_t)i), counts[i] };
+		if (nr)
+			qsort(sorted, nr, sizeof(*sorted), line_cmp);
+		for (i = 0; i < nr; i++)
 			fprintf(out, "%s %" PRIu64 "\n", sorted[i].text, sorted[i].count);
 		if (fflush(out) || ferror(out))
 			err = -EIO;
 	}
 	free(sorted);
 	free(counts);
-	strset__free(&lines);
+	strtab__free(&lines);
 	agg__free(&a);
 	return err;
 }

@@ -2,8 +2,8 @@
 /*
  * report_view_int: internal to the report views (report_view.c,
  * report_agg.c, report_table.c, report_header.c, report_script.c).  What
- * every view shares: interned strings, the samples counted per distinct
- * (comm, stack), frame naming and the terminal-safety rules.
+ * every view shares: the samples counted per distinct (comm, stack),
+ * frame naming and the terminal-safety rules.
  * No libbpf here.
  */
 #ifndef BPFSYM_REPORT_VIEW_INT_H
@@ -14,32 +14,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/strtab.h"
 #include "view/frame_namer.h"
 #include "report/report.h"
 #include "report/report_fmt.h"
 #include "view/report_view.h"
 
 #define VIEW_UNKNOWN "[unknown]"
-
-/* ---- interned strings (report_agg.c) ---- */
-
-/* Strings NUL-terminated in one buffer, found by content. */
-struct strset {
-	struct rpt_buf data;
-	struct sref {
-		size_t off, len;
-	} *v;
-	size_t nr, cap;
-	struct rpt_htab tab;
-};
-
-/* Intern @len bytes at @p (which may hold NULs), *@id its id.  @p must not point into @s.  0 or -errno. */
-int strset__intern(struct strset *s, const char *p, size_t len, uint32_t *id);
-
-/* String @id; valid until the next intern. */
-const char *strset__str(const struct strset *s, uint32_t id);
-
-void strset__free(struct strset *s);
 
 /* ---- filters and kept samples counted per distinct (comm, stack) (report_agg.c) ---- */
 
@@ -66,7 +47,7 @@ struct pair {
 #define AGG_COMM_CACHE 256
 
 struct agg {
-	struct strset comms;
+	struct strtab comms;
 	struct pair *pairs;
 	size_t nr_pairs, cap_pairs;
 	/*
