@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * report_agg: what the table and the folded stacks start from.  Kept
- * samples are counted per distinct (comm, stack), so the per-sample work
- * is a few array reads and everything after scales with the number of
- * distinct stacks, not samples.
+ * report_agg: what the table, the folded stacks and the flame graph start
+ * from.  Kept samples are counted per distinct (comm, stack), so the
+ * per-sample work is a few array reads and everything after scales with
+ * the number of distinct stacks, not samples.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "view/report_view_int.h"
+#include "report/report_fmt.h"
+#include "view/report_agg.h"
 
 static int agg__comm(struct agg *a, const struct view_opts *o, const char *comm, uint32_t *id,
 		     bool *keep)
@@ -28,13 +29,6 @@ static int agg__comm(struct agg *a, const struct view_opts *o, const char *comm,
 	*id = a->cache[c].id;
 	*keep = a->cache[c].keep;
 	return 0;
-}
-
-static int u32_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static int agg__add(struct agg *a, uint32_t comm, uint32_t stack)
@@ -64,35 +58,6 @@ static int agg__add(struct agg *a, uint32_t comm, uint32_t stack)
 	a->pairs[id].count++;
 	a->total++;
 	return 0;
-}
-
-int pid_set__init(struct pid_set *p, const struct view_opts *o)
-{
-	size_t nr = o && o->pids ? o->nr_pids : 0;
-
-	p->v = NULL;
-	p->nr = 0;
-	if (!nr)
-		return 0;
-	p->v = malloc(nr * sizeof(*p->v));
-	if (!p->v)
-		return -ENOMEM;
-	memcpy(p->v, o->pids, nr * sizeof(*p->v));
-	qsort(p->v, nr, sizeof(*p->v), u32_cmp);
-	p->nr = nr;
-	return 0;
-}
-
-bool pid_set__keep(const struct pid_set *p, uint32_t pid)
-{
-	return !p->v || bsearch(&pid, p->v, p->nr, sizeof(*p->v), u32_cmp);
-}
-
-void pid_set__free(struct pid_set *p)
-{
-	free(p->v);
-	p->v = NULL;
-	p->nr = 0;
 }
 
 int agg__build(struct agg *a, const struct report *r, const struct view_opts *o)

@@ -16,64 +16,8 @@
 #include "base/hash.h"
 #include "base/htab.h"
 #include "base/strtab.h"
+#include "view/report_agg.h"
 #include "view/report_view_int.h"
-
-static const struct {
-	const char *name;
-	enum view_key key;
-} key_names[] = {
-	/* The first name of each key is the one printed. */
-	{ "self", VIEW_KEY_SELF },
-	{ "samples", VIEW_KEY_SELF },
-	{ "total", VIEW_KEY_TOTAL },
-	{ "comm", VIEW_KEY_COMM },
-	{ "process", VIEW_KEY_COMM },
-	{ "module", VIEW_KEY_MODULE },
-	{ "dso", VIEW_KEY_MODULE },
-	{ "symbol", VIEW_KEY_SYMBOL },
-	{ "sym", VIEW_KEY_SYMBOL },
-};
-
-#define NR_KEY_NAMES (sizeof(key_names) / sizeof(key_names[0]))
-
-const char *view_key__name(enum view_key k)
-{
-	size_t i;
-
-	for (i = 0; i < NR_KEY_NAMES; i++)
-		if (key_names[i].key == k)
-			return key_names[i].name;
-	return "?";
-}
-
-int view_sort__parse(struct view_opts *o, const char *spec, char *err, size_t errlen)
-{
-	const char *p = spec, *end;
-	uint8_t keys[VIEW_KEY_MAX];
-	size_t nr = 0, i, len;
-
-	do {
-		end = strchr(p, ',');
-		len = end ? (size_t)(end - p) : strlen(p);
-		for (i = 0; i < NR_KEY_NAMES; i++)
-			if (strlen(key_names[i].name) == len && !strncmp(key_names[i].name, p, len))
-				break;
-		if (i == NR_KEY_NAMES) {
-			snprintf(err, errlen, "unknown sort key '%.*s' (keys: self, samples, total, "
-				 "comm, process, module, dso, symbol, sym)", (int)(len < 64 ? len : 64), p);
-			return -EINVAL;
-		}
-		if (memchr(keys, key_names[i].key, nr)) {
-			snprintf(err, errlen, "sort key '%.*s' given twice", (int)len, p);
-			return -EINVAL;
-		}
-		keys[nr++] = (uint8_t)key_names[i].key;
-		p = end ? end + 1 : NULL;
-	} while (p);
-	memcpy(o->sort, keys, nr);
-	o->nr_sort = nr;
-	return 0;
-}
 
 /* A row of the table: one (process, module, symbol). */
 struct row {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * report_view: how every view names a frame and filters samples, and the
- * folded stacks.  The table is in report_table.c, its header in
- * report_header.c, the counting both start from in report_agg.c.
+ * report_view: how every view names a frame, and the folded stacks.  The
+ * table is in report_table.c, its header in report_header.c, the counting
+ * both start from in report_agg.c, the filters in view_opts.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/strtab.h"
+#include "view/report_agg.h"
 #include "view/report_view_int.h"
 
 const char *view__module_base(const struct rpt_module *m)
@@ -55,11 +56,6 @@ static int frame_fmt(const struct frame_name *fn, uint32_t kind, char *buf, size
 	return snprintf(buf, len, VIEW_UNKNOWN "%s", sfx);
 }
 
-const struct frame_namer *view__namer(const struct view_opts *o)
-{
-	return o ? o->namer : NULL;
-}
-
 const char *view__frame_name(const struct view_opts *o, const struct report *r,
 			     const struct rpt_frame *f, char *buf, size_t len)
 {
@@ -69,31 +65,6 @@ const char *view__frame_name(const struct view_opts *o, const struct report *r,
 	if (len)
 		frame_fmt(&fn, f->kind, buf, len, true);
 	return buf;
-}
-
-bool view__comm_ok(const struct view_opts *o, const char *comm)
-{
-	size_t i;
-
-	if (!o || !o->comms || !o->nr_comms)
-		return true;
-	for (i = 0; i < o->nr_comms; i++)
-		if (!strcmp(o->comms[i], comm))
-			return true;
-	return false;
-}
-
-int view__keep(const struct view_opts *o, const struct rpt_sample *s)
-{
-	size_t i;
-
-	if (o && o->pids && o->nr_pids) {
-		for (i = 0; i < o->nr_pids && o->pids[i] != s->pid; i++)
-			;
-		if (i == o->nr_pids)
-			return 0;
-	}
-	return view__comm_ok(o, s->comm ? s->comm : "");
 }
 
 /* Folded lines split on ';' and end at whitespace + count: keep names from breaking that. */
@@ -193,7 +164,7 @@ static int folded__lines(const struct report *r, const struct view_opts *o, cons
 	err = names__init(&names, r);
 	for (i = 0; i < a->nr_pairs && !err; i++) {
 		const struct pair *p = &a->pairs[i];
-		const char *comm = strtab__str(&a->comms, p->comm);
+		const char *comm = agg__comm_str(a, p);
 		uint32_t nr = 0, j, id;
 		const uint32_t *ids = report__stack(r, p->stack, &nr);
 
