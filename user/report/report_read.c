@@ -16,10 +16,22 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "base/strtab.h"
 #include "base/util.h"
 #include "report/report.h"
 #include "report/report_fmt.h"
+
+#define CHUNK_SIZE (64u << 10)
+
+/*
+ * String storage that never moves, so the pointers handed out stay
+ * valid.  Not base/strtab: the writer wrote each string once, so there
+ * is nothing to deduplicate, and hashing every string costs the load.
+ */
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	char data[];
+};
 
 struct rstack {
 	size_t off;		/* in stack_data */
@@ -29,8 +41,8 @@ struct rstack {
 struct report {
 	struct rpt_header hdr;
 	char *source;
-	struct strtab text;	/* the strings' bytes: pointers to them stay valid */
-	const char **strs;	/* by string id */
+	struct chunk *chunks;
+	const char **strs;
 	size_t nr_strs, cap_strs;
 	struct rpt_module *mods;
 	size_t nr_mods, cap_mods;
@@ -117,6 +129,35 @@ static const char *rec_name(uint64_t type)
 	return "unknown";
 }
 
+static const char *report__strdup(struct report *r, const uint8_t *p, size_t n)
+{
+	struct chunk *ch = r->chunks;
+	char *s;
+
+	if (!ch || ch->cap - ch->used < n + 1) {
+		/* A big string gets a chunk of its own behind the current one. */
+		size_t cap = n + 1 > CHUNK_SIZE / 4 ? n + 1 : CHUNK_SIZE;
+
+		ch = malloc(sizeof(*ch) + cap);
+		if (!ch)
+			return NULL;
+		ch->used = 0;
+		ch->cap = cap;
+		if (cap != CHUNK_SIZE && r->chunks) {
+			ch->next = r->chunks->next;
+			r->chunks->next = ch;
+		} else {
+			ch->next = r->chunks;
+			r->chunks = ch;
+		}
+	}
+	s = ch->data + ch->used;
+	memcpy(s, p, n);
+	s[n] = '\0';
+	ch->used += n + 1;
+	return s;
+}
+
 static int read_fixed_str(struct rpt_cur *c, char *dst, size_t size)
 {
 	uint64_t n;
@@ -157,8 +198,7 @@ static int parse_string(struct parser *ps, struct rpt_cur *c)
 {
 	struct report *r = ps->r;
 	size_t n = (size_t)(c->end - c->p);
-	uint32_t id;
-	int err;
+	const char *s;
 
 	if (memchr(c->p, 0, n))
 		return bad_rec(ps, RPT_REC_STRING, "NUL byte inside");
@@ -166,11 +206,10 @@ static int parse_string(struct parser *ps, struct rpt_cur *c)
 		return bad_rec(ps, RPT_REC_STRING, "too many strings");
 	if (rpt_grow((void **)&r->strs, &r->cap_strs, r->nr_strs + 1, sizeof(*r->strs)))
 		return -ENOMEM;
-	/* The writer wrote each string once; a file that repeats one shares the copy. */
-	err = strtab__intern_id(&r->text, c->p, n, &id);
-	if (err)
-		return err;
-	r->strs[r->nr_strs++] = strtab__str(&r->text, id);
+	s = report__strdup(r, c->p, n);
+	if (!s)
+		return -ENOMEM;
+	r->strs[r->nr_strs++] = s;
 	return 0;
 }
 
@@ -547,9 +586,14 @@ static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
 
 void report__free(struct report *r)
 {
+	struct chunk *ch, *next;
+
 	if (!r)
 		return;
-	strtab__free(&r->text);
+	for (ch = r->chunks; ch; ch = next) {
+		next = ch->next;
+		free(ch);
+	}
 	free(r->source);
 	free(r->strs);
 	free(r->mods);
