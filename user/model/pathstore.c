@@ -62,19 +62,18 @@ static size_t pstr_cost(size_t len)
 	return sizeof(struct pstr) + len + 1;
 }
 
-/* The path of @len bytes at @s (hash @h) when the store has it, else NULL. */
-static struct pstr *find(const struct pathstore *ps, uint64_t h, const char *s, size_t len)
-{
-	size_t pos = HTAB_START;
-	struct pstr *e;
-	uint64_t v;
+/* A path sought: its bytes. */
+struct pkey {
+	const char *s;
+	size_t len;
+};
 
-	while (htab__next(&ps->tab, h, &pos, &v)) {
-		e = (struct pstr *)(uintptr_t)v;
-		if (e->len == len && !memcmp(e->s, s, len))
-			return e;
-	}
-	return NULL;
+static bool pstr_eq(const void *ctx, const void *key, uint64_t val)
+{
+	const struct pstr *e = (const struct pstr *)(uintptr_t)val;
+	const struct pkey *k = key;
+
+	return e->len == k->len && !memcmp(e->s, k->s, k->len);
 }
 
 int pathstore__get(struct pathstore *ps, const char *s, size_t len, const char **out)
@@ -90,7 +89,7 @@ int pathstore__get(struct pathstore *ps, const char *s, size_t len, const char *
 		return 0;
 	}
 	h = hash_bytes(0, s, len);
-	e = find(ps, h, s, len);
+	e = (struct pstr *)(uintptr_t)htab__find(&ps->tab, h, pstr_eq, NULL, &(struct pkey){ s, len });
 	if (e) {
 		e->refs++;
 		*out = e->s;

@@ -91,6 +91,20 @@ static uint64_t pid_hash(uint32_t pid)
 	return hash_u64(0, pid);
 }
 
+/* A process sought: (pid, pstart). */
+struct pkey {
+	uint32_t pid;
+	uint64_t pstart;
+};
+
+static bool proc_eq(const void *ctx, const void *key, uint64_t val)
+{
+	const struct proc *p = (const struct proc *)(uintptr_t)val;
+	const struct pkey *k = key;
+
+	return p->pid == k->pid && p->pstart == k->pstart;
+}
+
 /*
  * A process of @pid after @pos (HTAB_START: the first), or NULL; the
  * table holds one at most, the walk is for the rules that say "every".
@@ -159,16 +173,13 @@ void proc_table__free(struct proc_table *pt)
 
 struct proc *proc_table__find(struct proc_table *pt, uint32_t pid, uint64_t pstart)
 {
-	size_t pos = HTAB_START;
-	struct proc *p;
+	struct pkey k = { pid, pstart };
+	struct proc *p = (struct proc *)(uintptr_t)htab__find(&pt->procs, pid_hash(pid), proc_eq,
+							      NULL, &k);
 
-	while ((p = next_of_pid(pt, pid, &pos))) {
-		if (p->pstart == pstart) {
-			lru__touch(&pt->lru, &p->lru);
-			return p;
-		}
-	}
-	return NULL;
+	if (p)
+		lru__touch(&pt->lru, &p->lru);
+	return p;
 }
 
 /*

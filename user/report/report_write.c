@@ -288,23 +288,19 @@ fail:
 	return NULL;
 }
 
-static bool mod_eq(const struct wmod *a, const struct wmod *b)
+/* The id a value of the tables (id + 1) stands for; RPT_NONE for 0, not found. */
+static uint32_t id_of(uint64_t val)
 {
+	return val ? (uint32_t)(val - 1) : RPT_NONE;
+}
+
+static bool mod_eq(const void *ctx, const void *key, uint64_t val)
+{
+	const struct wmod *a = &((const struct report_writer *)ctx)->mods[val - 1], *b = key;
+
 	return a->kind == b->kind && a->path == b->path && a->dev == b->dev && a->ino == b->ino &&
 	       a->build_id_len == b->build_id_len &&
 	       !memcmp(a->build_id, b->build_id, a->build_id_len);
-}
-
-/* The id of module @k (hash @h), or RPT_NONE. */
-static uint32_t mod_find(const struct report_writer *w, uint64_t h, const struct wmod *k)
-{
-	size_t pos = HTAB_START;
-	uint64_t v;
-
-	while (htab__next(&w->mod_tab, h, &pos, &v))
-		if (mod_eq(&w->mods[v - 1], k))
-			return (uint32_t)(v - 1);
-	return RPT_NONE;
 }
 
 /* Append the MODULE record of @k.  0 or -errno, nothing appended. */
@@ -347,7 +343,7 @@ int report_writer__module(struct report_writer *w, const struct rpt_module *m, u
 	h = hash_u64(h, k.ino);
 	h = hash_bytes(h, k.build_id, k.build_id_len);
 
-	*id = mod_find(w, h, &k);
+	*id = id_of(htab__find(&w->mod_tab, h, mod_eq, w, &k));
 	if (*id != RPT_NONE)
 		return 0;
 	if (w->nr_mods >= RPT_ID_LIMIT)
@@ -362,24 +358,17 @@ int report_writer__module(struct report_writer *w, const struct rpt_module *m, u
 	return htab__add(&w->mod_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
 }
 
-static bool frame_eq(const struct wframe *a, const struct wframe *b)
+static bool frame_eq(const void *ctx, const void *key, uint64_t val)
 {
+	const struct wframe *a = &((const struct report_writer *)ctx)->frames[val - 1], *b = key;
+
 	return a->kind == b->kind && a->module == b->module && a->key == b->key;
 }
 
-/* The id of frame @k (hash @h), or RPT_NONE. */
-static uint32_t frame_find(const struct report_writer *w, uint64_t h, const struct wframe *k)
-{
-	size_t pos = HTAB_START;
-	uint64_t v;
-
-	while (htab__next(&w->frame_tab, h, &pos, &v))
-		if (frame_eq(&w->frames[v - 1], k))
-			return (uint32_t)(v - 1);
-	return RPT_NONE;
-}
-
-/* Append the FRAME record of @f, its symbol string id + 1 @sym (0: none).  0 or -errno, nothing appended. */
+/*
+ * Append the FRAME record of @f, whose symbol is string id @sym - 1 (0:
+ * none).  0 or -errno, nothing appended.
+ */
 static int writer__frame_rec(struct report_writer *w, const struct rpt_frame *f, uint32_t sym)
 {
 	int err;
@@ -414,7 +403,7 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 	k.key = f->module == RPT_NONE ? f->addr : f->offset;
 	h = hash_u64(hash_u64(hash_u64(RPT_REC_FRAME, k.kind), k.module), k.key);
 
-	*id = frame_find(w, h, &k);
+	*id = id_of(htab__find(&w->frame_tab, h, frame_eq, w, &k));
 	if (*id != RPT_NONE)
 		return 0;
 	if (w->nr_frames >= RPT_ID_LIMIT)
@@ -438,22 +427,14 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 	return htab__add(&w->frame_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
 }
 
-static bool stack_eq(const struct report_writer *w, const struct wstack *a, const struct stack_key *b)
+static bool stack_eq(const void *ctx, const void *key, uint64_t val)
 {
+	const struct report_writer *w = ctx;
+	const struct wstack *a = &w->stacks[val - 1];
+	const struct stack_key *b = key;
+
 	return a->nr == b->nr &&
 	       (!b->nr || !memcmp(w->stack_data + a->off, b->ids, b->nr * sizeof(*b->ids)));
-}
-
-/* The id of stack @k (hash @h), or RPT_NONE. */
-static uint32_t stack_find(const struct report_writer *w, uint64_t h, const struct stack_key *k)
-{
-	size_t pos = HTAB_START;
-	uint64_t v;
-
-	while (htab__next(&w->stack_tab, h, &pos, &v))
-		if (stack_eq(w, &w->stacks[v - 1], k))
-			return (uint32_t)(v - 1);
-	return RPT_NONE;
 }
 
 /* Append the STACK record of @k.  0 or -errno, nothing appended. */
@@ -488,7 +469,7 @@ int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32
 	}
 	h = hash_u64(h, nr);
 
-	*id = stack_find(w, h, &k);
+	*id = id_of(htab__find(&w->stack_tab, h, stack_eq, w, &k));
 	if (*id != RPT_NONE)
 		return 0;
 	if (w->nr_stacks >= RPT_ID_LIMIT)

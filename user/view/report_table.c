@@ -81,25 +81,31 @@ static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
 	return 0;
 }
 
+static bool row_eq(const void *ctx, const void *key, uint64_t val)
+{
+	const struct row *a = &((const struct table *)ctx)->rows[val - 1], *b = key;
+
+	return a->comm == b->comm && a->fkey == b->fkey;
+}
+
 /* The index of the row (comm, fkey), created empty if new. */
 static int table__row(struct table *t, uint32_t comm, uint32_t fkey, uint32_t *id)
 {
+	struct row k = { .comm = comm, .fkey = fkey };
 	uint64_t h = hash_u64(hash_u64(1, comm), fkey), v;
-	size_t pos = HTAB_START;
 	int err;
 
-	while (htab__next(&t->row_tab, h, &pos, &v)) {
-		if (t->rows[v - 1].comm == comm && t->rows[v - 1].fkey == fkey) {
-			*id = (uint32_t)(v - 1);
-			return 0;
-		}
+	v = htab__find(&t->row_tab, h, row_eq, t, &k);
+	if (v) {
+		*id = (uint32_t)(v - 1);
+		return 0;
 	}
 	err = htab__reserve(&t->row_tab, 1);
 	err = err ?: rpt_grow((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows));
 	if (err)
 		return err;
 	*id = (uint32_t)t->nr_rows++;
-	t->rows[*id] = (struct row){ .comm = comm, .fkey = fkey };
+	t->rows[*id] = k;
 	return htab__add(&t->row_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
 }
 

@@ -88,15 +88,16 @@ static uint64_t get_u64(const uint8_t *p)
 
 /* ---- code_index -> name ---- */
 
+static bool idx_eq(const void *ctx, const void *key, uint64_t val)
+{
+	return ((const struct idxmap *)ctx)->v[val - 1].key == *(const uint64_t *)key;
+}
+
 static struct idx_ent *idx_find(const struct idxmap *m, uint64_t key)
 {
-	size_t pos = HTAB_START;
-	uint64_t v;
+	uint64_t v = htab__find(&m->tab, hash_u64(0, key), idx_eq, m, &key);
 
-	while (htab__next(&m->tab, hash_u64(0, key), &pos, &v))
-		if (m->v[v - 1].key == key)
-			return &m->v[v - 1];
-	return NULL;
+	return v ? &m->v[v - 1] : NULL;
 }
 
 static const char *idx_get(const struct idxmap *m, uint64_t key)

@@ -84,19 +84,15 @@ static uint64_t pid_hash(uint32_t pid)
 	return hash_u64(0, pid);
 }
 
+static bool pid_eq(const void *ctx, const void *key, uint64_t val)
+{
+	return ((const struct jitproc *)(uintptr_t)val)->pid == *(const uint32_t *)key;
+}
+
 /* The state of @pid, whatever its pstart (there is one at most), or NULL. */
 static struct jitproc *proc_of_pid(const struct jitmap *jm, uint32_t pid)
 {
-	size_t pos = HTAB_START;
-	struct jitproc *jp;
-	uint64_t v;
-
-	while (htab__next(&jm->procs, pid_hash(pid), &pos, &v)) {
-		jp = (struct jitproc *)(uintptr_t)v;
-		if (jp->pid == pid)
-			return jp;
-	}
-	return NULL;
+	return (struct jitproc *)(uintptr_t)htab__find(&jm->procs, pid_hash(pid), pid_eq, NULL, &pid);
 }
 
 static void src_free(struct jitmap *jm, struct jitsrc *src)

@@ -65,21 +65,23 @@ static int flame__frame(struct flame *fl, uint32_t id, uint32_t *name, uint8_t *
 	return 0;
 }
 
+static bool node_eq(const void *ctx, const void *key, uint64_t val)
+{
+	const struct node *a = &((const struct flame *)ctx)->nodes[val - 1], *b = key;
+
+	return a->parent == b->parent && a->name == b->name && a->cls == b->cls;
+}
+
 /* The child (@name, @cls) of @parent, created if new; @count samples added to it. */
 static int flame__child(struct flame *fl, uint32_t parent, uint32_t name, uint8_t cls, uint64_t count,
 			uint32_t *id)
 {
-	uint64_t h = hash_u64(hash_u64(hash_u64(2, parent), name), cls), v;
-	size_t pos = HTAB_START;
-	const struct node *n;
+	struct node k = { .parent = parent, .name = name, .cls = cls };
+	uint64_t h = hash_u64(hash_u64(hash_u64(2, parent), name), cls);
+	uint64_t v = htab__find(&fl->node_tab, h, node_eq, fl, &k);
 	int err;
 
-	*id = RPT_NONE;
-	while (*id == RPT_NONE && htab__next(&fl->node_tab, h, &pos, &v)) {
-		n = &fl->nodes[v - 1];
-		if (n->parent == parent && n->name == name && n->cls == cls)
-			*id = (uint32_t)(v - 1);
-	}
+	*id = v ? (uint32_t)(v - 1) : RPT_NONE;
 	if (*id == RPT_NONE) {
 		if (fl->nr_nodes >= RPT_ID_LIMIT)
 			return -E2BIG;
@@ -89,7 +91,7 @@ static int flame__child(struct flame *fl, uint32_t parent, uint32_t name, uint8_
 		if (err)
 			return err;
 		*id = (uint32_t)fl->nr_nodes++;
-		fl->nodes[*id] = (struct node){ .parent = parent, .name = name, .cls = cls };
+		fl->nodes[*id] = k;
 		err = htab__add(&fl->node_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
 		if (err)
 			return err;

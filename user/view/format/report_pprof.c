@@ -143,8 +143,14 @@ static const char *module_file(const struct rpt_module *m)
 	}
 }
 
+static bool map_eq(const void *ctx, const void *key, uint64_t val)
+{
+	return ((const struct pprof *)ctx)->maps[val - 1].mod == key;
+}
+
 /* A new mapping of @m, its index in *@idx. */
-static int pprof__new_mapping(struct pprof *p, const struct rpt_module *m, uint64_t h, uint32_t *idx)
+static int pprof__new_mapping(struct pprof *p, const struct rpt_module *m, uint64_t h,
+			      uint32_t *idx)
 {
 	char hex[2 * RPT_BUILD_ID_MAX + 1];
 	struct map *mp;
@@ -176,16 +182,12 @@ static int pprof__new_mapping(struct pprof *p, const struct rpt_module *m, uint6
 static int pprof__mapping(struct pprof *p, const struct rpt_module *m, const struct rpt_frame *f,
 			  uint32_t *idx)
 {
-	uint64_t h = hash_u64(2, (uintptr_t)m), v;
+	uint64_t h = hash_u64(2, (uintptr_t)m), v = htab__find(&p->map_tab, h, map_eq, p, m);
 	bool has_off = f->kind == RPT_FRAME_USER && m->kind != RPT_MOD_KERNEL && m->kind != RPT_MOD_ANON;
-	size_t pos = HTAB_START;
 	struct map *mp;
 	int err;
 
-	*idx = RPT_NONE;
-	while (*idx == RPT_NONE && htab__next(&p->map_tab, h, &pos, &v))
-		if (p->maps[v - 1].mod == m)
-			*idx = (uint32_t)(v - 1);
+	*idx = v ? (uint32_t)(v - 1) : RPT_NONE;
 	if (*idx == RPT_NONE) {
 		err = pprof__new_mapping(p, m, h, idx);
 		if (err)
@@ -203,24 +205,29 @@ static int pprof__mapping(struct pprof *p, const struct rpt_module *m, const str
 	return 0;
 }
 
+static bool func_eq(const void *ctx, const void *key, uint64_t val)
+{
+	const struct func *a = &((const struct pprof *)ctx)->funcs[val - 1], *b = key;
+
+	return a->name == b->name && a->file == b->file;
+}
+
 /* The function (@name, @file), both string ids. */
 static int pprof__function(struct pprof *p, uint32_t name, uint32_t file, uint32_t *idx)
 {
-	uint64_t h = hash_u64(hash_u64(3, name), file), v;
-	size_t pos = HTAB_START;
+	struct func k = { name, file };
+	uint64_t h = hash_u64(hash_u64(3, name), file), v = htab__find(&p->func_tab, h, func_eq, p, &k);
 	int err;
 
-	while (htab__next(&p->func_tab, h, &pos, &v)) {
-		if (p->funcs[v - 1].name == name && p->funcs[v - 1].file == file) {
-			*idx = (uint32_t)(v - 1);
-			return 0;
-		}
+	if (v) {
+		*idx = (uint32_t)(v - 1);
+		return 0;
 	}
 	err = htab__reserve(&p->func_tab, 1);
 	err = err ?: push((void **)&p->funcs, &p->nr_funcs, &p->cap_funcs, sizeof(*p->funcs), idx);
 	if (err)
 		return err;
-	p->funcs[*idx] = (struct func){ name, file };
+	p->funcs[*idx] = k;
 	return htab__add(&p->func_tab, h, (uint64_t)*idx + 1);	/* reserved: cannot fail */
 }
 
@@ -319,29 +326,20 @@ out:
 	return err;
 }
 
-static bool sample_eq(const struct psample *a, const struct psample *b)
+static bool sample_eq(const void *ctx, const void *key, uint64_t val)
 {
+	const struct psample *a = &((const struct pprof *)ctx)->samples[val - 1], *b = key;
+
 	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
 	       a->cgroup == b->cgroup;
-}
-
-/* The index of the pprof sample @k (hash @h), or RPT_NONE. */
-static uint32_t pprof__find_sample(const struct pprof *p, uint64_t h, const struct psample *k)
-{
-	size_t pos = HTAB_START;
-	uint64_t v;
-
-	while (htab__next(&p->sample_tab, h, &pos, &v))
-		if (sample_eq(&p->samples[v - 1], k))
-			return (uint32_t)(v - 1);
-	return RPT_NONE;
 }
 
 static int pprof__add(struct pprof *p, const struct psample *k)
 {
 	uint64_t h = hash_u64(hash_u64(hash_u64(hash_u64(hash_u64(4, k->stack), k->pid),
 						    k->tid), k->comm), k->cgroup);
-	uint32_t idx = pprof__find_sample(p, h, k);
+	uint64_t v = htab__find(&p->sample_tab, h, sample_eq, p, k);
+	uint32_t idx = v ? (uint32_t)(v - 1) : RPT_NONE;
 	int err;
 
 	if (idx == RPT_NONE) {
