@@ -27,6 +27,11 @@ struct row {
 	const char *comm_s, *mod_s, *sym_s;	/* set once interning is over */
 };
 
+/* The row a frame counted in last, and for which comm (RPT_NONE: none yet). */
+struct frow {
+	uint32_t comm, row;
+};
+
 struct table {
 	const struct report *r;
 	const struct frame_namer *namer;
@@ -34,6 +39,7 @@ struct table {
 	struct strtab fkeys;	/* "MODULE\0SYMBOL" */
 	uint32_t *frame_fkey;	/* per frame id, RPT_NONE until computed */
 	uint8_t *frame_reason;	/* per frame id, the unnamed slot; RPT_OK: named.  With fkey */
+	struct frow *frame_row;	/* per frame id */
 	struct unnamed unnamed;
 	struct rpt_buf scratch;
 	struct row *rows;
@@ -109,6 +115,28 @@ static int table__row(struct table *t, uint32_t comm, uint32_t fkey, uint32_t *i
 	return htab__add(&t->row_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
 }
 
+/*
+ * The row frame @frame (RPT_NONE: the frame of an empty stack) counts in
+ * for @comm.  Deep stacks repeat their frames in one process, so the row
+ * a frame went to last is kept beside it: most lookups end there.
+ */
+static int table__row_of(struct table *t, uint32_t comm, uint32_t frame, uint32_t *id)
+{
+	struct frow *last = frame != RPT_NONE ? &t->frame_row[frame] : NULL;
+	uint32_t fk;
+	int err;
+
+	if (last && last->comm == comm) {
+		*id = last->row;
+		return 0;
+	}
+	err = table__fkey(t, frame, &fk);
+	err = err ?: table__row(t, comm, fk, id);
+	if (!err && last)
+		*last = (struct frow){ comm, *id };
+	return err;
+}
+
 static int table__count(struct table *t)
 {
 	size_t i;
@@ -116,14 +144,13 @@ static int table__count(struct table *t)
 
 	for (i = 0; i < t->a.nr_pairs; i++) {
 		const struct pair *p = &t->a.pairs[i];
-		uint32_t nr = 0, j, fk, id;
+		uint32_t nr = 0, j, id;
 		const uint32_t *ids = report__stack(t->r, p->stack, &nr);
 
 		for (j = 0; j < (nr ? nr : 1); j++) {
 			struct row *row;
 
-			err = table__fkey(t, nr ? ids[j] : RPT_NONE, &fk);
-			err = err ?: table__row(t, p->comm, fk, &id);
+			err = table__row_of(t, p->comm, nr ? ids[j] : RPT_NONE, &id);
 			if (err)
 				return err;
 			row = &t->rows[id];
@@ -197,24 +224,31 @@ static void print_order(FILE *out, const struct view_opts *o, size_t shown, size
 	fprintf(out, "\n#\n");
 }
 
+/* The per-frame arrays of @t, for the @nf frames of the report.  0 or -ENOMEM. */
+static int table__frames(struct table *t, size_t nf)
+{
+	size_t n = nf ? nf : 1;
+
+	t->frame_fkey = malloc(n * sizeof(*t->frame_fkey));
+	t->frame_reason = malloc(n);
+	t->frame_row = malloc(n * sizeof(*t->frame_row));
+	if (!t->frame_fkey || !t->frame_reason || !t->frame_row)
+		return -ENOMEM;
+	memset(t->frame_fkey, 0xff, n * sizeof(*t->frame_fkey));
+	memset(t->frame_row, 0xff, n * sizeof(*t->frame_row));
+	return 0;
+}
+
 int report_view__table(FILE *out, const struct report *r, const struct view_opts *o)
 {
 	struct table t = { .r = r, .namer = view__namer(o) };
-	size_t i, nr, nf, cw = strlen("process"), mw = strlen("module");
+	size_t i, nr, cw = strlen("process"), mw = strlen("module");
 	int err;
 
 	if (!out || !r)
 		return -EINVAL;
-	nf = report__nr_frames(r);
-	t.frame_fkey = malloc((nf ? nf : 1) * sizeof(*t.frame_fkey));
-	t.frame_reason = malloc(nf ? nf : 1);
-	if (!t.frame_fkey || !t.frame_reason) {
-		free(t.frame_fkey);
-		free(t.frame_reason);
-		return -ENOMEM;
-	}
-	memset(t.frame_fkey, 0xff, (nf ? nf : 1) * sizeof(*t.frame_fkey));
-	err = agg__build(&t.a, r, o);
+	err = table__frames(&t, report__nr_frames(r));
+	err = err ?: agg__build(&t.a, r, o);
 	err = err ?: table__count(&t);
 	if (err)
 		goto out;
@@ -257,6 +291,7 @@ int report_view__table(FILE *out, const struct report *r, const struct view_opts
 out:
 	free(t.frame_fkey);
 	free(t.frame_reason);
+	free(t.frame_row);
 	rpt_buf__free(&t.scratch);
 	free(t.rows);
 	htab__free(&t.row_tab);
