@@ -161,7 +161,8 @@ fuzz_objs = $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(call srcs_of,$(1)) $(wildc
 $(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(call fuzz_objs,elfsym elfsym_symtab elfplt elfnote symidx minidebug)
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(call fuzz_objs,report_read report_view report_agg \
-		report_table report_header report_script report_flame frame_namer kallsyms symfs imgcache \
+		view_opts report_table report_header report_script report_flame report_flame_tree \
+		xml_text frame_namer kallsyms symfs imgcache \
 		debugfile demangle fileid elfsym elfsym_symtab elfplt elfnote symidx minidebug procmap pathstore)
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(call fuzz_objs,kallsyms)

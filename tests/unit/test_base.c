@@ -101,6 +101,39 @@ static void test_htab_duplicates(void)
 	htab__free(&t);
 }
 
+static bool val_is(const void *ctx, const void *key, uint64_t val)
+{
+	return val == *(const uint64_t *)key;
+}
+
+/* htab__find() finds what a walk of htab__next() finds, over runs that wrap. */
+static void test_htab_find(void)
+{
+	struct htab t = {};
+	uint64_t v, h;
+
+	ASSERT_EQ(htab__find(&t, 5, val_is, NULL, &(uint64_t){ 1 }), (uint64_t)0, "empty: 0");
+	for (v = 1; v <= 500; v++) {
+		h = ((v % 7) << 40) | 0x3f0;	/* few hashes, one run past the end of the slots */
+		if (!ASSERT_OK(htab__add(&t, h, v), "add"))
+			goto out;
+	}
+	for (v = 1; v <= 500; v++) {
+		h = ((v % 7) << 40) | 0x3f0;
+		if (!ASSERT_EQ(htab__find(&t, h, val_is, NULL, &v), v, "found under its hash") ||
+		    !ASSERT_EQ(htab__find(&t, h + (1 << 20), val_is, NULL, &v), (uint64_t)0,
+			       "not under another"))
+			goto out;
+	}
+	h = ((uint64_t)3 << 40) | 0x3f0;
+	ASSERT_TRUE(htab__del(&t, h, 3), "delete");
+	ASSERT_EQ(htab__find(&t, h, val_is, NULL, &(uint64_t){ 3 }), (uint64_t)0, "deleted: 0");
+	ASSERT_EQ(htab__find(&t, h, val_is, NULL, &(uint64_t){ 10 }), (uint64_t)10,
+		  "its neighbour still found");
+out:
+	htab__free(&t);
+}
+
 static void test_strtab_ids(void)
 {
 	struct strtab st = {};
@@ -138,11 +171,29 @@ out:
 	strtab__free(NULL);
 }
 
+/* A find is a lookup only: a miss adds nothing, a hit gives the id intern gave. */
+static void test_strtab_find(void)
+{
+	struct strtab st = {};
+	uint32_t id = 99, got = 77;
+
+	ASSERT_EQ(strtab__find_id(&st, "a", 1, &id), -ENOENT, "an empty table has nothing");
+	ASSERT_EQ(id, (uint32_t)99, "a miss leaves the id alone");
+	ASSERT_OK(strtab__intern_id(&st, "x\0y", 3, &id), "intern");
+	ASSERT_EQ(strtab__find_id(&st, "x", 1, &got), -ENOENT, "a prefix is not found");
+	ASSERT_EQ(strtab__nr(&st), (size_t)1, "nor interned");
+	ASSERT_OK(strtab__find_id(&st, "x\0y", 3, &got), "found");
+	ASSERT_EQ(got, id, "the id intern gave");
+	strtab__free(&st);
+}
+
 int main(void)
 {
 	RUN_TEST(test_htab_empty);
 	RUN_TEST(test_htab_random);
 	RUN_TEST(test_htab_duplicates);
+	RUN_TEST(test_htab_find);
 	RUN_TEST(test_strtab_ids);
+	RUN_TEST(test_strtab_find);
 	return TEST_EXIT();
 }

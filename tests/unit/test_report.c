@@ -196,6 +196,67 @@ out:
 	unlink(path);
 }
 
+/*
+ * Ids at scale: every table grows many times while earlier keys come back.
+ * A new key gets the next id, a known one its first id, and the file
+ * holds one record per id, in id order.
+ */
+static void test_dedup_scale(void)
+{
+	enum { MODS = 300, FRAMES = 20000, ROUNDS = 3 };
+	static uint32_t mids[MODS], fids[FRAMES], sids[FRAMES];
+	struct rpt_frame f = { .kind = RPT_FRAME_USER };
+	struct rpt_module m = { .kind = RPT_MOD_FILE };
+	struct report_writer *w;
+	char path[PATH_MAX], name[32], sym[32];
+	struct report *r = NULL;
+	uint32_t id, k, st[2];
+	int round, bad = 0;
+
+	tmp_path(path, sizeof(path), "dedup_scale");
+	w = report_writer__open(path, &fx_hdr);
+	if (!ASSERT_OK_PTR(w, "open"))
+		return;
+	for (round = 0; round < ROUNDS && !bad; round++) {
+		for (k = 0; k < MODS && !bad; k++) {
+			snprintf(name, sizeof(name), "/lib/m%u.so", k);
+			m.path = name;
+			m.ino = k;
+			bad |= report_writer__module(w, &m, &id) || id != (round ? mids[k] : k);
+			mids[k] = id;
+		}
+		for (k = 0; k < FRAMES && !bad; k++) {
+			snprintf(sym, sizeof(sym), "fn_%u", k % 5000);
+			f.module = mids[k % MODS];
+			f.offset = k;
+			f.addr = 0x1000 + k;
+			f.sym = sym;
+			bad |= report_writer__frame(w, &f, &id) || id != (round ? fids[k] : k);
+			fids[k] = id;
+			st[0] = fids[k];
+			st[1] = fids[k / 2];
+			bad |= report_writer__stack(w, st, 2, &id) || id != (round ? sids[k] : k);
+			sids[k] = id;
+		}
+	}
+	ASSERT_FALSE(bad, "first ids, dense, the same each round");
+	ASSERT_OK(report_writer__close(w, NULL), "close");
+	r = report__open(path, errbuf, sizeof(errbuf));
+	if (!ASSERT_OK_PTR(r, errbuf))
+		goto out;
+	ASSERT_EQ(report__nr_modules(r), (size_t)MODS, "one record per module");
+	ASSERT_EQ(report__nr_frames(r), (size_t)FRAMES, "one record per frame");
+	ASSERT_STREQ(report__frame(r, 12345)->sym, "fn_2345", "frame 12345's name");
+	ASSERT_TRUE(report__frame(r, 2345)->sym == report__frame(r, 12345)->sym, "one string per name");
+	ASSERT_STREQ(report__module(r, report__frame(r, 12345)->module)->path, "/lib/m45.so",
+		     "frame 12345's module");
+	ASSERT_OK_PTR(report__stack(r, FRAMES - 1, &k), "one record per stack");
+	ASSERT_NULL(report__stack(r, FRAMES, &k), "and no more");
+out:
+	report__free(r);
+	unlink(path);
+}
+
 static void test_open_errors(void)
 {
 	struct report *r;
@@ -352,6 +413,7 @@ int main(void)
 	RUN_TEST(test_round_trip);
 	RUN_TEST(test_size);
 	RUN_TEST(test_dedup);
+	RUN_TEST(test_dedup_scale);
 	RUN_TEST(test_open_errors);
 	RUN_TEST(test_write_errors);
 	RUN_TEST(test_abort);

@@ -41,6 +41,27 @@ int htab__reserve(struct htab *t, size_t more);
  */
 bool htab__next(const struct htab *t, uint64_t hash, size_t *pos, uint64_t *val);
 
+/* Whether @val, stored under the hash sought, holds the key @key (the owner's: @ctx). */
+typedef bool (*htab_eq_fn)(const void *ctx, const void *key, uint64_t val);
+
+/*
+ * The first value stored under @hash for which @eq says it holds @key, or
+ * 0 when none does: the walk of htab__next(), inline for the lookups on
+ * hot paths, where a static @eq is inlined with it.
+ */
+static inline uint64_t htab__find(const struct htab *t, uint64_t hash, htab_eq_fn eq,
+				  const void *ctx, const void *key)
+{
+	size_t i;
+
+	if (!t->slots)
+		return 0;
+	for (i = hash & t->mask; t->slots[i].val; i = (i + 1) & t->mask)
+		if (t->slots[i].hash == hash && eq(ctx, key, t->slots[i].val))
+			return t->slots[i].val;
+	return 0;
+}
+
 /* Store @val (non-zero) under @hash, beside any already there.  0 or -ENOMEM, -EINVAL. */
 int htab__add(struct htab *t, uint64_t hash, uint64_t val);
 

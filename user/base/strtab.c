@@ -100,6 +100,16 @@ int strtab__intern_id(struct strtab *st, const void *s, size_t len, uint32_t *id
 	return 0;
 }
 
+int strtab__find_id(const struct strtab *st, const void *s, size_t len, uint32_t *id)
+{
+	int64_t hit = lookup(st, hash_bytes(0, s, len), s, len);
+
+	if (hit < 0)
+		return -ENOENT;
+	*id = (uint32_t)hit;
+	return 0;
+}
+
 const char *strtab__intern(struct strtab *st, const char *s)
 {
 	uint32_t id;

@@ -36,6 +36,13 @@ struct strtab {
  */
 int strtab__intern_id(struct strtab *st, const void *s, size_t len, uint32_t *id);
 
+/*
+ * The id of the @len bytes at @s when they were interned, in *@id, without
+ * interning them: 0, or -ENOENT.  For callers that must do something else
+ * that may fail (write a record) before a new string gets its id.
+ */
+int strtab__find_id(const struct strtab *st, const void *s, size_t len, uint32_t *id);
+
 /* A copy of the C string @s that lives as long as @st, the same for equal strings; NULL + errno. */
 const char *strtab__intern(struct strtab *st, const char *s);
 

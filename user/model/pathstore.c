@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * pathstore: each path a separate allocation, found by its bytes through
+ * the table and freed with its last reference.  Not base/strtab: that one
+ * keeps every string until the whole table goes, and a long recording
+ * sees paths come and go.
+ */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -6,22 +12,20 @@
 #include <string.h>
 
 #include "base/hash.h"
-#include "model/pathstore.h"
+#include "base/htab.h"
 #include "base/util.h"
+#include "model/pathstore.h"
 
 /* An interned path; struct mapping.path points at s. */
 struct pstr {
-	struct pstr *next;	/* hash chain */
-	uint64_t hash;
+	uint64_t hash;		/* of the bytes: where it is in the table */
 	size_t refs;		/* mappings holding it: may pass 2^32 */
 	size_t len;
 	char s[];
 };
 
 struct pathstore {
-	struct pstr **buckets;
-	size_t nr_buckets;	/* power of two */
-	size_t nr;
+	struct htab tab;	/* hash -> struct pstr * */
 	size_t bytes;		/* charged against max_bytes */
 	size_t max_len, max_bytes;
 	bool warned;		/* the store was full once: said so */
@@ -35,13 +39,6 @@ struct pathstore *pathstore__new(size_t max_len, size_t max_bytes)
 		return NULL;
 	ps->max_len = max_len;
 	ps->max_bytes = max_bytes;
-	ps->nr_buckets = 256;
-	ps->buckets = calloc(ps->nr_buckets, sizeof(*ps->buckets));
-	if (!ps->buckets) {
-		free(ps);
-		errno = ENOMEM;
-		return NULL;
-	}
 	return ps;
 }
 
@@ -49,7 +46,7 @@ void pathstore__free(struct pathstore *ps)
 {
 	if (!ps)
 		return;
-	free(ps->buckets);
+	htab__free(&ps->tab);
 	free(ps);
 }
 
@@ -65,31 +62,24 @@ static size_t pstr_cost(size_t len)
 	return sizeof(struct pstr) + len + 1;
 }
 
-/* Double the buckets.  A failure only makes chains longer, so it is not an error. */
-static void grow(struct pathstore *ps)
-{
-	size_t n = ps->nr_buckets * 2, i;
-	struct pstr **b = calloc(n, sizeof(*b)), *e, *next;
+/* A path sought: its bytes. */
+struct pkey {
+	const char *s;
+	size_t len;
+};
 
-	if (!b)
-		return;
-	for (i = 0; i < ps->nr_buckets; i++) {
-		for (e = ps->buckets[i]; e; e = next) {
-			next = e->next;
-			e->next = b[e->hash & (n - 1)];
-			b[e->hash & (n - 1)] = e;
-		}
-	}
-	free(ps->buckets);
-	ps->buckets = b;
-	ps->nr_buckets = n;
+static bool pstr_eq(const void *ctx, const void *key, uint64_t val)
+{
+	const struct pstr *e = (const struct pstr *)(uintptr_t)val;
+	const struct pkey *k = key;
+
+	return e->len == k->len && !memcmp(e->s, k->s, k->len);
 }
 
 int pathstore__get(struct pathstore *ps, const char *s, size_t len, const char **out)
 {
 	struct pstr *e;
 	uint64_t h;
-	size_t b;
 
 	*out = NULL;
 	if (!len)
@@ -99,12 +89,11 @@ int pathstore__get(struct pathstore *ps, const char *s, size_t len, const char *
 		return 0;
 	}
 	h = hash_bytes(0, s, len);
-	for (e = ps->buckets[h & (ps->nr_buckets - 1)]; e; e = e->next) {
-		if (e->hash == h && e->len == len && !memcmp(e->s, s, len)) {
-			e->refs++;
-			*out = e->s;
-			return 0;
-		}
+	e = (struct pstr *)(uintptr_t)htab__find(&ps->tab, h, pstr_eq, NULL, &(struct pkey){ s, len });
+	if (e) {
+		e->refs++;
+		*out = e->s;
+		return 0;
 	}
 	if (ps->bytes + pstr_cost(len) > ps->max_bytes) {
 		if (!ps->warned)
@@ -114,19 +103,15 @@ int pathstore__get(struct pathstore *ps, const char *s, size_t len, const char *
 		return 0;
 	}
 	e = malloc(pstr_cost(len));
-	if (!e)
+	if (!e || htab__add(&ps->tab, h, (uintptr_t)e)) {
+		free(e);
 		return -ENOMEM;
+	}
 	memcpy(e->s, s, len);
 	e->s[len] = '\0';
 	e->len = len;
 	e->hash = h;
 	e->refs = 1;
-	if (ps->nr >= ps->nr_buckets)
-		grow(ps);
-	b = h & (ps->nr_buckets - 1);
-	e->next = ps->buckets[b];
-	ps->buckets[b] = e;
-	ps->nr++;
 	ps->bytes += pstr_cost(len);
 	*out = e->s;
 	return 0;
@@ -140,17 +125,14 @@ void pathstore__hold(const char *s)
 
 void pathstore__put(struct pathstore *ps, const char *s)
 {
-	struct pstr *e, **pp;
+	struct pstr *e;
 
 	if (!s)
 		return;
 	e = pstr_of(s);
 	if (--e->refs)
 		return;
-	for (pp = &ps->buckets[e->hash & (ps->nr_buckets - 1)]; *pp != e; pp = &(*pp)->next)
-		;
-	*pp = e->next;
-	ps->nr--;
+	htab__del(&ps->tab, e->hash, (uintptr_t)e);
 	ps->bytes -= pstr_cost(e->len);
 	free(e);
 }

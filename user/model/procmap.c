@@ -5,7 +5,7 @@
  *
  * Adding a process drops every other one with its pid, so the table never
  * holds two processes with one pid: the hash is on the pid alone and the
- * pstart is checked on the chain.  Every find moves the process to the
+ * pstart is checked on what it finds.  Every find moves the process to the
  * front of a recency list, so eviction when the table is full takes the
  * process sampled least recently, in O(1).
  *
@@ -31,10 +31,11 @@
 #include <sys/sysmacros.h>
 
 #include "base/hash.h"
+#include "base/htab.h"
 #include "base/lru.h"
+#include "base/util.h"
 #include "model/pathstore.h"
 #include "model/procmap.h"
-#include "base/util.h"
 
 #define PROCS_DEFAULT	65536
 /*
@@ -67,13 +68,11 @@ struct proc {
 	uint32_t mnt_ns;	/* of its latest mapping that said (0: unknown) */
 	struct proc_hint *hints;	/* the user's --map-anon ranges, oldest first */
 	size_t nr_hints;
-	struct proc *hnext;	/* hash chain */
 	struct lru_node lru;	/* in proc_table.lru */
 };
 
 struct proc_table {
-	struct proc **buckets;
-	size_t nr_buckets;	/* power of two */
+	struct htab procs;	/* hash of the pid -> struct proc * */
 	size_t nr, max, seen, sampled;
 	struct lru lru;		/* most recently used first */
 	struct pathstore *paths;
@@ -87,9 +86,40 @@ static void maps_put(struct pathstore *ps, const struct mapping *maps, size_t n)
 		pathstore__put(ps, maps[i].path);
 }
 
-static size_t pid_bucket(uint32_t pid, size_t nr_buckets)
+static uint64_t pid_hash(uint32_t pid)
 {
-	return (size_t)hash_u64(0, pid) & (nr_buckets - 1);
+	return hash_u64(0, pid);
+}
+
+/* A process sought: (pid, pstart). */
+struct pkey {
+	uint32_t pid;
+	uint64_t pstart;
+};
+
+static bool proc_eq(const void *ctx, const void *key, uint64_t val)
+{
+	const struct proc *p = (const struct proc *)(uintptr_t)val;
+	const struct pkey *k = key;
+
+	return p->pid == k->pid && p->pstart == k->pstart;
+}
+
+/*
+ * A process of @pid after @pos (HTAB_START: the first), or NULL; the
+ * table holds one at most, the walk is for the rules that say "every".
+ */
+static struct proc *next_of_pid(const struct proc_table *pt, uint32_t pid, size_t *pos)
+{
+	struct proc *p;
+	uint64_t v;
+
+	while (htab__next(&pt->procs, pid_hash(pid), pos, &v)) {
+		p = (struct proc *)(uintptr_t)v;
+		if (p->pid == pid)
+			return p;
+	}
+	return NULL;
 }
 
 struct proc_table *proc_table__new(size_t max_procs)
@@ -99,13 +129,8 @@ struct proc_table *proc_table__new(size_t max_procs)
 	if (!pt)
 		return NULL;
 	pt->max = max_procs ? max_procs : PROCS_DEFAULT;
-	/* Start small: most recordings see a handful of processes and files. */
-	pt->nr_buckets = 64;
-	pt->buckets = calloc(pt->nr_buckets, sizeof(*pt->buckets));
 	pt->paths = pathstore__new(PATH_LEN_MAX, PATH_STORE_MAX);
-	if (!pt->buckets || !pt->paths) {
-		free(pt->buckets);
-		pathstore__free(pt->paths);
+	if (!pt->paths) {
 		free(pt);
 		errno = ENOMEM;
 		return NULL;
@@ -121,14 +146,10 @@ static void proc_free(struct proc *p)
 	free(p);
 }
 
-/* Unlink @p from its chain and the recency list, and free it. */
+/* Take @p out of the table and the recency list, and free it. */
 static void table_drop(struct proc_table *pt, struct proc *p)
 {
-	struct proc **pp = &pt->buckets[pid_bucket(p->pid, pt->nr_buckets)];
-
-	while (*pp != p)
-		pp = &(*pp)->hnext;
-	*pp = p->hnext;
+	htab__del(&pt->procs, pid_hash(p->pid), (uintptr_t)p);
 	lru__unlink(&pt->lru, &p->lru);
 	pt->nr--;
 	proc_free(p);
@@ -146,43 +167,19 @@ void proc_table__free(struct proc_table *pt)
 	}
 	/* Every path was held by a mapping just freed: the store is empty. */
 	pathstore__free(pt->paths);
-	free(pt->buckets);
+	htab__free(&pt->procs);
 	free(pt);
 }
 
 struct proc *proc_table__find(struct proc_table *pt, uint32_t pid, uint64_t pstart)
 {
-	struct proc *p;
+	struct pkey k = { pid, pstart };
+	struct proc *p = (struct proc *)(uintptr_t)htab__find(&pt->procs, pid_hash(pid), proc_eq,
+							      NULL, &k);
 
-	for (p = pt->buckets[pid_bucket(pid, pt->nr_buckets)]; p; p = p->hnext) {
-		if (p->pid == pid && p->pstart == pstart) {
-			lru__touch(&pt->lru, &p->lru);
-			return p;
-		}
-	}
-	return NULL;
-}
-
-/* Double the buckets.  A failure only makes chains longer, so it is not an error. */
-static void table_grow(struct proc_table *pt)
-{
-	size_t n = pt->nr_buckets * 2, i;
-	struct proc **b = calloc(n, sizeof(*b)), *p, *next;
-
-	if (!b)
-		return;
-	for (i = 0; i < pt->nr_buckets; i++) {
-		for (p = pt->buckets[i]; p; p = next) {
-			size_t j = pid_bucket(p->pid, n);
-
-			next = p->hnext;
-			p->hnext = b[j];
-			b[j] = p;
-		}
-	}
-	free(pt->buckets);
-	pt->buckets = b;
-	pt->nr_buckets = n;
+	if (p)
+		lru__touch(&pt->lru, &p->lru);
+	return p;
 }
 
 /*
@@ -195,12 +192,14 @@ static struct proc *table_insert(struct proc_table *pt, uint32_t pid, uint64_t p
 {
 	struct lru_node *victim;
 	struct proc *p;
-	size_t b;
 
 	proc_table__remove(pt, pid);
-	p = calloc(1, sizeof(*p));
-	if (!p)
+	/* Room first: once a victim is dropped, nothing may fail. */
+	p = htab__reserve(&pt->procs, 1) ? NULL : calloc(1, sizeof(*p));
+	if (!p) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	if (pt->nr >= pt->max) {
 		victim = pt->lru.tail;
 		if (keep && victim == &keep->lru)
@@ -212,14 +211,10 @@ static struct proc *table_insert(struct proc_table *pt, uint32_t pid, uint64_t p
 		}
 		table_drop(pt, lru_entry(victim, struct proc, lru));
 	}
-	if (pt->nr >= pt->nr_buckets)
-		table_grow(pt);
 	p->pid = pid;
 	p->pstart = pstart;
 	p->pt = pt;
-	b = pid_bucket(pid, pt->nr_buckets);
-	p->hnext = pt->buckets[b];
-	pt->buckets[b] = p;
+	htab__add(&pt->procs, pid_hash(pid), (uintptr_t)p);	/* reserved: cannot fail */
 	lru__push_front(&pt->lru, &p->lru);
 	pt->nr++;
 	pt->seen++;
@@ -281,12 +276,13 @@ struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
 
 void proc_table__remove(struct proc_table *pt, uint32_t pid)
 {
-	struct proc *p, *next;
+	size_t pos = HTAB_START;
+	struct proc *p;
 
-	for (p = pt->buckets[pid_bucket(pid, pt->nr_buckets)]; p; p = next) {
-		next = p->hnext;
-		if (p->pid == pid)
-			table_drop(pt, p);
+	/* A drop moves what the walk would see next: start it again. */
+	while ((p = next_of_pid(pt, pid, &pos))) {
+		table_drop(pt, p);
+		pos = HTAB_START;
 	}
 }
 
@@ -584,9 +580,10 @@ const struct proc_hint *proc__find_hint(const struct proc *p, uint64_t addr)
 struct proc *proc_table__find_pid(struct proc_table *pt, uint32_t pid)
 {
 	struct proc *p, *best = NULL;
+	size_t pos = HTAB_START;
 
-	for (p = pt->buckets[pid_bucket(pid, pt->nr_buckets)]; p; p = p->hnext)
-		if (p->pid == pid && (!best || p->pstart > best->pstart))
+	while ((p = next_of_pid(pt, pid, &pos)))
+		if (!best || p->pstart > best->pstart)
 			best = p;
 	return best;
 }

@@ -2,10 +2,10 @@
 /*
  * report_fmt: internal to the report writer, reader and views.  The byte
  * layout of bpfsym.data (docs/FORMAT.md is the reference; keep the two in
- * step), varint/zigzag and little-endian helpers, and two small containers
- * both sides need: a growable byte buffer and an open-addressing id table.
- * Everything here is static inline so each user gets its own copy and no
- * symbol leaks out of the report module.
+ * step), varint/zigzag and little-endian helpers, and the growable byte
+ * buffer both sides need (their tables are base/htab's).  Everything here
+ * is static inline so each user gets its own copy and no symbol leaks out
+ * of the report module.
  */
 #ifndef BPFSYM_REPORT_FMT_H
 #define BPFSYM_REPORT_FMT_H
@@ -16,8 +16,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "base/hash.h"
 
 #include "report/report.h"
 
@@ -241,89 +239,6 @@ static inline void rpt_buf__free(struct rpt_buf *b)
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
-}
-
-/*
- * ---- id table ----
- * Open addressing with linear probing over 64-bit slots holding the key's
- * 32-bit hash and id + 1 (0: empty).  Keys live with the caller, which
- * compares them through a callback; the table only maps hash -> id.
- * Load stays at most 1/2, so probes are short and a miss ends quickly.
- */
-struct rpt_htab {
-	uint64_t *slots;
-	size_t mask;		/* capacity - 1; capacity is a power of two */
-	size_t nr;
-};
-
-typedef bool (*rpt_htab_eq_fn)(const void *ctx, uint32_t id, const void *key);
-
-/* Make room for @more insertions; slots found before are invalid after.  0 or -ENOMEM. */
-static inline int rpt_htab__reserve(struct rpt_htab *t, size_t more)
-{
-	size_t cap = t->slots ? t->mask + 1 : 0, ncap, i;
-	uint64_t *ns;
-
-	if (more > SIZE_MAX / 4 - t->nr)
-		return -ENOMEM;
-	if ((t->nr + more) * 2 <= cap)
-		return 0;
-	ncap = cap ? cap : 64;
-	while ((t->nr + more) * 2 > ncap)
-		ncap *= 2;
-	ns = calloc(ncap, sizeof(*ns));
-	if (!ns)
-		return -ENOMEM;
-	for (i = 0; i < cap; i++) {
-		uint64_t s = t->slots[i];
-		size_t j;
-
-		if (!s)
-			continue;
-		for (j = (s >> 32) & (ncap - 1); ns[j]; j = (j + 1) & (ncap - 1))
-			;
-		ns[j] = s;
-	}
-	free(t->slots);
-	t->slots = ns;
-	t->mask = ncap - 1;
-	return 0;
-}
-
-/*
- * The id of @key (hash @h), or RPT_NONE with *@slot set where it would go
- * (on a hit *@slot is the key's slot, which is no use to the caller).
- * The table must have been reserved (an empty table has no slots).
- */
-static inline uint32_t rpt_htab__find(const struct rpt_htab *t, uint32_t h, rpt_htab_eq_fn eq,
-				      const void *ctx, const void *key, size_t *slot)
-{
-	size_t i;
-
-	for (i = h & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
-		uint64_t s = t->slots[i];
-
-		if ((uint32_t)(s >> 32) == h && eq(ctx, (uint32_t)s - 1, key)) {
-			*slot = i;
-			return (uint32_t)s - 1;
-		}
-	}
-	*slot = i;
-	return RPT_NONE;
-}
-
-/* Store @id at @slot, as returned by a miss of rpt_htab__find(). */
-static inline void rpt_htab__insert_at(struct rpt_htab *t, size_t slot, uint32_t h, uint32_t id)
-{
-	t->slots[slot] = (uint64_t)h << 32 | ((uint64_t)id + 1);
-	t->nr++;
-}
-
-static inline void rpt_htab__free(struct rpt_htab *t)
-{
-	free(t->slots);
-	t->slots = NULL;
-	t->mask = t->nr = 0;
 }
 
 /* Internal to the report module: the path report__open() read, or NULL from memory. */

@@ -16,13 +16,17 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "base/util.h"
 #include "report/report.h"
 #include "report/report_fmt.h"
-#include "base/util.h"
 
 #define CHUNK_SIZE (64u << 10)
 
-/* String storage that never moves, so the pointers handed out stay valid. */
+/*
+ * String storage that never moves, so the pointers handed out stay
+ * valid.  Not base/strtab: the writer wrote each string once, so there
+ * is nothing to deduplicate, and hashing every string costs the load.
+ */
 struct chunk {
 	struct chunk *next;
 	size_t used, cap;
@@ -481,15 +485,9 @@ static int parse_block(struct parser *ps, ZSTD_DCtx *dctx, const uint8_t *frame,
 	return parse_records(ps, ulen);
 }
 
-static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
+/* The file header: magic, version, feature flags.  0 or -EINVAL. */
+static int check_file_header(struct parser *ps, const uint8_t *buf, size_t len)
 {
-	uint64_t total = 0, total_max, off;
-	ZSTD_DCtx *dctx = NULL;
-	uint8_t *dbuf = NULL;
-	size_t dcap = 0;
-	char h1[32], h2[32];
-	int err = 0;
-
 	if (len == 0)
 		return bad_at(ps, 0, "empty file");
 	if (len < RPT_FILE_HDR_LEN || memcmp(buf, RPT_FILE_MAGIC, RPT_MAGIC_LEN))
@@ -499,6 +497,62 @@ static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
 			      rpt_get_le32(buf + 8), RPT_VERSION);
 	if (rpt_get_le32(buf + 12))
 		return bad_at(ps, 12, "unknown feature flags 0x%x", rpt_get_le32(buf + 12));
+	return 0;
+}
+
+/*
+ * The header of the block at ps->block_off, @p, with @left bytes of the
+ * file from there: 1 with its lengths in *@clen and *@ulen when the whole
+ * block follows, 0 when the file ends here, -EINVAL when it is damaged.
+ */
+static int block_header(struct parser *ps, const uint8_t *p, size_t left, uint32_t *clen,
+			uint32_t *ulen)
+{
+	uint64_t off = ps->block_off;
+	char h1[32], h2[32];
+	bool c;
+
+	if (ps->have_end)
+		return bad_at(ps, off, "%zu bytes after the END record", left);
+	/*
+	 * A block cut short is what a killed writer leaves: stop there.  So
+	 * is a zero-filled tail (a crash after the size grew).  A whole
+	 * header that is wrong is damage, not truncation.
+	 */
+	if (left < RPT_BLOCK_HDR_LEN)
+		return 0;
+	if (rpt_get_le32(p) != RPT_BLOCK_MAGIC || rpt_get_le32(p + 12) != rpt_block_check(p)) {
+		if (all_zero(p, left))
+			return 0;
+		return bad_at(ps, off, "bad block header (%s)",
+			      rpt_get_le32(p) != RPT_BLOCK_MAGIC ? "magic" : "check");
+	}
+	*clen = rpt_get_le32(p + 4);
+	*ulen = rpt_get_le32(p + 8);
+	if (*clen > RPT_BLOCK_MAX || *ulen > RPT_BLOCK_MAX) {
+		c = *clen > RPT_BLOCK_MAX;
+		return bad_at(ps, off, "block claims %s %s (cap %s)",
+			      human(h1, sizeof(h1), c ? *clen : *ulen),
+			      c ? "compressed" : "uncompressed", human(h2, sizeof(h2), RPT_BLOCK_MAX));
+	}
+	if (!*clen || !*ulen)
+		return bad_at(ps, off, "empty block");
+	return *clen <= left - RPT_BLOCK_HDR_LEN;
+}
+
+static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
+{
+	uint64_t total = 0, total_max, off;
+	ZSTD_DCtx *dctx = NULL;
+	uint8_t *dbuf = NULL;
+	size_t dcap = 0;
+	uint32_t clen, ulen;
+	char h[32];
+	int err;
+
+	err = check_file_header(ps, buf, len);
+	if (err)
+		return err;
 	total_max = (uint64_t)len * RPT_RATIO_MAX;
 	if (total_max < RPT_BLOCK_MAX)
 		total_max = RPT_BLOCK_MAX;
@@ -508,52 +562,17 @@ static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
 		return -ENOMEM;
 	}
 	for (off = RPT_FILE_HDR_LEN; off < len; ps->block++) {
-		const uint8_t *p = buf + off;
-		size_t left = len - (size_t)off;
-		uint32_t clen, ulen;
-
 		ps->block_off = off;
-		if (ps->have_end) {
-			err = bad_at(ps, off, "%zu bytes after the END record", left);
-			break;
-		}
-		/*
-		 * A block cut short is what a killed writer leaves: stop there.
-		 * So is a zero-filled tail (a crash after the size grew).  A
-		 * whole header that is wrong is damage, not truncation.
-		 */
-		if (left < RPT_BLOCK_HDR_LEN)
-			break;
-		if (rpt_get_le32(p) != RPT_BLOCK_MAGIC || rpt_get_le32(p + 12) != rpt_block_check(p)) {
-			if (all_zero(p, left))
-				break;
-			err = bad_at(ps, off, "bad block header (%s)",
-				     rpt_get_le32(p) != RPT_BLOCK_MAGIC ? "magic" : "check");
-			break;
-		}
-		clen = rpt_get_le32(p + 4);
-		ulen = rpt_get_le32(p + 8);
-		if (clen > RPT_BLOCK_MAX || ulen > RPT_BLOCK_MAX) {
-			bool c = clen > RPT_BLOCK_MAX;
-
-			err = bad_at(ps, off, "block claims %s %s (cap %s)",
-				     human(h1, sizeof(h1), c ? clen : ulen),
-				     c ? "compressed" : "uncompressed", human(h2, sizeof(h2), RPT_BLOCK_MAX));
-			break;
-		}
-		if (!clen || !ulen) {
-			err = bad_at(ps, off, "empty block");
-			break;
-		}
-		if (clen > left - RPT_BLOCK_HDR_LEN)
+		err = block_header(ps, buf + off, len - (size_t)off, &clen, &ulen);
+		if (err <= 0)
 			break;
 		total += ulen;
 		if (total > total_max) {
 			err = bad_at(ps, off, "more than %s of records from a %zu-byte file",
-				     human(h1, sizeof(h1), total_max), len);
+				     human(h, sizeof(h), total_max), len);
 			break;
 		}
-		err = parse_block(ps, dctx, p + RPT_BLOCK_HDR_LEN, clen, ulen, &dbuf, &dcap);
+		err = parse_block(ps, dctx, buf + off + RPT_BLOCK_HDR_LEN, clen, ulen, &dbuf, &dcap);
 		if (err)
 			break;
 		off += RPT_BLOCK_HDR_LEN + clen;

@@ -17,19 +17,18 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/strtab.h"
+#include "base/util.h"
 #include "report/report.h"
 #include "report/report_fmt.h"
-#include "base/util.h"
 
 /*
  * The most pending bytes a block may hold, leaving room for zstd's
  * worst-case expansion (ZSTD_compressBound: +1/256) under RPT_BLOCK_MAX.
  */
 #define PENDING_MAX (RPT_BLOCK_MAX - RPT_BLOCK_MAX / 128)
-
-struct wstr {
-	size_t off, len;	/* in str_data */
-};
 
 struct wmod {
 	uint32_t kind, path, build_id_len;
@@ -45,11 +44,6 @@ struct wframe {
 struct wstack {
 	size_t off;		/* in stack_data */
 	uint32_t nr;
-};
-
-struct skey {
-	const char *s;
-	size_t len;
 };
 
 struct stack_key {
@@ -68,24 +62,22 @@ struct report_writer {
 	struct rpt_buf rec;	/* payload of the record being built */
 	struct rpt_buf zbuf;	/* block header + compressed frame */
 
-	struct rpt_buf str_data;
-	struct wstr *strs;
-	size_t nr_strs, cap_strs;
-	struct rpt_htab str_tab;
+	struct strtab strs;	/* string id n: the n-th STRING record */
 
+	/* Each table maps a hash of the key to id + 1, the keys in the array beside it. */
 	struct wmod *mods;
 	size_t nr_mods, cap_mods;
-	struct rpt_htab mod_tab;
+	struct htab mod_tab;
 
 	struct wframe *frames;
 	size_t nr_frames, cap_frames;
-	struct rpt_htab frame_tab;
+	struct htab frame_tab;
 
 	uint32_t *stack_data;
 	size_t nr_stack_data, cap_stack_data;
 	struct wstack *stacks;
 	size_t nr_stacks, cap_stacks;
-	struct rpt_htab stack_tab;
+	struct htab stack_tab;
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -114,24 +106,47 @@ static int sync_fd(int fd)
 	return 0;
 }
 
-/* Append w->rec as one record of @type to the pending block.  0 or -errno, nothing appended. */
-static int writer__emit(struct report_writer *w, uint32_t type)
+/* The type and length of w->rec as a record of @type, in @hdr; its length. */
+static size_t rec_hdr(const struct report_writer *w, uint32_t type, uint8_t hdr[2 * RPT_UV_MAX])
+{
+	size_t n = rpt_uv_encode(hdr, type);
+
+	return n + rpt_uv_encode(hdr + n, w->rec.len);
+}
+
+/*
+ * Room in the pending block for w->rec as one record of @type, so that
+ * writer__append() cannot fail.  0, -E2BIG (past the block's cap) or -ENOMEM.
+ */
+static int writer__room(struct report_writer *w, uint32_t type)
 {
 	uint8_t hdr[2 * RPT_UV_MAX];
-	size_t n;
-	int err;
+	size_t n = rec_hdr(w, type, hdr);
 
-	n = rpt_uv_encode(hdr, type);
-	n += rpt_uv_encode(hdr + n, w->rec.len);
 	if (w->rec.len > PENDING_MAX - n || w->pending.len > PENDING_MAX - n - w->rec.len)
 		return -E2BIG;
-	err = rpt_buf__reserve(&w->pending, n + w->rec.len);
-	if (err)
-		return err;
+	return rpt_buf__reserve(&w->pending, n + w->rec.len);
+}
+
+/* Append w->rec as one record of @type to the pending block, which writer__room() made room for. */
+static void writer__append(struct report_writer *w, uint32_t type)
+{
+	uint8_t hdr[2 * RPT_UV_MAX];
+	size_t n = rec_hdr(w, type, hdr);
+
 	memcpy(w->pending.data + w->pending.len, hdr, n);
 	memcpy(w->pending.data + w->pending.len + n, w->rec.data, w->rec.len);
 	w->pending.len += n + w->rec.len;
-	return 0;
+}
+
+/* Append w->rec as one record of @type to the pending block.  0 or -errno, nothing appended. */
+static int writer__emit(struct report_writer *w, uint32_t type)
+{
+	int err = writer__room(w, type);
+
+	if (!err)
+		writer__append(w, type);
+	return err;
 }
 
 /* Start every public operation: refuse after a write error, cut a block when enough is pending. */
@@ -146,45 +161,29 @@ static int writer__begin(struct report_writer *w)
 	return 0;
 }
 
-static bool str_eq(const void *ctx, uint32_t id, const void *key)
-{
-	const struct report_writer *w = ctx;
-	const struct skey *k = key;
-	const struct wstr *s = &w->strs[id];
-
-	return s->len == k->len && !memcmp(w->str_data.data + s->off, k->s, k->len);
-}
-
+/*
+ * The id of @s, written as a STRING record if new.  The record is made to
+ * fit before the string is interned and appended after, so the table and
+ * the records agree whatever fails.
+ */
 static int writer__string(struct report_writer *w, const char *s, uint32_t *id)
 {
-	struct skey k = { s, strlen(s) };
-	uint32_t h = (uint32_t)hash_bytes(RPT_REC_STRING, s, k.len);
-	size_t slot;
+	size_t len = strlen(s);
+	uint32_t got;
 	int err;
 
-	err = rpt_htab__reserve(&w->str_tab, 1);
-	if (err)
-		return err;
-	*id = rpt_htab__find(&w->str_tab, h, str_eq, w, &k, &slot);
-	if (*id != RPT_NONE)
+	if (!strtab__find_id(&w->strs, s, len, id))
 		return 0;
-	if (w->nr_strs >= RPT_ID_LIMIT)
+	if (strtab__nr(&w->strs) >= RPT_ID_LIMIT)
 		return -E2BIG;
-	err = rpt_grow((void **)&w->strs, &w->cap_strs, w->nr_strs + 1, sizeof(*w->strs));
-	if (!err)
-		err = rpt_buf__reserve(&w->str_data, k.len);
-	if (err)
-		return err;
 	w->rec.len = 0;
-	err = rpt_buf__put(&w->rec, s, k.len);
-	if (!err)
-		err = writer__emit(w, RPT_REC_STRING);
+	err = rpt_buf__put(&w->rec, s, len);
+	err = err ?: writer__room(w, RPT_REC_STRING);
+	err = err ?: strtab__intern_id(&w->strs, s, len, &got);
 	if (err)
 		return err;
-	w->strs[w->nr_strs] = (struct wstr){ w->str_data.len, k.len };
-	rpt_buf__put(&w->str_data, s, k.len);	/* reserved above: cannot fail */
-	*id = (uint32_t)w->nr_strs++;
-	rpt_htab__insert_at(&w->str_tab, slot, h, *id);
+	writer__append(w, RPT_REC_STRING);
+	*id = got;
 	return 0;
 }
 
@@ -225,16 +224,14 @@ static void writer__free(struct report_writer *w)
 	rpt_buf__free(&w->pending);
 	rpt_buf__free(&w->rec);
 	rpt_buf__free(&w->zbuf);
-	rpt_buf__free(&w->str_data);
-	free(w->strs);
-	rpt_htab__free(&w->str_tab);
+	strtab__free(&w->strs);
 	free(w->mods);
-	rpt_htab__free(&w->mod_tab);
+	htab__free(&w->mod_tab);
 	free(w->frames);
-	rpt_htab__free(&w->frame_tab);
+	htab__free(&w->frame_tab);
 	free(w->stack_data);
 	free(w->stacks);
-	rpt_htab__free(&w->stack_tab);
+	htab__free(&w->stack_tab);
 	free(w);
 }
 
@@ -291,22 +288,40 @@ fail:
 	return NULL;
 }
 
-static bool mod_eq(const void *ctx, uint32_t id, const void *key)
+/* The id a value of the tables (id + 1) stands for; RPT_NONE for 0, not found. */
+static uint32_t id_of(uint64_t val)
 {
-	const struct report_writer *w = ctx;
-	const struct wmod *a = &w->mods[id], *b = key;
+	return val ? (uint32_t)(val - 1) : RPT_NONE;
+}
+
+static bool mod_eq(const void *ctx, const void *key, uint64_t val)
+{
+	const struct wmod *a = &((const struct report_writer *)ctx)->mods[val - 1], *b = key;
 
 	return a->kind == b->kind && a->path == b->path && a->dev == b->dev && a->ino == b->ino &&
 	       a->build_id_len == b->build_id_len &&
 	       !memcmp(a->build_id, b->build_id, a->build_id_len);
 }
 
+/* Append the MODULE record of @k.  0 or -errno, nothing appended. */
+static int writer__mod_rec(struct report_writer *w, const struct wmod *k)
+{
+	int err;
+
+	w->rec.len = 0;
+	err = rpt_buf__uv(&w->rec, k->kind);
+	err = err ?: rpt_buf__uv(&w->rec, k->path);
+	err = err ?: rpt_buf__uv(&w->rec, k->build_id_len);
+	err = err ?: rpt_buf__put(&w->rec, k->build_id, k->build_id_len);
+	err = err ?: rpt_buf__uv(&w->rec, k->dev);
+	err = err ?: rpt_buf__uv(&w->rec, k->ino);
+	return err ?: writer__emit(w, RPT_REC_MODULE);
+}
+
 int report_writer__module(struct report_writer *w, const struct rpt_module *m, uint32_t *id)
 {
 	struct wmod k = {};
-	uint64_t hh;
-	uint32_t h;
-	size_t slot;
+	uint64_t h;
 	int err;
 
 	err = writer__begin(w);
@@ -322,52 +337,59 @@ int report_writer__module(struct report_writer *w, const struct rpt_module *m, u
 	k.ino = m->ino;
 	k.build_id_len = m->build_id_len;
 	memcpy(k.build_id, m->build_id, m->build_id_len);
-	hh = hash_u64(RPT_REC_MODULE, k.kind);
-	hh = hash_u64(hh, k.path);
-	hh = hash_u64(hh, k.dev);
-	hh = hash_u64(hh, k.ino);
-	h = (uint32_t)hash_bytes(hh, k.build_id, k.build_id_len);
+	h = hash_u64(RPT_REC_MODULE, k.kind);
+	h = hash_u64(h, k.path);
+	h = hash_u64(h, k.dev);
+	h = hash_u64(h, k.ino);
+	h = hash_bytes(h, k.build_id, k.build_id_len);
 
-	err = rpt_htab__reserve(&w->mod_tab, 1);
-	if (err)
-		return err;
-	*id = rpt_htab__find(&w->mod_tab, h, mod_eq, w, &k, &slot);
+	*id = id_of(htab__find(&w->mod_tab, h, mod_eq, w, &k));
 	if (*id != RPT_NONE)
 		return 0;
 	if (w->nr_mods >= RPT_ID_LIMIT)
 		return -E2BIG;
-	err = rpt_grow((void **)&w->mods, &w->cap_mods, w->nr_mods + 1, sizeof(*w->mods));
-	if (err)
-		return err;
-	w->rec.len = 0;
-	err = rpt_buf__uv(&w->rec, k.kind);
-	err = err ?: rpt_buf__uv(&w->rec, k.path);
-	err = err ?: rpt_buf__uv(&w->rec, k.build_id_len);
-	err = err ?: rpt_buf__put(&w->rec, k.build_id, k.build_id_len);
-	err = err ?: rpt_buf__uv(&w->rec, k.dev);
-	err = err ?: rpt_buf__uv(&w->rec, k.ino);
-	err = err ?: writer__emit(w, RPT_REC_MODULE);
+	err = htab__reserve(&w->mod_tab, 1);
+	err = err ?: rpt_grow((void **)&w->mods, &w->cap_mods, w->nr_mods + 1, sizeof(*w->mods));
+	err = err ?: writer__mod_rec(w, &k);
 	if (err)
 		return err;
 	w->mods[w->nr_mods] = k;
 	*id = (uint32_t)w->nr_mods++;
-	rpt_htab__insert_at(&w->mod_tab, slot, h, *id);
-	return 0;
+	return htab__add(&w->mod_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
 }
 
-static bool frame_eq(const void *ctx, uint32_t id, const void *key)
+static bool frame_eq(const void *ctx, const void *key, uint64_t val)
 {
-	const struct report_writer *w = ctx;
-	const struct wframe *a = &w->frames[id], *b = key;
+	const struct wframe *a = &((const struct report_writer *)ctx)->frames[val - 1], *b = key;
 
 	return a->kind == b->kind && a->module == b->module && a->key == b->key;
+}
+
+/*
+ * Append the FRAME record of @f, whose symbol is string id @sym - 1 (0:
+ * none).  0 or -errno, nothing appended.
+ */
+static int writer__frame_rec(struct report_writer *w, const struct rpt_frame *f, uint32_t sym)
+{
+	int err;
+
+	w->rec.len = 0;
+	err = rpt_buf__uv(&w->rec, f->kind);
+	err = err ?: rpt_buf__uv(&w->rec, f->module == RPT_NONE ? 0 : (uint64_t)f->module + 1);
+	err = err ?: rpt_buf__uv(&w->rec, f->offset);
+	/* Kernel frames have addr == offset: the difference costs one byte. */
+	err = err ?: rpt_buf__uv(&w->rec, rpt_zz_encode((int64_t)(f->addr - f->offset)));
+	err = err ?: rpt_buf__uv(&w->rec, sym);
+	err = err ?: rpt_buf__uv(&w->rec, f->sym_off);
+	err = err ?: rpt_buf__uv(&w->rec, f->reason);
+	return err ?: writer__emit(w, RPT_REC_FRAME);
 }
 
 int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uint32_t *id)
 {
 	struct wframe k;
-	uint32_t h, sym = 0;
-	size_t slot;
+	uint32_t sym = 0;
+	uint64_t h;
 	int err;
 
 	err = writer__begin(w);
@@ -379,17 +401,15 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 	k.kind = f->kind;
 	k.module = f->module;
 	k.key = f->module == RPT_NONE ? f->addr : f->offset;
-	h = (uint32_t)hash_u64(hash_u64(hash_u64(RPT_REC_FRAME, k.kind), k.module), k.key);
+	h = hash_u64(hash_u64(hash_u64(RPT_REC_FRAME, k.kind), k.module), k.key);
 
-	err = rpt_htab__reserve(&w->frame_tab, 1);
-	if (err)
-		return err;
-	*id = rpt_htab__find(&w->frame_tab, h, frame_eq, w, &k, &slot);
+	*id = id_of(htab__find(&w->frame_tab, h, frame_eq, w, &k));
 	if (*id != RPT_NONE)
 		return 0;
 	if (w->nr_frames >= RPT_ID_LIMIT)
 		return -E2BIG;
-	err = rpt_grow((void **)&w->frames, &w->cap_frames, w->nr_frames + 1, sizeof(*w->frames));
+	err = htab__reserve(&w->frame_tab, 1);
+	err = err ?: rpt_grow((void **)&w->frames, &w->cap_frames, w->nr_frames + 1, sizeof(*w->frames));
 	if (err)
 		return err;
 	/* Interned only for new frames: most samples hit known ones. */
@@ -399,40 +419,42 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 			return err;
 		sym++;
 	}
-	w->rec.len = 0;
-	err = rpt_buf__uv(&w->rec, k.kind);
-	err = err ?: rpt_buf__uv(&w->rec, k.module == RPT_NONE ? 0 : (uint64_t)k.module + 1);
-	err = err ?: rpt_buf__uv(&w->rec, f->offset);
-	/* Kernel frames have addr == offset: the difference costs one byte. */
-	err = err ?: rpt_buf__uv(&w->rec, rpt_zz_encode((int64_t)(f->addr - f->offset)));
-	err = err ?: rpt_buf__uv(&w->rec, sym);
-	err = err ?: rpt_buf__uv(&w->rec, f->sym_off);
-	err = err ?: rpt_buf__uv(&w->rec, f->reason);
-	err = err ?: writer__emit(w, RPT_REC_FRAME);
+	err = writer__frame_rec(w, f, sym);
 	if (err)
 		return err;
 	w->frames[w->nr_frames] = k;
 	*id = (uint32_t)w->nr_frames++;
-	rpt_htab__insert_at(&w->frame_tab, slot, h, *id);
-	return 0;
+	return htab__add(&w->frame_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
 }
 
-static bool stack_eq(const void *ctx, uint32_t id, const void *key)
+static bool stack_eq(const void *ctx, const void *key, uint64_t val)
 {
 	const struct report_writer *w = ctx;
-	const struct wstack *a = &w->stacks[id];
+	const struct wstack *a = &w->stacks[val - 1];
 	const struct stack_key *b = key;
 
 	return a->nr == b->nr &&
 	       (!b->nr || !memcmp(w->stack_data + a->off, b->ids, b->nr * sizeof(*b->ids)));
 }
 
+/* Append the STACK record of @k.  0 or -errno, nothing appended. */
+static int writer__stack_rec(struct report_writer *w, const struct stack_key *k)
+{
+	uint32_t i;
+	int err;
+
+	w->rec.len = 0;
+	err = rpt_buf__uv(&w->rec, k->nr);
+	for (i = 0; i < k->nr && !err; i++)
+		err = rpt_buf__uv(&w->rec, k->ids[i]);
+	return err ?: writer__emit(w, RPT_REC_STACK);
+}
+
 int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32_t nr, uint32_t *id)
 {
 	struct stack_key k = { frames, nr };
-	uint64_t hh = RPT_REC_STACK;
-	size_t slot;
-	uint32_t i, h;
+	uint64_t h = RPT_REC_STACK;
+	uint32_t i;
 	int err;
 
 	err = writer__begin(w);
@@ -443,30 +465,22 @@ int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32
 	for (i = 0; i < nr; i++) {
 		if (frames[i] >= w->nr_frames)
 			return -EINVAL;
-		hh = hash_u64(hh, frames[i]);
+		h = hash_u64(h, frames[i]);
 	}
-	h = (uint32_t)hash_u64(hh, nr);
+	h = hash_u64(h, nr);
 
-	err = rpt_htab__reserve(&w->stack_tab, 1);
-	if (err)
-		return err;
-	*id = rpt_htab__find(&w->stack_tab, h, stack_eq, w, &k, &slot);
+	*id = id_of(htab__find(&w->stack_tab, h, stack_eq, w, &k));
 	if (*id != RPT_NONE)
 		return 0;
 	if (w->nr_stacks >= RPT_ID_LIMIT)
 		return -E2BIG;
 	if (nr > SIZE_MAX - w->nr_stack_data)
 		return -E2BIG;
-	err = rpt_grow((void **)&w->stacks, &w->cap_stacks, w->nr_stacks + 1, sizeof(*w->stacks));
+	err = htab__reserve(&w->stack_tab, 1);
+	err = err ?: rpt_grow((void **)&w->stacks, &w->cap_stacks, w->nr_stacks + 1, sizeof(*w->stacks));
 	err = err ?: rpt_grow((void **)&w->stack_data, &w->cap_stack_data,
 			      w->nr_stack_data + nr, sizeof(*w->stack_data));
-	if (err)
-		return err;
-	w->rec.len = 0;
-	err = rpt_buf__uv(&w->rec, nr);
-	for (i = 0; i < nr && !err; i++)
-		err = rpt_buf__uv(&w->rec, frames[i]);
-	err = err ?: writer__emit(w, RPT_REC_STACK);
+	err = err ?: writer__stack_rec(w, &k);
 	if (err)
 		return err;
 	if (nr)
@@ -474,8 +488,7 @@ int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32
 	w->stacks[w->nr_stacks] = (struct wstack){ w->nr_stack_data, nr };
 	w->nr_stack_data += nr;
 	*id = (uint32_t)w->nr_stacks++;
-	rpt_htab__insert_at(&w->stack_tab, slot, h, *id);
-	return 0;
+	return htab__add(&w->stack_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
 }
 
 int report_writer__sample(struct report_writer *w, const struct rpt_sample *s)

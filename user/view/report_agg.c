@@ -1,72 +1,17 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * report_agg: what the table and the folded stacks start from.  Kept
- * samples are counted per distinct (comm, stack), so the per-sample work
- * is a few array reads and everything after scales with the number of
- * distinct stacks, not samples.
+ * report_agg: what the table, the folded stacks and the flame graph start
+ * from.  Kept samples are counted per distinct (comm, stack), so the
+ * per-sample work is a few array reads and everything after scales with
+ * the number of distinct stacks, not samples.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "view/report_view_int.h"
-
-struct skey {
-	const char *p;
-	size_t len;
-};
-
-static bool strset_eq(const void *ctx, uint32_t id, const void *key)
-{
-	const struct strset *s = ctx;
-	const struct skey *k = key;
-
-	return s->v[id].len == k->len && !memcmp(s->data.data + s->v[id].off, k->p, k->len);
-}
-
-int strset__intern(struct strset *s, const char *p, size_t len, uint32_t *id)
-{
-	struct skey k = { p, len };
-	uint32_t h = (uint32_t)hash_bytes(0, p, len);
-	size_t slot;
-	int err;
-
-	err = rpt_htab__reserve(&s->tab, 1);
-	if (err)
-		return err;
-	*id = rpt_htab__find(&s->tab, h, strset_eq, s, &k, &slot);
-	if (*id != RPT_NONE)
-		return 0;
-	if (s->nr >= RPT_ID_LIMIT)
-		return -E2BIG;
-	err = rpt_grow((void **)&s->v, &s->cap, s->nr + 1, sizeof(*s->v));
-	err = err ?: rpt_buf__reserve(&s->data, len + 1);
-	if (err)
-		return err;
-	s->v[s->nr] = (struct sref){ s->data.len, len };
-	if (len)	/* "" may come with no buffer behind it */
-		memcpy(s->data.data + s->data.len, p, len);
-	s->data.data[s->data.len + len] = '\0';
-	s->data.len += len + 1;
-	*id = (uint32_t)s->nr++;
-	rpt_htab__insert_at(&s->tab, slot, h, *id);
-	return 0;
-}
-
-const char *strset__str(const struct strset *s, uint32_t id)
-{
-	return (const char *)s->data.data + s->v[id].off;
-}
-
-void strset__free(struct strset *s)
-{
-	rpt_buf__free(&s->data);
-	free(s->v);
-	s->v = NULL;
-	s->nr = s->cap = 0;
-	rpt_htab__free(&s->tab);
-}
+#include "report/report_fmt.h"
+#include "view/report_agg.h"
 
 static int agg__comm(struct agg *a, const struct view_opts *o, const char *comm, uint32_t *id,
 		     bool *keep)
@@ -75,7 +20,7 @@ static int agg__comm(struct agg *a, const struct view_opts *o, const char *comm,
 	int err;
 
 	if (a->cache[c].p != comm) {
-		err = strset__intern(&a->comms, comm, strlen(comm), &a->cache[c].id);
+		err = strtab__intern_id(&a->comms, comm, strlen(comm), &a->cache[c].id);
 		if (err)
 			return err;
 		a->cache[c].p = comm;
@@ -84,13 +29,6 @@ static int agg__comm(struct agg *a, const struct view_opts *o, const char *comm,
 	*id = a->cache[c].id;
 	*keep = a->cache[c].keep;
 	return 0;
-}
-
-static int u32_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static int agg__add(struct agg *a, uint32_t comm, uint32_t stack)
@@ -122,35 +60,6 @@ static int agg__add(struct agg *a, uint32_t comm, uint32_t stack)
 	return 0;
 }
 
-int pid_set__init(struct pid_set *p, const struct view_opts *o)
-{
-	size_t nr = o && o->pids ? o->nr_pids : 0;
-
-	p->v = NULL;
-	p->nr = 0;
-	if (!nr)
-		return 0;
-	p->v = malloc(nr * sizeof(*p->v));
-	if (!p->v)
-		return -ENOMEM;
-	memcpy(p->v, o->pids, nr * sizeof(*p->v));
-	qsort(p->v, nr, sizeof(*p->v), u32_cmp);
-	p->nr = nr;
-	return 0;
-}
-
-bool pid_set__keep(const struct pid_set *p, uint32_t pid)
-{
-	return !p->v || bsearch(&pid, p->v, p->nr, sizeof(*p->v), u32_cmp);
-}
-
-void pid_set__free(struct pid_set *p)
-{
-	free(p->v);
-	p->v = NULL;
-	p->nr = 0;
-}
-
 int agg__build(struct agg *a, const struct report *r, const struct view_opts *o)
 {
 	size_t i, nr = report__nr_samples(r);
@@ -175,7 +84,7 @@ int agg__build(struct agg *a, const struct report *r, const struct view_opts *o)
 
 void agg__free(struct agg *a)
 {
-	strset__free(&a->comms);
+	strtab__free(&a->comms);
 	free(a->pairs);
 	free(a->head);
 	a->pairs = NULL;

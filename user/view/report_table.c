@@ -13,64 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/strtab.h"
+#include "view/report_agg.h"
 #include "view/report_view_int.h"
-
-static const struct {
-	const char *name;
-	enum view_key key;
-} key_names[] = {
-	/* The first name of each key is the one printed. */
-	{ "self", VIEW_KEY_SELF },
-	{ "samples", VIEW_KEY_SELF },
-	{ "total", VIEW_KEY_TOTAL },
-	{ "comm", VIEW_KEY_COMM },
-	{ "process", VIEW_KEY_COMM },
-	{ "module", VIEW_KEY_MODULE },
-	{ "dso", VIEW_KEY_MODULE },
-	{ "symbol", VIEW_KEY_SYMBOL },
-	{ "sym", VIEW_KEY_SYMBOL },
-};
-
-#define NR_KEY_NAMES (sizeof(key_names) / sizeof(key_names[0]))
-
-const char *view_key__name(enum view_key k)
-{
-	size_t i;
-
-	for (i = 0; i < NR_KEY_NAMES; i++)
-		if (key_names[i].key == k)
-			return key_names[i].name;
-	return "?";
-}
-
-int view_sort__parse(struct view_opts *o, const char *spec, char *err, size_t errlen)
-{
-	const char *p = spec, *end;
-	uint8_t keys[VIEW_KEY_MAX];
-	size_t nr = 0, i, len;
-
-	do {
-		end = strchr(p, ',');
-		len = end ? (size_t)(end - p) : strlen(p);
-		for (i = 0; i < NR_KEY_NAMES; i++)
-			if (strlen(key_names[i].name) == len && !strncmp(key_names[i].name, p, len))
-				break;
-		if (i == NR_KEY_NAMES) {
-			snprintf(err, errlen, "unknown sort key '%.*s' (keys: self, samples, total, "
-				 "comm, process, module, dso, symbol, sym)", (int)(len < 64 ? len : 64), p);
-			return -EINVAL;
-		}
-		if (memchr(keys, key_names[i].key, nr)) {
-			snprintf(err, errlen, "sort key '%.*s' given twice", (int)len, p);
-			return -EINVAL;
-		}
-		keys[nr++] = (uint8_t)key_names[i].key;
-		p = end ? end + 1 : NULL;
-	} while (p);
-	memcpy(o->sort, keys, nr);
-	o->nr_sort = nr;
-	return 0;
-}
 
 /* A row of the table: one (process, module, symbol). */
 struct row {
@@ -80,18 +27,24 @@ struct row {
 	const char *comm_s, *mod_s, *sym_s;	/* set once interning is over */
 };
 
+/* The row a frame counted in last, and for which comm (RPT_NONE: none yet). */
+struct frow {
+	uint32_t comm, row;
+};
+
 struct table {
 	const struct report *r;
 	const struct frame_namer *namer;
 	struct agg a;
-	struct strset fkeys;	/* "MODULE\0SYMBOL" */
+	struct strtab fkeys;	/* "MODULE\0SYMBOL" */
 	uint32_t *frame_fkey;	/* per frame id, RPT_NONE until computed */
 	uint8_t *frame_reason;	/* per frame id, the unnamed slot; RPT_OK: named.  With fkey */
+	struct frow *frame_row;	/* per frame id */
 	struct unnamed unnamed;
 	struct rpt_buf scratch;
 	struct row *rows;
 	size_t nr_rows, cap_rows;
-	struct rpt_htab row_tab;
+	struct htab row_tab;	/* hash of (comm, fkey) -> row index + 1 */
 };
 
 /* The (module, symbol) key of @frame; RPT_NONE stands for the frame of an empty stack. */
@@ -105,7 +58,7 @@ static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
 	int err;
 
 	if (frame == RPT_NONE)
-		return strset__intern(&t->fkeys, unknown2, sizeof(unknown2) - 1, fk);
+		return strtab__intern_id(&t->fkeys, unknown2, sizeof(unknown2) - 1, fk);
 	if (t->frame_fkey[frame] != RPT_NONE) {
 		*fk = t->frame_fkey[frame];
 		return 0;
@@ -120,7 +73,7 @@ static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
 		return err;
 	view__sanitize((char *)b->data, b->len - 1, false);
 	err = view__buf_frame(b, &fn, f->kind, false);
-	err = err ?: strset__intern(&t->fkeys, (const char *)b->data, b->len, fk);
+	err = err ?: strtab__intern_id(&t->fkeys, b->data, b->len, fk);
 	if (err)
 		return err;
 	t->frame_fkey[frame] = *fk;
@@ -134,9 +87,9 @@ static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
 	return 0;
 }
 
-static bool row_eq(const void *ctx, uint32_t id, const void *key)
+static bool row_eq(const void *ctx, const void *key, uint64_t val)
 {
-	const struct row *a = &((const struct table *)ctx)->rows[id], *b = key;
+	const struct row *a = &((const struct table *)ctx)->rows[val - 1], *b = key;
 
 	return a->comm == b->comm && a->fkey == b->fkey;
 }
@@ -145,23 +98,43 @@ static bool row_eq(const void *ctx, uint32_t id, const void *key)
 static int table__row(struct table *t, uint32_t comm, uint32_t fkey, uint32_t *id)
 {
 	struct row k = { .comm = comm, .fkey = fkey };
-	uint32_t h = (uint32_t)hash_u64(hash_u64(1, comm), fkey);
-	size_t slot;
+	uint64_t h = hash_u64(hash_u64(1, comm), fkey), v;
 	int err;
 
-	err = rpt_htab__reserve(&t->row_tab, 1);
-	if (err)
-		return err;
-	*id = rpt_htab__find(&t->row_tab, h, row_eq, t, &k, &slot);
-	if (*id != RPT_NONE)
+	v = htab__find(&t->row_tab, h, row_eq, t, &k);
+	if (v) {
+		*id = (uint32_t)(v - 1);
 		return 0;
-	err = rpt_grow((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows));
+	}
+	err = htab__reserve(&t->row_tab, 1);
+	err = err ?: rpt_grow((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows));
 	if (err)
 		return err;
 	*id = (uint32_t)t->nr_rows++;
 	t->rows[*id] = k;
-	rpt_htab__insert_at(&t->row_tab, slot, h, *id);
-	return 0;
+	return htab__add(&t->row_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
+}
+
+/*
+ * The row frame @frame (RPT_NONE: the frame of an empty stack) counts in
+ * for @comm.  Deep stacks repeat their frames in one process, so the row
+ * a frame went to last is kept beside it: most lookups end there.
+ */
+static int table__row_of(struct table *t, uint32_t comm, uint32_t frame, uint32_t *id)
+{
+	struct frow *last = frame != RPT_NONE ? &t->frame_row[frame] : NULL;
+	uint32_t fk;
+	int err;
+
+	if (last && last->comm == comm) {
+		*id = last->row;
+		return 0;
+	}
+	err = table__fkey(t, frame, &fk);
+	err = err ?: table__row(t, comm, fk, id);
+	if (!err && last)
+		*last = (struct frow){ comm, *id };
+	return err;
 }
 
 static int table__count(struct table *t)
@@ -171,14 +144,13 @@ static int table__count(struct table *t)
 
 	for (i = 0; i < t->a.nr_pairs; i++) {
 		const struct pair *p = &t->a.pairs[i];
-		uint32_t nr = 0, j, fk, id;
+		uint32_t nr = 0, j, id;
 		const uint32_t *ids = report__stack(t->r, p->stack, &nr);
 
 		for (j = 0; j < (nr ? nr : 1); j++) {
 			struct row *row;
 
-			err = table__fkey(t, nr ? ids[j] : RPT_NONE, &fk);
-			err = err ?: table__row(t, p->comm, fk, &id);
+			err = table__row_of(t, p->comm, nr ? ids[j] : RPT_NONE, &id);
 			if (err)
 				return err;
 			row = &t->rows[id];
@@ -252,32 +224,39 @@ static void print_order(FILE *out, const struct view_opts *o, size_t shown, size
 	fprintf(out, "\n#\n");
 }
 
+/* The per-frame arrays of @t, for the @nf frames of the report.  0 or -ENOMEM. */
+static int table__frames(struct table *t, size_t nf)
+{
+	size_t n = nf ? nf : 1;
+
+	t->frame_fkey = malloc(n * sizeof(*t->frame_fkey));
+	t->frame_reason = malloc(n);
+	t->frame_row = malloc(n * sizeof(*t->frame_row));
+	if (!t->frame_fkey || !t->frame_reason || !t->frame_row)
+		return -ENOMEM;
+	memset(t->frame_fkey, 0xff, n * sizeof(*t->frame_fkey));
+	memset(t->frame_row, 0xff, n * sizeof(*t->frame_row));
+	return 0;
+}
+
 int report_view__table(FILE *out, const struct report *r, const struct view_opts *o)
 {
 	struct table t = { .r = r, .namer = view__namer(o) };
-	size_t i, nr, nf, cw = strlen("process"), mw = strlen("module");
+	size_t i, nr, cw = strlen("process"), mw = strlen("module");
 	int err;
 
 	if (!out || !r)
 		return -EINVAL;
-	nf = report__nr_frames(r);
-	t.frame_fkey = malloc((nf ? nf : 1) * sizeof(*t.frame_fkey));
-	t.frame_reason = malloc(nf ? nf : 1);
-	if (!t.frame_fkey || !t.frame_reason) {
-		free(t.frame_fkey);
-		free(t.frame_reason);
-		return -ENOMEM;
-	}
-	memset(t.frame_fkey, 0xff, (nf ? nf : 1) * sizeof(*t.frame_fkey));
-	err = agg__build(&t.a, r, o);
+	err = table__frames(&t, report__nr_frames(r));
+	err = err ?: agg__build(&t.a, r, o);
 	err = err ?: table__count(&t);
 	if (err)
 		goto out;
 	for (i = 0; i < t.nr_rows; i++) {
 		struct row *row = &t.rows[i];
 
-		row->comm_s = strset__str(&t.a.comms, row->comm);
-		row->mod_s = strset__str(&t.fkeys, row->fkey);
+		row->comm_s = strtab__str(&t.a.comms, row->comm);
+		row->mod_s = strtab__str(&t.fkeys, row->fkey);
 		row->sym_s = row->mod_s + strlen(row->mod_s) + 1;
 	}
 	if (t.nr_rows)
@@ -312,10 +291,11 @@ int report_view__table(FILE *out, const struct report *r, const struct view_opts
 out:
 	free(t.frame_fkey);
 	free(t.frame_reason);
+	free(t.frame_row);
 	rpt_buf__free(&t.scratch);
 	free(t.rows);
-	rpt_htab__free(&t.row_tab);
-	strset__free(&t.fkeys);
+	htab__free(&t.row_tab);
+	strtab__free(&t.fkeys);
 	agg__free(&t.a);
 	return err;
 }

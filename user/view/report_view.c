@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * report_view: how every view names a frame and filters samples, and the
- * folded stacks.  The table is in report_table.c, its header in
- * report_header.c, the counting both start from in report_agg.c.
+ * report_view: how every view names a frame, and the folded stacks.  The
+ * table is in report_table.c, its header in report_header.c, the counting
+ * both start from in report_agg.c, the filters in view_opts.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/strtab.h"
+#include "view/report_agg.h"
 #include "view/report_view_int.h"
 
 const char *view__module_base(const struct rpt_module *m)
@@ -54,11 +56,6 @@ static int frame_fmt(const struct frame_name *fn, uint32_t kind, char *buf, size
 	return snprintf(buf, len, VIEW_UNKNOWN "%s", sfx);
 }
 
-const struct frame_namer *view__namer(const struct view_opts *o)
-{
-	return o ? o->namer : NULL;
-}
-
 const char *view__frame_name(const struct view_opts *o, const struct report *r,
 			     const struct rpt_frame *f, char *buf, size_t len)
 {
@@ -68,31 +65,6 @@ const char *view__frame_name(const struct view_opts *o, const struct report *r,
 	if (len)
 		frame_fmt(&fn, f->kind, buf, len, true);
 	return buf;
-}
-
-bool view__comm_ok(const struct view_opts *o, const char *comm)
-{
-	size_t i;
-
-	if (!o || !o->comms || !o->nr_comms)
-		return true;
-	for (i = 0; i < o->nr_comms; i++)
-		if (!strcmp(o->comms[i], comm))
-			return true;
-	return false;
-}
-
-int view__keep(const struct view_opts *o, const struct rpt_sample *s)
-{
-	size_t i;
-
-	if (o && o->pids && o->nr_pids) {
-		for (i = 0; i < o->nr_pids && o->pids[i] != s->pid; i++)
-			;
-		if (i == o->nr_pids)
-			return 0;
-	}
-	return view__comm_ok(o, s->comm ? s->comm : "");
 }
 
 /* Folded lines split on ';' and end at whitespace + count: keep names from breaking that. */
@@ -136,6 +108,11 @@ static int line_cmp(const void *a, const void *b)
 	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
 }
 
+/* Where a folded frame name is in names.text. */
+struct sref {
+	size_t off, len;
+};
+
 /* Folded frame names, rendered once per frame: deep stacks share most of theirs. */
 struct names {
 	const struct frame_namer *namer;
@@ -177,7 +154,7 @@ static int names__put(struct names *n, const struct report *r, uint32_t id, stru
 
 /* Render each (comm, stack) pair as a folded line; lines that print alike are merged. */
 static int folded__lines(const struct report *r, const struct view_opts *o, const struct agg *a,
-			 struct strset *lines, uint64_t **counts)
+			 struct strtab *lines, uint64_t **counts)
 {
 	struct names names = { .namer = view__namer(o) };
 	struct rpt_buf b = {};
@@ -187,7 +164,7 @@ static int folded__lines(const struct report *r, const struct view_opts *o, cons
 	err = names__init(&names, r);
 	for (i = 0; i < a->nr_pairs && !err; i++) {
 		const struct pair *p = &a->pairs[i];
-		const char *comm = strset__str(&a->comms, p->comm);
+		const char *comm = agg__comm_str(a, p);
 		uint32_t nr = 0, j, id;
 		const uint32_t *ids = report__stack(r, p->stack, &nr);
 
@@ -204,12 +181,12 @@ static int folded__lines(const struct report *r, const struct view_opts *o, cons
 		if (!nr)
 			err = err ?: rpt_buf__put(&b, ";" VIEW_UNKNOWN, strlen(";" VIEW_UNKNOWN));
 		/* Two unnamed addresses in one module print alike, for one. */
-		before = lines->nr;
-		err = err ?: strset__intern(lines, (const char *)b.data, b.len, &id);
-		err = err ?: rpt_grow((void **)counts, &cap, lines->nr, sizeof(**counts));
+		before = strtab__nr(lines);
+		err = err ?: strtab__intern_id(lines, b.data, b.len, &id);
+		err = err ?: rpt_grow((void **)counts, &cap, strtab__nr(lines), sizeof(**counts));
 		if (err)
 			break;
-		if (lines->nr > before)
+		if (strtab__nr(lines) > before)
 			(*counts)[id] = 0;
 		(*counts)[id] += p->count;
 	}
@@ -222,34 +199,36 @@ static int folded__lines(const struct report *r, const struct view_opts *o, cons
 int report_view__folded(FILE *out, const struct report *r, const struct view_opts *o)
 {
 	struct agg a = {};
-	struct strset lines = {};
+	struct strtab lines = {};
 	uint64_t *counts = NULL;
 	struct line *sorted = NULL;
-	size_t i;
+	size_t i, nr = 0;
 	int err;
 
 	if (!out || !r)
 		return -EINVAL;
 	err = agg__build(&a, r, o);
 	err = err ?: folded__lines(r, o, &a, &lines, &counts);
-	if (!err && lines.nr) {
-		sorted = calloc(lines.nr, sizeof(*sorted));
+	if (!err)
+		nr = strtab__nr(&lines);
+	if (!err && nr) {
+		sorted = calloc(nr, sizeof(*sorted));
 		if (!sorted)
 			err = -ENOMEM;
 	}
 	if (!err) {
-		for (i = 0; i < lines.nr; i++)
-			sorted[i] = (struct line){ strset__str(&lines, (uint32_t)i), counts[i] };
-		if (lines.nr)
-			qsort(sorted, lines.nr, sizeof(*sorted), line_cmp);
-		for (i = 0; i < lines.nr; i++)
+		for (i = 0; i < nr; i++)
+			sorted[i] = (struct line){ strtab__str(&lines, (uint32_t)i), counts[i] };
+		if (nr)
+			qsort(sorted, nr, sizeof(*sorted), line_cmp);
+		for (i = 0; i < nr; i++)
 			fprintf(out, "%s %" PRIu64 "\n", sorted[i].text, sorted[i].count);
 		if (fflush(out) || ferror(out))
 			err = -EIO;
 	}
 	free(sorted);
 	free(counts);
-	strset__free(&lines);
+	strtab__free(&lines);
 	agg__free(&a);
 	return err;
 }

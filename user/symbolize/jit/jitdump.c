@@ -24,8 +24,9 @@
 #include <unistd.h>
 
 #include "base/hash.h"
-#include "symbolize/jit/jitdump.h"
+#include "base/htab.h"
 #include "base/util.h"
+#include "symbolize/jit/jitdump.h"
 
 #define DEF_NAME_MAX	((size_t)4096)
 #define MAX_NAME_MAX	((size_t)1 << 20)
@@ -37,11 +38,16 @@
 #define LOAD_FIXED	40	/* pid, tid, vma, code_addr, code_size, code_index */
 #define MOVE_FIXED	48	/* pid, tid, vma, old_code_addr, new_code_addr, code_size, code_index */
 
-/* code_index -> name, open addressing; a NULL name is an empty slot. */
+/* code_index -> name. */
+struct idx_ent {
+	uint64_t key;
+	const char *name;
+};
+
 struct idxmap {
-	uint64_t *keys;
-	const char **names;
-	size_t cap, nr;		/* cap: a power of two, or 0 */
+	struct htab tab;	/* hash of the key -> index in v + 1 */
+	struct idx_ent *v;
+	size_t nr, cap;
 };
 
 struct jitdump_reader {
@@ -82,72 +88,55 @@ static uint64_t get_u64(const uint8_t *p)
 
 /* ---- code_index -> name ---- */
 
-static size_t idx_slot(const struct idxmap *m, uint64_t key)
+static bool idx_eq(const void *ctx, const void *key, uint64_t val)
 {
-	size_t j = (size_t)hash_u64(0, key) & (m->cap - 1);
+	return ((const struct idxmap *)ctx)->v[val - 1].key == *(const uint64_t *)key;
+}
 
-	while (m->names[j] && m->keys[j] != key)
-		j = (j + 1) & (m->cap - 1);
-	return j;
+static struct idx_ent *idx_find(const struct idxmap *m, uint64_t key)
+{
+	uint64_t v = htab__find(&m->tab, hash_u64(0, key), idx_eq, m, &key);
+
+	return v ? &m->v[v - 1] : NULL;
 }
 
 static const char *idx_get(const struct idxmap *m, uint64_t key)
 {
-	return m->cap ? m->names[idx_slot(m, key)] : NULL;
-}
+	const struct idx_ent *e = idx_find(m, key);
 
-static int idx_grow(struct idxmap *m)
-{
-	size_t ncap = m->cap ? m->cap * 2 : 256, i, j;
-	struct idxmap n = { .cap = ncap, .nr = m->nr };
-
-	n.keys = malloc(ncap * sizeof(*n.keys));
-	n.names = calloc(ncap, sizeof(*n.names));
-	if (!n.keys || !n.names) {
-		free(n.keys);
-		free(n.names);
-		return -ENOMEM;
-	}
-	for (i = 0; i < m->cap; i++) {
-		if (!m->names[i])
-			continue;
-		j = idx_slot(&n, m->keys[i]);
-		n.keys[j] = m->keys[i];
-		n.names[j] = m->names[i];
-	}
-	free(m->keys);
-	free(m->names);
-	*m = n;
-	return 0;
+	return e ? e->name : NULL;
 }
 
 /* Name index @key @name.  0, -E2BIG (@max indexes kept already) or -ENOMEM. */
 static int idx_put(struct idxmap *m, uint64_t key, const char *name, size_t max)
 {
-	size_t j;
+	struct idx_ent *e = idx_find(m, key), *v;
+	size_t ncap;
 
-	if (m->cap) {
-		j = idx_slot(m, key);
-		if (m->names[j]) {	/* a JIT that reuses an index: the later LOAD wins */
-			m->names[j] = name;
-			return 0;
-		}
+	if (e) {	/* a JIT that reuses an index: the later LOAD wins */
+		e->name = name;
+		return 0;
 	}
 	if (m->nr >= max)
 		return -E2BIG;
-	if ((m->nr + 1) * 2 > m->cap && idx_grow(m))
+	if (m->nr == m->cap) {
+		ncap = m->cap ? m->cap * 2 : 256;
+		v = realloc(m->v, ncap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		m->v = v;
+		m->cap = ncap;
+	}
+	if (htab__add(&m->tab, hash_u64(0, key), m->nr + 1))
 		return -ENOMEM;
-	j = idx_slot(m, key);
-	m->keys[j] = key;
-	m->names[j] = name;
-	m->nr++;
+	m->v[m->nr++] = (struct idx_ent){ key, name };
 	return 0;
 }
 
 static void idx_free(struct idxmap *m)
 {
-	free(m->keys);
-	free(m->names);
+	htab__free(&m->tab);
+	free(m->v);
 	memset(m, 0, sizeof(*m));
 }
 

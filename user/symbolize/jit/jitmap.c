@@ -17,13 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symbolize/fileid.h"
 #include "base/hash.h"
+#include "base/htab.h"
+#include "base/lru.h"
+#include "base/util.h"
+#include "symbolize/fileid.h"
 #include "symbolize/jit/jitdump.h"
 #include "symbolize/jit/jitmap.h"
-#include "base/lru.h"
 #include "symbolize/jit/perfmap.h"
-#include "base/util.h"
 
 #define MAX_PROCS_DEFAULT	1024
 #define MAX_FDS_DEFAULT		64
@@ -53,7 +54,6 @@ struct jitsrc {
 struct jitproc {
 	uint32_t pid;
 	uint64_t pstart;
-	struct jitproc *hnext;
 	struct lru_node lru;
 	enum pm_state pm_state;
 	uint64_t retry_at;
@@ -66,8 +66,7 @@ struct jitmap {
 	char *proc_root;
 	size_t max_procs, nr;
 	uint64_t refresh_ns, retry_ns;
-	struct jitproc **b;
-	size_t nb;			/* power of two */
+	struct htab procs;		/* hash of the pid -> struct jitproc * */
 	struct lru lru;			/* most recently used first */
 	struct fd_cache fds;
 };
@@ -80,9 +79,20 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static size_t bucket(const struct jitmap *jm, uint32_t pid)
+static uint64_t pid_hash(uint32_t pid)
 {
-	return (size_t)hash_u64(0, pid) & (jm->nb - 1);
+	return hash_u64(0, pid);
+}
+
+static bool pid_eq(const void *ctx, const void *key, uint64_t val)
+{
+	return ((const struct jitproc *)(uintptr_t)val)->pid == *(const uint32_t *)key;
+}
+
+/* The state of @pid, whatever its pstart (there is one at most), or NULL. */
+static struct jitproc *proc_of_pid(const struct jitmap *jm, uint32_t pid)
+{
+	return (struct jitproc *)(uintptr_t)htab__find(&jm->procs, pid_hash(pid), pid_eq, NULL, &pid);
 }
 
 static void src_free(struct jitmap *jm, struct jitsrc *src)
@@ -97,12 +107,9 @@ static void src_free(struct jitmap *jm, struct jitsrc *src)
 
 static void proc_drop(struct jitmap *jm, struct jitproc *jp)
 {
-	struct jitproc **pp = &jm->b[bucket(jm, jp->pid)];
 	size_t i;
 
-	while (*pp != jp)
-		pp = &(*pp)->hnext;
-	*pp = jp->hnext;
+	htab__del(&jm->procs, pid_hash(jp->pid), (uintptr_t)jp);
 	lru__unlink(&jm->lru, &jp->lru);
 	src_free(jm, &jp->perfmap);
 	for (i = 0; i < jp->nr_dumps; i++)
@@ -117,20 +124,17 @@ static void proc_drop(struct jitmap *jm, struct jitproc *jp)
  */
 static struct jitproc *proc_get(struct jitmap *jm, uint32_t pid, uint64_t pstart, bool create)
 {
-	struct jitproc *jp, *next;
-	size_t b = bucket(jm, pid), i;
+	struct jitproc *jp;
+	size_t i;
 
-	for (jp = jm->b[b]; jp; jp = next) {
-		next = jp->hnext;
-		if (jp->pid != pid)
-			continue;
+	while ((jp = proc_of_pid(jm, pid))) {
 		if (jp->pstart == pstart) {
 			lru__touch(&jm->lru, &jp->lru);
 			return jp;
 		}
 		proc_drop(jm, jp);
 	}
-	if (!create)
+	if (!create || htab__reserve(&jm->procs, 1))
 		return NULL;
 	if (jm->nr >= jm->max_procs && jm->lru.tail)
 		proc_drop(jm, lru_entry(jm->lru.tail, struct jitproc, lru));
@@ -142,8 +146,7 @@ static struct jitproc *proc_get(struct jitmap *jm, uint32_t pid, uint64_t pstart
 	fd_slot__init(&jp->perfmap.fd);
 	for (i = 0; i < MAX_DUMPS; i++)
 		fd_slot__init(&jp->dumps[i].fd);
-	jp->hnext = jm->b[b];
-	jm->b[b] = jp;
+	htab__add(&jm->procs, pid_hash(pid), (uintptr_t)jp);	/* reserved: cannot fail */
 	lru__push_front(&jm->lru, &jp->lru);
 	jm->nr++;
 	return jp;
@@ -390,11 +393,8 @@ struct jitmap *jitmap__new(const struct jitmap_opts *opts)
 	jm->fds.cap = opts->max_fds ? opts->max_fds : MAX_FDS_DEFAULT;
 	jm->refresh_ns = opts->refresh_ns ? opts->refresh_ns : REFRESH_NS_DEFAULT;
 	jm->retry_ns = opts->retry_ns ? opts->retry_ns : RETRY_NS_DEFAULT;
-	for (jm->nb = 64; jm->nb < jm->max_procs; jm->nb *= 2)
-		;
-	jm->b = calloc(jm->nb, sizeof(*jm->b));
 	jm->proc_root = strdup(opts->proc_root ? opts->proc_root : "/proc");
-	if (!jm->b || !jm->proc_root) {
+	if (!jm->proc_root) {
 		jitmap__free(jm);
 		errno = ENOMEM;
 		return NULL;
@@ -408,7 +408,7 @@ void jitmap__free(struct jitmap *jm)
 		return;
 	while (jm->lru.head)
 		proc_drop(jm, lru_entry(jm->lru.head, struct jitproc, lru));
-	free(jm->b);
+	htab__free(&jm->procs);
 	free(jm->proc_root);
 	free(jm);
 }

@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/hash.h"
-#include "symbolize/kernel/kallsyms.h"
+#include "base/strtab.h"
 #include "base/util.h"
+#include "symbolize/kernel/kallsyms.h"
 
 #define KSYMS_FILE_CAP	((size_t)256 << 20)
 #define LOAD_BUF	((size_t)256 * 1024)
@@ -43,21 +43,14 @@ struct kent {
 	uint8_t under;		/* leading underscores, capped */
 };
 
-/* Module names, interned: kallsyms repeats one per symbol. */
-struct modtab {
-	uint32_t *slots;	/* module index + 1; 0: empty.  Open addressing */
-	size_t cap;		/* power of two */
-	uint32_t *off;		/* arena offset of each name */
-	size_t nr, alloc;
-};
-
 struct ksyms {
 	struct ksym *syms;	/* by address; each run's preferred name first */
 	size_t nr;
 	uint64_t *keys;		/* the address of each run of equal addresses */
 	uint32_t *heads;	/* the index in syms of each run's first symbol */
 	size_t nr_keys;
-	char *arena;		/* every symbol and module name */
+	char *arena;		/* every symbol name */
+	struct strtab mods;	/* every module name, once: frame_namer tells modules by pointer */
 	size_t nr_bad;
 	bool restricted;
 };
@@ -67,7 +60,7 @@ struct parser {
 	size_t nr, alloc;
 	char *arena;
 	size_t used, arena_cap;	/* bytes of arena filled, allocated */
-	struct modtab mods;
+	struct strtab mods;	/* kallsyms repeats a module's name on each of its symbols */
 	size_t nr_bad, nr_lines;
 	bool nonzero;		/* some address was not 0 */
 };
@@ -86,60 +79,15 @@ static bool is_blank(char c)
 	return blank[(unsigned char)c];
 }
 
-static int modtab_grow(struct modtab *mt, const char *arena)
-{
-	size_t ncap = mt->cap ? mt->cap * 2 : 16, i;
-	uint32_t *slots = calloc(ncap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (i = 0; i < mt->nr; i++) {
-		const char *name = arena + mt->off[i];
-		size_t j = (uint32_t)hash_bytes(0, name, strlen(name)) & (ncap - 1);
-
-		while (slots[j])
-			j = (j + 1) & (ncap - 1);
-		slots[j] = (uint32_t)i + 1;
-	}
-	free(mt->slots);
-	mt->slots = slots;
-	mt->cap = ncap;
-	return 0;
-}
-
-/* The index + 1 of module @name (@len bytes), added to the arena if new. */
+/* The index + 1 of module @name (@len bytes), interned if new. */
 static int parser_module(struct parser *ps, const char *name, size_t len, uint32_t *mod)
 {
-	struct modtab *mt = &ps->mods;
-	size_t j;
+	uint32_t id;
+	int err = strtab__intern_id(&ps->mods, name, len, &id);
 
-	if ((mt->nr + 1) * 2 > mt->cap && modtab_grow(mt, ps->arena))
-		return -ENOMEM;
-	j = (uint32_t)hash_bytes(0, name, len) & (mt->cap - 1);
-	while (mt->slots[j]) {
-		const char *s = ps->arena + mt->off[mt->slots[j] - 1];
-
-		if (!memcmp(s, name, len) && !s[len]) {
-			*mod = mt->slots[j];
-			return 0;
-		}
-		j = (j + 1) & (mt->cap - 1);
-	}
-	if (mt->nr == mt->alloc) {
-		size_t n = mt->alloc ? mt->alloc * 2 : 16;
-		uint32_t *off = realloc(mt->off, n * sizeof(*off));
-
-		if (!off)
-			return -ENOMEM;
-		mt->off = off;
-		mt->alloc = n;
-	}
-	mt->off[mt->nr] = (uint32_t)ps->used;
-	memcpy(ps->arena + ps->used, name, len);
-	ps->arena[ps->used + len] = '\0';
-	ps->used += len + 1;
-	mt->slots[j] = (uint32_t)++mt->nr;
-	*mod = (uint32_t)mt->nr;
+	if (err)
+		return err;
+	*mod = id + 1;
 	return 0;
 }
 
@@ -166,6 +114,30 @@ static int type_rank(char t)
 	case 'w': return 3;
 	default: return -1;
 	}
+}
+
+/*
+ * The rest of a line after the name, [p, end): blanks, or a module in
+ * brackets and blanks.  The module's name, if any, in *@mod and *@mod_len.
+ * 0 or -EINVAL.
+ */
+static int parse_module_field(const char *p, const char *end, const char **mod, size_t *mod_len)
+{
+	while (p < end && is_blank(*p))
+		p++;
+	if (p == end)
+		return 0;
+	if (*p != '[')
+		return -EINVAL;
+	*mod = ++p;
+	while (p < end && *p != ']' && !is_blank(*p))
+		p++;
+	*mod_len = (size_t)(p - *mod);
+	if (p == end || *p != ']' || !*mod_len)
+		return -EINVAL;
+	for (p++; p < end && is_blank(*p); p++)
+		;
+	return p == end ? 0 : -EINVAL;
 }
 
 /*
@@ -199,24 +171,8 @@ static int parser_line(struct parser *ps, const char *p, const char *end)
 	while (p < end && !is_blank(*p))
 		p++;
 	name_len = (size_t)(p - name);
-	if (!name_len)
+	if (!name_len || parse_module_field(p, end, &mod, &mod_len))
 		return -EINVAL;
-	while (p < end && is_blank(*p))
-		p++;
-	if (p < end) {
-		if (*p != '[')
-			return -EINVAL;
-		mod = ++p;
-		while (p < end && *p != ']' && !is_blank(*p))
-			p++;
-		mod_len = (size_t)(p - mod);
-		if (p == end || *p != ']' || !mod_len)
-			return -EINVAL;
-		for (p++; p < end && is_blank(*p); p++)
-			;
-		if (p != end)
-			return -EINVAL;
-	}
 
 	/* Every well-formed line counts towards the kptr_restrict check. */
 	ps->nr_lines++;
@@ -321,7 +277,7 @@ static int build(struct ksyms *ks, struct parser *ps)
 		ks->syms[i].addr = e->addr;
 		ks->syms[i].size = 0;
 		ks->syms[i].name = ks->arena + e->name_off;
-		ks->syms[i].module = e->mod ? ks->arena + ps->mods.off[e->mod - 1] : NULL;
+		ks->syms[i].module = e->mod ? strtab__str(&ks->mods, e->mod - 1) : NULL;
 	}
 	ks->nr = ps->nr;
 	if (ks->restricted)
@@ -353,8 +309,7 @@ static void parser_free(struct parser *ps)
 {
 	free(ps->ents);
 	free(ps->arena);
-	free(ps->mods.slots);
-	free(ps->mods.off);
+	strtab__free(&ps->mods);
 }
 
 /* Room for @need more arena bytes.  Growing moves it: entries hold offsets. */
@@ -425,6 +380,8 @@ static struct ksyms *parser_finish(struct parser *ps)
 		ps->arena = arena;
 	ks->arena = ps->arena;
 	ps->arena = NULL;
+	ks->mods = ps->mods;
+	memset(&ps->mods, 0, sizeof(ps->mods));
 	ks->nr_bad = ps->nr_bad;
 	ks->restricted = !ps->nonzero;
 	if (!ks->restricted)
@@ -562,6 +519,7 @@ void ksyms__free(struct ksyms *ks)
 	free(ks->keys);
 	free(ks->heads);
 	free(ks->arena);
+	strtab__free(&ks->mods);
 	free(ks);
 }
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "view/format/report_pprof.h"
 #include "view/format/report_pprof_int.h"
 
@@ -22,7 +23,7 @@
 /* Intern @len bytes at @p, which must not point into @s. */
 static int strs__add(struct strs *s, const char *p, size_t len, uint32_t *id)
 {
-	return strset__intern(&s->set, p, len, id);
+	return strtab__intern_id(&s->set, p, len, id);
 }
 
 /*
@@ -107,7 +108,7 @@ static int strs__printf(struct strs *s, uint32_t *id, const char *fmt, ...)
 
 static void strs__free(struct strs *s)
 {
-	strset__free(&s->set);
+	strtab__free(&s->set);
 	rpt_buf__free(&s->clean);
 }
 
@@ -127,11 +128,6 @@ static int push(void **arr, size_t *nr, size_t *cap, size_t elem, uint32_t *idx)
 	return 0;
 }
 
-static bool map_eq(const void *ctx, uint32_t id, const void *key)
-{
-	return ((const struct pprof *)ctx)->maps[id].mod == key;
-}
-
 /* What a module is called when its path is empty, as the folded format says it. */
 static const char *module_file(const struct rpt_module *m)
 {
@@ -147,6 +143,34 @@ static const char *module_file(const struct rpt_module *m)
 	}
 }
 
+static bool map_eq(const void *ctx, const void *key, uint64_t val)
+{
+	return ((const struct pprof *)ctx)->maps[val - 1].mod == key;
+}
+
+/* A new mapping of @m, its index in *@idx. */
+static int pprof__new_mapping(struct pprof *p, const struct rpt_module *m, uint64_t h,
+			      uint32_t *idx)
+{
+	char hex[2 * RPT_BUILD_ID_MAX + 1];
+	struct map *mp;
+	uint32_t i;
+	int err;
+
+	err = htab__reserve(&p->map_tab, 1);
+	err = err ?: push((void **)&p->maps, &p->nr_maps, &p->cap_maps, sizeof(*p->maps), idx);
+	if (err)
+		return err;
+	mp = &p->maps[*idx];
+	*mp = (struct map){ .mod = m, .start = UINT64_MAX };
+	err = htab__add(&p->map_tab, h, (uint64_t)*idx + 1);	/* reserved: cannot fail */
+	for (i = 0; i < m->build_id_len && i < RPT_BUILD_ID_MAX; i++)
+		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+	hex[2 * i] = '\0';
+	err = err ?: strs__clean(&p->strs, module_file(m), &mp->file);
+	return err ?: strs__add(&p->strs, hex, 2 * i, &mp->build_id);
+}
+
 /*
  * The mapping of @m, widened to cover frame @f.  Its file offset is
  * memory_start - bias, bias being the lowest (address - file offset) of
@@ -158,30 +182,14 @@ static const char *module_file(const struct rpt_module *m)
 static int pprof__mapping(struct pprof *p, const struct rpt_module *m, const struct rpt_frame *f,
 			  uint32_t *idx)
 {
-	uint32_t h = (uint32_t)hash_u64(2, (uintptr_t)m);
+	uint64_t h = hash_u64(2, (uintptr_t)m), v = htab__find(&p->map_tab, h, map_eq, p, m);
 	bool has_off = f->kind == RPT_FRAME_USER && m->kind != RPT_MOD_KERNEL && m->kind != RPT_MOD_ANON;
-	char hex[2 * RPT_BUILD_ID_MAX + 1];
 	struct map *mp;
-	size_t slot;
-	uint32_t i;
 	int err;
 
-	err = rpt_htab__reserve(&p->map_tab, 1);
-	if (err)
-		return err;
-	*idx = rpt_htab__find(&p->map_tab, h, map_eq, p, m, &slot);
+	*idx = v ? (uint32_t)(v - 1) : RPT_NONE;
 	if (*idx == RPT_NONE) {
-		err = push((void **)&p->maps, &p->nr_maps, &p->cap_maps, sizeof(*p->maps), idx);
-		if (err)
-			return err;
-		mp = &p->maps[*idx];
-		*mp = (struct map){ .mod = m, .start = UINT64_MAX };
-		rpt_htab__insert_at(&p->map_tab, slot, h, *idx);
-		for (i = 0; i < m->build_id_len && i < RPT_BUILD_ID_MAX; i++)
-			snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
-		hex[2 * i] = '\0';
-		err = strs__clean(&p->strs, module_file(m), &mp->file);
-		err = err ?: strs__add(&p->strs, hex, 2 * i, &mp->build_id);
+		err = pprof__new_mapping(p, m, h, idx);
 		if (err)
 			return err;
 	}
@@ -197,9 +205,9 @@ static int pprof__mapping(struct pprof *p, const struct rpt_module *m, const str
 	return 0;
 }
 
-static bool func_eq(const void *ctx, uint32_t id, const void *key)
+static bool func_eq(const void *ctx, const void *key, uint64_t val)
 {
-	const struct func *a = &((const struct pprof *)ctx)->funcs[id], *b = key;
+	const struct func *a = &((const struct pprof *)ctx)->funcs[val - 1], *b = key;
 
 	return a->name == b->name && a->file == b->file;
 }
@@ -208,22 +216,19 @@ static bool func_eq(const void *ctx, uint32_t id, const void *key)
 static int pprof__function(struct pprof *p, uint32_t name, uint32_t file, uint32_t *idx)
 {
 	struct func k = { name, file };
-	uint32_t h = (uint32_t)hash_u64(hash_u64(3, name), file);
-	size_t slot;
+	uint64_t h = hash_u64(hash_u64(3, name), file), v = htab__find(&p->func_tab, h, func_eq, p, &k);
 	int err;
 
-	err = rpt_htab__reserve(&p->func_tab, 1);
-	if (err)
-		return err;
-	*idx = rpt_htab__find(&p->func_tab, h, func_eq, p, &k, &slot);
-	if (*idx != RPT_NONE)
+	if (v) {
+		*idx = (uint32_t)(v - 1);
 		return 0;
-	err = push((void **)&p->funcs, &p->nr_funcs, &p->cap_funcs, sizeof(*p->funcs), idx);
+	}
+	err = htab__reserve(&p->func_tab, 1);
+	err = err ?: push((void **)&p->funcs, &p->nr_funcs, &p->cap_funcs, sizeof(*p->funcs), idx);
 	if (err)
 		return err;
 	p->funcs[*idx] = k;
-	rpt_htab__insert_at(&p->func_tab, slot, h, *idx);
-	return 0;
+	return htab__add(&p->func_tab, h, (uint64_t)*idx + 1);	/* reserved: cannot fail */
 }
 
 /*
@@ -321,9 +326,9 @@ out:
 	return err;
 }
 
-static bool sample_eq(const void *ctx, uint32_t id, const void *key)
+static bool sample_eq(const void *ctx, const void *key, uint64_t val)
 {
-	const struct psample *a = &((const struct pprof *)ctx)->samples[id], *b = key;
+	const struct psample *a = &((const struct pprof *)ctx)->samples[val - 1], *b = key;
 
 	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
 	       a->cgroup == b->cgroup;
@@ -331,25 +336,24 @@ static bool sample_eq(const void *ctx, uint32_t id, const void *key)
 
 static int pprof__add(struct pprof *p, const struct psample *k)
 {
-	uint32_t h = (uint32_t)hash_u64(hash_u64(hash_u64(hash_u64(hash_u64(4, k->stack), k->pid),
-							   k->tid), k->comm), k->cgroup);
-	uint32_t idx;
-	size_t slot;
+	uint64_t h = hash_u64(hash_u64(hash_u64(hash_u64(hash_u64(4, k->stack), k->pid),
+						    k->tid), k->comm), k->cgroup);
+	uint64_t v = htab__find(&p->sample_tab, h, sample_eq, p, k);
+	uint32_t idx = v ? (uint32_t)(v - 1) : RPT_NONE;
 	int err;
 
-	err = rpt_htab__reserve(&p->sample_tab, 1);
-	if (err)
-		return err;
-	idx = rpt_htab__find(&p->sample_tab, h, sample_eq, p, k, &slot);
 	if (idx == RPT_NONE) {
 		/* New stacks only: the per-sample cost is the lookup. */
 		err = pprof__stack(p, k->stack);
+		err = err ?: htab__reserve(&p->sample_tab, 1);
 		err = err ?: push((void **)&p->samples, &p->nr_samples, &p->cap_samples,
 				  sizeof(*p->samples), &idx);
 		if (err)
 			return err;
 		p->samples[idx] = *k;
-		rpt_htab__insert_at(&p->sample_tab, slot, h, idx);
+		err = htab__add(&p->sample_tab, h, (uint64_t)idx + 1);	/* reserved: cannot fail */
+		if (err)
+			return err;
 	}
 	p->samples[idx].count++;
 	p->kept++;
@@ -441,13 +445,13 @@ static void pprof__free(struct pprof *p)
 {
 	strs__free(&p->strs);
 	free(p->samples);
-	rpt_htab__free(&p->sample_tab);
+	htab__free(&p->sample_tab);
 	free(p->locs);
 	free(p->frame_loc);
 	free(p->maps);
-	rpt_htab__free(&p->map_tab);
+	htab__free(&p->map_tab);
 	free(p->funcs);
-	rpt_htab__free(&p->func_tab);
+	htab__free(&p->func_tab);
 	rpt_buf__free(&p->name);
 }
 

@@ -11,13 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/htab.h"
+#include "base/strtab.h"
 #include "report/report_fmt.h"
 #include "view/report_view.h"
 #include "view/report_view_int.h"
 
 /* The string table: id 0 is "", as the format requires. */
 struct strs {
-	struct strset set;	/* the views' interned strings */
+	struct strtab set;	/* the profile's strings, by id */
 	struct rpt_buf clean;	/* strs__clean()'s scratch */
 };
 
@@ -52,7 +54,7 @@ struct pprof {
 	struct strs strs;
 	struct psample *samples;
 	size_t nr_samples, cap_samples;
-	struct rpt_htab sample_tab;
+	struct htab sample_tab;		/* the tables map a hash of the key to index + 1 */
 	struct loc *locs;
 	size_t nr_locs, cap_locs;
 	uint32_t *frame_loc;	/* per report frame id: location index, RPT_NONE until used */
@@ -60,10 +62,10 @@ struct pprof {
 	uint32_t unknown_loc;	/* the location of empty stacks, RPT_NONE until used */
 	struct map *maps;
 	size_t nr_maps, cap_maps;
-	struct rpt_htab map_tab;
+	struct htab map_tab;
 	struct func *funcs;
 	size_t nr_funcs, cap_funcs;
-	struct rpt_htab func_tab;
+	struct htab func_tab;
 	struct rpt_buf name;	/* an unnamed frame's name */
 	uint32_t max_depth;	/* of the stacks kept */
 	uint64_t kept;

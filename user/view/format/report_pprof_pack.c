@@ -126,13 +126,13 @@ static void emit_header(struct gz_sink *s, const struct pprof *p, char **strings
 	st[1].unit = p->s_ns;
 	pt.type = p->s_cpu;
 	pt.unit = p->s_ns;
-	for (i = 0; i < p->strs.set.nr; i++)
-		strings[i] = (char *)strset__str(&p->strs.set, (uint32_t)i);
+	for (i = 0; i < strtab__nr(&p->strs.set); i++)
+		strings[i] = (char *)strtab__str(&p->strs.set, (uint32_t)i);
 	for (i = 0; i < p->nr_comments; i++)
 		comments[i] = p->comments[i];
 	m.n_sample_type = 2;
 	m.sample_type = stp;
-	m.n_string_table = p->strs.set.nr;
+	m.n_string_table = strtab__nr(&p->strs.set);
 	m.string_table = strings;
 	m.time_nanos = (int64_t)(h->start_wall_ns > INT64_MAX ? INT64_MAX : h->start_wall_ns);
 	m.duration_nanos = (int64_t)(dur > INT64_MAX ? INT64_MAX : dur);
@@ -260,7 +260,7 @@ static int pprof__emit(const struct pprof *p, int fd)
 	int err;
 
 	s = calloc(1, sizeof(*s));
-	strings = calloc(p->strs.set.nr, sizeof(*strings));
+	strings = calloc(strtab__nr(&p->strs.set), sizeof(*strings));
 	locids = calloc(p->max_depth ? p->max_depth : 1, sizeof(*locids));
 	if (!s || !strings || !locids) {
 		err = -ENOMEM;

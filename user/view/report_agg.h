@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * report_agg: the kept samples of a recording counted per distinct
+ * (comm, stack), what the table, the folded stacks and the flame graph
+ * start from.  Above the filters (view_opts.h), below the views.
+ * No libbpf here.
+ */
+#ifndef BPFSYM_REPORT_AGG_H
+#define BPFSYM_REPORT_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/strtab.h"
+#include "report/report.h"
+#include "view/view_opts.h"
+
+struct pair {
+	uint32_t comm, stack;	/* comm: an id of agg.comms */
+	uint32_t next;		/* next pair of the same stack, or RPT_NONE */
+	uint64_t count;
+};
+
+#define AGG_COMM_CACHE 256
+
+struct agg {
+	struct strtab comms;
+	struct pair *pairs;	/* in the order of their first kept sample */
+	size_t nr_pairs, cap_pairs;
+	/*
+	 * Per stack id, its first pair: a stack is nearly always sampled in
+	 * one process name, so finding a pair is one array read and one
+	 * compare, with no hashing in the per-sample loop.
+	 */
+	uint32_t *head;
+	size_t nr_head, cap_head;
+	/*
+	 * The reader interns comm strings, so a pointer seen before has the
+	 * same id and passes --comm the same way.
+	 */
+	struct {
+		const char *p;
+		uint32_t id;
+		bool keep;
+	} cache[AGG_COMM_CACHE];
+	uint64_t total;		/* kept samples */
+};
+
+/*
+ * Count the samples of @r that pass @o (NULL: all) into @a, zeroed by the
+ * caller: what view__keep() decides, without its linear scans.  0 or
+ * -errno; agg__free() in either case.
+ */
+int agg__build(struct agg *a, const struct report *r, const struct view_opts *o);
+
+/* The comm of pair @p of @a. */
+static inline const char *agg__comm_str(const struct agg *a, const struct pair *p)
+{
+	return strtab__str(&a->comms, p->comm);
+}
+
+/* Free what @a holds. */
+void agg__free(struct agg *a);
+
+#endif /* BPFSYM_REPORT_AGG_H */

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * view_opts: the sort keys' names and the sample filters every view
+ * applies the same way (view_opts.h).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view/view_opts.h"
+
+static const struct {
+	const char *name;
+	enum view_key key;
+} key_names[] = {
+	/* The first name of each key is the one printed. */
+	{ "self", VIEW_KEY_SELF },
+	{ "samples", VIEW_KEY_SELF },
+	{ "total", VIEW_KEY_TOTAL },
+	{ "comm", VIEW_KEY_COMM },
+	{ "process", VIEW_KEY_COMM },
+	{ "module", VIEW_KEY_MODULE },
+	{ "dso", VIEW_KEY_MODULE },
+	{ "symbol", VIEW_KEY_SYMBOL },
+	{ "sym", VIEW_KEY_SYMBOL },
+};
+
+#define NR_KEY_NAMES (sizeof(key_names) / sizeof(key_names[0]))
+
+const char *view_key__name(enum view_key k)
+{
+	size_t i;
+
+	for (i = 0; i < NR_KEY_NAMES; i++)
+		if (key_names[i].key == k)
+			return key_names[i].name;
+	return "?";
+}
+
+int view_sort__parse(struct view_opts *o, const char *spec, char *err, size_t errlen)
+{
+	const char *p = spec, *end;
+	uint8_t keys[VIEW_KEY_MAX];
+	size_t nr = 0, i, len;
+
+	do {
+		end = strchr(p, ',');
+		len = end ? (size_t)(end - p) : strlen(p);
+		for (i = 0; i < NR_KEY_NAMES; i++)
+			if (strlen(key_names[i].name) == len && !strncmp(key_names[i].name, p, len))
+				break;
+		if (i == NR_KEY_NAMES) {
+			snprintf(err, errlen, "unknown sort key '%.*s' (keys: self, samples, total, "
+				 "comm, process, module, dso, symbol, sym)", (int)(len < 64 ? len : 64), p);
+			return -EINVAL;
+		}
+		if (memchr(keys, key_names[i].key, nr)) {
+			snprintf(err, errlen, "sort key '%.*s' given twice", (int)len, p);
+			return -EINVAL;
+		}
+		keys[nr++] = (uint8_t)key_names[i].key;
+		p = end ? end + 1 : NULL;
+	} while (p);
+	memcpy(o->sort, keys, nr);
+	o->nr_sort = nr;
+	return 0;
+}
+
+const struct frame_namer *view__namer(const struct view_opts *o)
+{
+	return o ? o->namer : NULL;
+}
+
+bool view__comm_ok(const struct view_opts *o, const char *comm)
+{
+	size_t i;
+
+	if (!o || !o->comms || !o->nr_comms)
+		return true;
+	for (i = 0; i < o->nr_comms; i++)
+		if (!strcmp(o->comms[i], comm))
+			return true;
+	return false;
+}
+
+int view__keep(const struct view_opts *o, const struct rpt_sample *s)
+{
+	size_t i;
+
+	if (o && o->pids && o->nr_pids) {
+		for (i = 0; i < o->nr_pids && o->pids[i] != s->pid; i++)
+			;
+		if (i == o->nr_pids)
+			return 0;
+	}
+	return view__comm_ok(o, s->comm ? s->comm : "");
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int pid_set__init(struct pid_set *p, const struct view_opts *o)
+{
+	size_t nr = o && o->pids ? o->nr_pids : 0;
+
+	p->v = NULL;
+	p->nr = 0;
+	if (!nr)
+		return 0;
+	p->v = malloc(nr * sizeof(*p->v));
+	if (!p->v)
+		return -ENOMEM;
+	memcpy(p->v, o->pids, nr * sizeof(*p->v));
+	qsort(p->v, nr, sizeof(*p->v), u32_cmp);
+	p->nr = nr;
+	return 0;
+}
+
+bool pid_set__keep(const struct pid_set *p, uint32_t pid)
+{
+	return !p->v || bsearch(&pid, p->v, p->nr, sizeof(*p->v), u32_cmp);
+}
+
+void pid_set__free(struct pid_set *p)
+{
+	free(p->v);
+	p->v = NULL;
+	p->nr = 0;
+}
