@@ -783,19 +783,3 @@ const char *report__source(const struct report *r)
 {
 	return r->source;
 }
-
-const char *rpt_reason__str(uint32_t reason)
-{
-	static const char *const names[RPT_REASON_MAX] = {
-		[RPT_OK] = "ok",
-		[RPT_NO_MAPPING] = "no mapping",
-		[RPT_ANON] = "anonymous memory",
-		[RPT_FILE_UNREADABLE] = "file unreadable",
-		[RPT_NO_SYMBOLS] = "no symbols",
-		[RPT_BUILD_ID_MISMATCH] = "build-id mismatch",
-		[RPT_OUTSIDE_SYMBOL] = "outside any symbol",
-		[RPT_KALLSYMS_RESTRICTED] = "kallsyms restricted",
-	};
-
-	return reason < RPT_REASON_MAX && names[reason] ? names[reason] : "unknown reason";
-}
