@@ -757,3 +757,27 @@ samples_ok() {
 	fi
 	return 0
 }
+
+# file_size FILE: its size in bytes (0 when it is not there).
+file_size() {
+	stat -c %s "$1" 2>/dev/null || echo 0
+}
+
+# wait_grown FILE N SECS: wait until FILE has grown N times from now on;
+# false after SECS s.  A recorder writes its blocks at least every second,
+# reading the ring buffer just before: once the file grew twice,
+# everything sampled before the first growth is in it.
+wait_grown() {
+	wg_last=$(file_size "$1") wg_n=0
+	wg_end=$(( $(now_ms) + $3 * 1000 ))
+	while [ "$wg_n" -lt "$2" ]; do
+		[ "$(now_ms)" -ge "$wg_end" ] && return 1
+		sleep 0.1
+		wg_s=$(file_size "$1")
+		if [ "$wg_s" -gt "$wg_last" ]; then
+			wg_last=$wg_s
+			wg_n=$((wg_n + 1))
+		fi
+	done
+	return 0
+}

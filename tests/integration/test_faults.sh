@@ -55,14 +55,17 @@ fill() {
 }
 
 need_fixture burn burn
-# Both CPUs busy for the whole file; killed by the clean-up.
+# Both CPUs busy for the whole file (600 s of CPU time each at most);
+# killed by the clean-up.
 bg_start "$T/burn" 600
 burn1=$BG_PID
 bg_start "$T/burn" 600
 burn2=$BG_PID
 
-# complete NAME DATA: the report of DATA is complete (no truncation warning,
-# an END record's loss line) with samples of burn; FAIL NAME otherwise.
+# complete NAME DATA CPU_MS: the report of DATA is complete (no truncation
+# warning, an END record's loss line) with at least half the samples of
+# burn that the two burners' CPU_MS of CPU time give at 999 Hz; FAIL NAME
+# otherwise.
 complete() {
 	run_to 60 "$BPFSYM" report "$2" > "$2.report" 2> "$2.report.err"
 	rc=$?
@@ -84,9 +87,8 @@ complete() {
 	folded "$1" "$2" "$2.folded" || return 1
 	n=$(folded_count "$2.folded" '^burn;(.*;)?burn_inner$')
 	all=$(folded_count "$2.folded" '.')
-	note "$(basename "$2"): $all samples, $n of burn;...;burn_inner"
-	if [ "$n" -lt 100 ]; then
-		fail "$1" "only $n samples of burn_inner in $all"
+	note "$(basename "$2"): $all samples, $n of burn;...;burn_inner; the burners had $3 ms of CPU time (~$(samples_for "$3" 999) samples)"
+	if ! samples_ok "$1" "burn;...;burn_inner ($all samples in all)" "$n" "$3" 999; then
 		return 1
 	fi
 	return 0
@@ -138,8 +140,10 @@ one_error() {
 	return 0
 }
 
-# ---- SIGINT / SIGTERM / SIGKILL at -a -F 999 with both CPUs busy, 2.5 s in
-# (at least two flushes of a block).
+# ---- SIGINT / SIGTERM / SIGKILL at -a -F 999 with both CPUs busy, once
+# the burners had 1 s of CPU time and then two blocks were flushed.
+# $FLUSHED_CPU: their CPU time (ms) up to the first of those flushes (all
+# of it in the file even after SIGKILL); $LOAD_CPU: up to the signal.
 sig_load() {	# sig_load NAME SIG DATA
 	rm -f "$3"
 	bg_start "$BPFSYM" record -a -F 999 -q -o "$3"
@@ -149,7 +153,11 @@ sig_load() {	# sig_load NAME SIG DATA
 		stop "$rec"
 		return 1
 	fi
-	sleep 2.5
+	c0=$(cpu_ms "$burn1" "$burn2")
+	cpu_wait 1000 "$CPU_WAIT_MAX" "$burn1" "$burn2"
+	FLUSHED_CPU=$CPU_GOT
+	wait_grown "$3" 2 30
+	LOAD_CPU=$(( $(cpu_ms "$burn1" "$burn2") - c0 ))
 	if ! alive "$rec"; then
 		reap "$rec"
 		fail "$1" "the recording ended by itself (status $REAP_RC) before SIG$2"
@@ -176,7 +184,7 @@ for sig in INT TERM; do
 	elif ! grep -Eq '^bpfsym: [1-9][0-9]* samples' "$data.err"; then
 		fail "$name" "no summary line with samples on stderr"
 		show "$data.err"
-	elif complete "$name" "$data"; then
+	elif complete "$name" "$data" "$LOAD_CPU"; then
 		pass "$name"
 	fi
 done
@@ -195,9 +203,8 @@ if sig_load "$name" KILL "$data" 2> "$data.err"; then
 		head -8 "$data.report" | show
 	elif ! folded "$name" "$data" "$data.folded"; then
 		:
-	elif [ "$(folded_count "$data.folded" '^burn;(.*;)?burn_inner$')" -lt 100 ]; then
-		# 2.5 s at 999 Hz on two busy CPUs: at least the first second's block.
-		fail "$name" "fewer than 100 burn_inner samples before the last flush"
+	elif ! samples_ok "$name" "burn;...;burn_inner, written before the kill (the burners had $FLUSHED_CPU ms of CPU time two flushes before it)" \
+		"$(folded_count "$data.folded" '^burn;(.*;)?burn_inner$')" "$FLUSHED_CPU" 999; then
 		show "$data.folded"
 	else
 		pass "$name"

@@ -26,11 +26,27 @@ lib_init integration/flame_svg integration/flame_self_contained integration/flam
 
 need_fixture hot hot
 
-run_to 60 "$BPFSYM" record -q -F 199 -o "$T/hot.data" -- "$T/hot" 3 2 2> "$T/record.err"
-rc=$?
-if ! record_ok integration/flame_svg "$T/hot.data" "$T/record.err" $rc; then
-	fail_all "no recording"
-fi
+# hot runs for SECONDS of wall time and writes the CPU time it had: the
+# oracle of how many samples the graph holds (half of 199 per CPU second
+# at least).  On a machine so busy that it had less than CPU_NEED ms, it is
+# recorded again for twice as long (up to 24 s), never skipped.
+CPU_NEED=1500
+hot_secs=3
+while :; do
+	rm -f "$T/hot.cpu"
+	run_to $((hot_secs + 60)) "$BPFSYM" record -q -F 199 -o "$T/hot.data" -- "$T/hot" $hot_secs 2 "$T/hot.cpu" 2> "$T/record.err"
+	rc=$?
+	if ! record_ok integration/flame_svg "$T/hot.data" "$T/record.err" $rc; then
+		fail_all "no recording"
+	fi
+	cpu=$(awk '{ printf "%d", $1 * 1000 }' "$T/hot.cpu" 2>/dev/null)
+	note "hot for $hot_secs s on 2 threads: ${cpu:-no} ms of CPU time"
+	[ -n "$cpu" ] || fail_all "hot did not write its CPU time to $T/hot.cpu"
+	if [ "$cpu" -ge $CPU_NEED ] || [ $hot_secs -ge 24 ]; then
+		break
+	fi
+	hot_secs=$((hot_secs * 2))
+done
 run_to 60 "$BPFSYM" report "$T/hot.data" --flamegraph "$T/out.svg" > "$T/report.out" 2> "$T/report.err"
 rc=$?
 if [ $rc -ne 0 ] || [ ! -s "$T/out.svg" ]; then
@@ -71,9 +87,11 @@ else
 fi
 total=$(awk '{ c += $NF } END { print c + 0 }' "$T/folded")
 root=$(title_sum all)
-note "samples: folded $total, root frame $root"
-if [ "$root" -ne "$total" ] || [ "$total" -lt 100 ]; then
-	why="${why:+$why; }root frame has $root samples, the folded stacks $total (at least 100 expected)"
+note "samples: folded $total, root frame $root; hot's $cpu ms of CPU time give ~$(samples_for "$cpu" 199)"
+if [ "$cpu" -lt $CPU_NEED ]; then
+	why="${why:+$why; }hot had only $cpu ms of CPU time in $hot_secs s ($CPU_NEED needed; the machine is too busy)"
+elif [ "$root" -ne "$total" ] || [ "$total" -lt "$(want_samples "$cpu" 199)" ]; then
+	why="${why:+$why; }root frame has $root samples, the folded stacks $total (at least $(want_samples "$cpu" 199) expected)"
 fi
 for f in hot_a hot_b hot_c; do
 	svg=$(title_sum $f)

@@ -62,12 +62,13 @@ leaf_share() {
 	END { print t + 0, a + 0, b + 0, an + 0 }' "$1"
 }
 
-# check_two NAME FOLDED COMM A B: >= 90% of COMM's user leaves are A or B, A ~ 2/3.
+# check_two NAME FOLDED COMM A B: >= 90% of COMM's user leaves are A or B,
+# A ~ 2/3; at least half the user samples $RP_CPU ms of CPU time give at
+# 199 Hz.
 check_two() {
 	set -- "$@" $(leaf_share "$2" "$3" "$4" "$5")
-	note "$1: $6 user samples: $4 $7, $5 $8, [anon] $9"
-	if [ "$6" -lt 50 ]; then
-		fail "$1" "only $6 user samples of $3"
+	note "$1: $6 user samples: $4 $7, $5 $8, [anon] $9; $RP_CPU ms of CPU time (~$(samples_for "$RP_CPU" 199) samples)"
+	if ! cpu_enough "$1" "$3" "$RP_CPU" 500 || ! samples_ok "$1" "$3 (user samples)" "$6" "$RP_CPU" 199; then
 		uleaves "$2" "$3"
 	elif [ $((100 * ($7 + $8))) -lt $((90 * $6)) ]; then
 		fail "$1" "only $(pct $(($7 + $8)) $6)% of $3's samples are named $4/$5"
@@ -79,19 +80,26 @@ check_two() {
 	fi
 }
 
-# record_pid NAME PID OUT SECS: record PID for SECS into OUT.data, fold it
-# into OUT.folded.  False (after a FAIL) when either step failed.
+# record_pid NAME PID OUT CPU_MS: record PID into OUT.data until it had
+# CPU_MS ms of CPU time (in $RP_CPU), fold it into OUT.folded.  False
+# (after a FAIL) when either step failed.
 record_pid() {
-	run_to 60 "$BPFSYM" record -q -F 199 -d "$4" -p "$2" -o "$3.data" 2> "$3.err"
-	rc=$?
-	record_ok "$1" "$3.data" "$3.err" $rc && folded "$1" "$3.data" "$3.folded"
+	RP_CPU=0
+	if ! cpu_record "$3.data" "$4" "$2" -p "$2"; then
+		fail "$1" "the recording did not start (no output file within 30 s)"
+		show "$3.data.err"
+		return 1
+	fi
+	RP_CPU=$REC_CPU
+	record_ok "$1" "$3.data" "$3.data.err" $REC_RC && folded "$1" "$3.data" "$3.folded"
 }
 
 # ---- perf map
 name=integration/jit_perfmap
-if start_jit jit_perfmap 30; then
+# The fixtures run for 600 s of CPU time at most: stopped by the test.
+if start_jit jit_perfmap 600; then
 	p=$LPID
-	record_pid "$name" "$p" "$T/pm" 2 && check_two "$name" "$T/pm.folded" jit_perfmap jit_hot_one jit_hot_two
+	record_pid "$name" "$p" "$T/pm" 1000 && check_two "$name" "$T/pm.folded" jit_perfmap jit_hot_one jit_hot_two
 	# Now the map belongs to someone else: a planted file must not be read.
 	name=integration/jit_perfmap_owner
 	if ! id nobody > /dev/null 2>&1; then
@@ -99,11 +107,11 @@ if start_jit jit_perfmap 30; then
 	elif ! chown nobody "/tmp/perf-$p.map" 2> "$T/chown.err"; then
 		fail "$name" "cannot chown the perf map to nobody: $(head -1 "$T/chown.err")"
 	else
-		if record_pid "$name" "$p" "$T/pmo" 1.5; then
+		if record_pid "$name" "$p" "$T/pmo" 750; then
 			set -- $(leaf_share "$T/pmo.folded" jit_perfmap jit_hot_one jit_hot_two)
-			note "$name: $1 user samples: named $(($2 + $3)), [anon] $4"
-			if [ "$1" -lt 50 ]; then
-				fail "$name" "only $1 user samples of jit_perfmap"
+			note "$name: $1 user samples: named $(($2 + $3)), [anon] $4; $RP_CPU ms of CPU time (~$(samples_for "$RP_CPU" 199) samples)"
+			if ! cpu_enough "$name" jit_perfmap "$RP_CPU" 500 || ! samples_ok "$name" "jit_perfmap (user samples)" "$1" "$RP_CPU" 199; then
+				:
 			elif [ $(($2 + $3)) -ne 0 ]; then
 				fail "$name" "$(($2 + $3)) samples named from a perf map owned by another user"
 			elif [ $((100 * $4)) -lt $((90 * $1)) ]; then
@@ -126,11 +134,11 @@ fi
 # ---- jitdump
 name=integration/jit_jitdump
 mkdir -p "$T/jd"
-if start_jit jit_jitdump 30 "$T/jd"; then
+if start_jit jit_jitdump 600 "$T/jd"; then
 	p=$LPID
 	# The recording must see the file mapped: -a started before it would;
 	# here the start-up snapshot finds the mapping.
-	record_pid "$name" "$p" "$T/jdr" 2 && check_two "$name" "$T/jdr.folded" jit_jitdump jd_hot_one jd_hot_two
+	record_pid "$name" "$p" "$T/jdr" 1000 && check_two "$name" "$T/jdr.folded" jit_jitdump jd_hot_one jd_hot_two
 	stop "$p"
 else
 	fail "$name" "jit_jitdump did not start"
@@ -146,26 +154,32 @@ else
 	cat > "$T/hot.js" <<'EOF'
 function hotAlpha(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 31 + i) | 0; return x; }
 function hotBeta(n) { let x = 1; for (let i = 0; i < n; i++) x = (x ^ (i << 1)) | 0; return x; }
-const end = Date.now() + 1000 * Number(process.argv[2] || 3);
+// Until it had that many seconds of CPU time (at most 30 s + 20 times as
+// long of wall time), however busy the machine.
+const secs = Number(process.argv[2] || 3);
+const cpuEnd = secs * 1e6, wallEnd = Date.now() + 1000 * (30 + 20 * secs);
+const cpu = () => { const u = process.cpuUsage(); return u.user + u.system; };
 let s = 0;
 console.log("ready");
-while (Date.now() < end) { s += hotAlpha(2e6); s += hotAlpha(2e6); s += hotBeta(2e6); }
+while (cpu() < cpuEnd && Date.now() < wallEnd) { s += hotAlpha(2e6); s += hotAlpha(2e6); s += hotBeta(2e6); }
 console.log(s);
 EOF
 	rm -f "$T/node.out"
 	# node's V8 log goes where it is told, not into the working directory.
 	bg_start node --perf-basic-prof --logfile="$T/node-v8.log" --no-logfile-per-isolate \
-		"$T/hot.js" 30 > "$T/node.out"
+		"$T/hot.js" 600 > "$T/node.out"
 	p=$BG_PID
 	JIT_PIDS="$JIT_PIDS $p"
-	# Let it warm up: the optimized code and its perf map lines come first.
-	if wait_until 10 grep -q ready "$T/node.out" && sleep 1 && record_pid "$name" "$p" "$T/node" 2; then
+	# Let it warm up: the optimized code and its perf map lines come first
+	# (half a second of its CPU time).
+	if wait_until 30 grep -q ready "$T/node.out" && { cpu_wait 500 "$CPU_WAIT_MAX" "$p"; alive "$p"; } &&
+	   record_pid "$name" "$p" "$T/node" 1000; then
 		tot=$(folded_count "$T/node.folded" '^node;')
 		a=$(folded_count "$T/node.folded" '^node;(.*;)?JS:[*^~]?hotAlpha[^;]*$')
 		b=$(folded_count "$T/node.folded" '^node;(.*;)?JS:[*^~]?hotBeta[^;]*$')
-		note "$name: $tot samples of node; leaf hotAlpha $a, hotBeta $b"
-		if [ "$tot" -lt 50 ]; then
-			fail "$name" "only $tot samples of node"
+		note "$name: $tot samples of node; leaf hotAlpha $a, hotBeta $b; $RP_CPU ms of CPU time (~$(samples_for "$RP_CPU" 199) samples)"
+		if ! cpu_enough "$name" node "$RP_CPU" 500 || ! samples_ok "$name" node "$tot" "$RP_CPU" 199; then
+			:
 		elif [ $((100 * (a + b))) -lt $((70 * tot)) ]; then
 			fail "$name" "only $(pct $((a + b)) "$tot")% of node's samples end in hotAlpha/hotBeta"
 			uleaves "$T/node.folded" node

@@ -42,11 +42,12 @@ O_A=0x$(sym_value "$T/hintlib.o" hint_hot_a)
 O_B=0x$(sym_value "$T/hintlib.o" hint_hot_b)
 note "hintlib.so: text at file offset $SO_OFF, $SO_LEN bytes, a +$SO_A b +$SO_B; hintlib.o: .text at $O_OFF, $O_LEN bytes, a +$O_A b +$O_B"
 
-# start_loader FILE OFF LEN A B [fork]: start anon_loader for 30 s; sets
-# LPID and LSTART once it has copied the code.
+# start_loader FILE OFF LEN A B [fork]: start anon_loader (for 600 s of
+# CPU time at most: stopped by the test); sets LPID and LSTART once it has
+# copied the code.
 start_loader() {
 	rm -f "$T/ready" "$T/ready.go"
-	bg_start "$T/anon_loader" "$1" "$2" "$3" 30 "$4" "$5" "$T/ready" ${6:-}
+	bg_start "$T/anon_loader" "$1" "$2" "$3" 600 "$4" "$5" "$T/ready" ${6:-}
 	LPID=$BG_PID
 	if ! wait_until 10 exists "$T/ready"; then
 		LSTART=
@@ -78,13 +79,15 @@ leaf_stats() {
 	END { print t + 0, a + 0, b + 0, an + 0 }' "$1"
 }
 
-# check_named NAME FOLDED: at least 90% of the user leaves are the two
+# check_named NAME FOLDED CPU_MS: at least half the user samples CPU_MS of
+# CPU time gives at 199 Hz, at least 90% of the user leaves are the two
 # functions, hint_hot_a about twice hint_hot_b (it runs two calls in three).
 check_named() {
+	cn_cpu=$3
 	set -- "$1" "$2" $(leaf_stats "$2")
-	note "$1: $3 user samples: hint_hot_a $4, hint_hot_b $5, [anon] $6"
-	if [ "$3" -lt 50 ]; then
-		fail "$1" "only $3 user samples of anon_loader (~400 expected)"
+	note "$1: $3 user samples: hint_hot_a $4, hint_hot_b $5, [anon] $6; $cn_cpu ms of CPU time (~$(samples_for "$cn_cpu" 199) samples)"
+	if ! cpu_enough "$1" anon_loader "$cn_cpu" 600 || ! samples_ok "$1" "anon_loader (user samples)" "$3" "$cn_cpu" 199; then
+		:
 	elif [ $((100 * ($4 + $5))) -lt $((90 * $3)) ]; then
 		fail "$1" "only $(pct $(($4 + $5)) $3)% of anon_loader's samples are named hint_hot_a/hint_hot_b"
 		uleaves "$2" anon_loader
@@ -110,27 +113,33 @@ for kind in so obj; do
 		stop "$LPID"
 		continue
 	fi
-	run_to 60 "$BPFSYM" record -q -F 199 -d 2 -p "$LPID" \
-		--map-anon "$file@$LPID,$LSTART,$len,$off" -o "$T/$kind.data" 2> "$T/$kind.err"
-	rc=$?
+	# Until it had 0.75 s of CPU time.
+	if ! cpu_record "$T/$kind.data" 750 "$LPID" -p "$LPID" --map-anon "$file@$LPID,$LSTART,$len,$off"; then
+		fail "$name" "the recording did not start (no output file within 30 s)"
+		show "$T/$kind.data.err"
+		stop "$LPID"
+		continue
+	fi
 	stop "$LPID"
-	record_ok "$name" "$T/$kind.data" "$T/$kind.err" $rc &&
+	record_ok "$name" "$T/$kind.data" "$T/$kind.data.err" $REC_RC &&
 		folded "$name" "$T/$kind.data" "$T/$kind.folded" &&
-		check_named "$name" "$T/$kind.folded"
+		check_named "$name" "$T/$kind.folded" "$REC_CPU"
 done
 
 # ---- 3. no hint: anonymous, and never another function's name
 name=integration/map_anon_none
 if start_loader "$T/hintlib.so" "$SO_OFF" "$SO_LEN" "$SO_A" "$SO_B"; then
-	run_to 60 "$BPFSYM" record -q -F 199 -d 1.5 -p "$LPID" -o "$T/none.data" 2> "$T/none.err"
-	rc=$?
+	if ! cpu_record "$T/none.data" 750 "$LPID" -p "$LPID"; then
+		REC_RC=1
+		show "$T/none.data.err"
+	fi
 	stop "$LPID"
-	if record_ok "$name" "$T/none.data" "$T/none.err" $rc &&
+	if record_ok "$name" "$T/none.data" "$T/none.data.err" $REC_RC &&
 	   folded "$name" "$T/none.data" "$T/none.folded"; then
 		set -- $(leaf_stats "$T/none.folded")
-		note "$name: $1 user samples: hint_hot_a $2, hint_hot_b $3, [anon] $4"
-		if [ "$1" -lt 50 ]; then
-			fail "$name" "only $1 user samples of anon_loader"
+		note "$name: $1 user samples: hint_hot_a $2, hint_hot_b $3, [anon] $4; $REC_CPU ms of CPU time (~$(samples_for "$REC_CPU" 199) samples)"
+		if ! cpu_enough "$name" anon_loader "$REC_CPU" 600 || ! samples_ok "$name" "anon_loader (user samples)" "$1" "$REC_CPU" 199; then
+			:
 		elif [ $(($2 + $3)) -ne 0 ]; then
 			fail "$name" "without a hint, $(($2 + $3)) samples were named hint_hot_*"
 		elif [ $((100 * $4)) -lt $((90 * $1)) ]; then
@@ -153,10 +162,21 @@ if start_loader "$T/hintlib.o" "$O_OFF" "$O_LEN" "$O_A" "$O_B" fork; then
 		touch "$T/ready.go"
 		wait_until 5 sh -c "[ -n \"\$(cat /proc/$parent/task/$parent/children 2>/dev/null)\" ]"
 		child=$(awk '{ print $1 }' "/proc/$parent/task/$parent/children" 2>/dev/null)
-		sleep 2
+		# Both while the parent lives, then the child alone: half a second
+		# of CPU time each.  Both started their burn during the recording.
+		cpu_parent=0 cpu_child=0
+		if [ -n "$child" ]; then
+			CPU_WAIT_EACH=1
+			cpu_wait 500 "$CPU_WAIT_MAX" "$parent" "$child"
+			CPU_WAIT_EACH=0
+			cpu_parent=$(cpu_ms "$parent")
+		fi
 		stop "$parent"
-		sleep 1.5
-		[ -n "$child" ] && kill -KILL "$child" 2>/dev/null
+		if [ -n "$child" ]; then
+			cpu_wait 500 "$CPU_WAIT_MAX" "$child"
+			cpu_child=$(cpu_ms "$child")
+			kill -KILL "$child" 2>/dev/null
+		fi
 		end_record
 		note "$name: parent $parent, child ${child:-?}; record status $REC_RC"
 		if [ -z "$child" ]; then
@@ -165,6 +185,7 @@ if start_loader "$T/hintlib.o" "$O_OFF" "$O_LEN" "$O_A" "$O_B" fork; then
 			ok=1
 			for who in parent child; do
 				eval p=\$$who
+				eval cpu=\$cpu_$who
 				if ! run_to 60 "$BPFSYM" report "$T/fork.data" --pid "$p" --folded > "$T/fork.$who" 2> "$T/fork.$who.err"; then
 					fail "$name" "report --pid $p failed"
 					show "$T/fork.$who.err"
@@ -172,8 +193,12 @@ if start_loader "$T/hintlib.o" "$O_OFF" "$O_LEN" "$O_A" "$O_B" fork; then
 					break
 				fi
 				set -- $(leaf_stats "$T/fork.$who")
-				note "$name: $who: $1 user samples: hint_hot_a $2, hint_hot_b $3, [anon] $4"
-				if [ "$1" -lt 30 ] || [ $((100 * ($2 + $3))) -lt $((90 * $1)) ]; then
+				note "$name: $who: $1 user samples: hint_hot_a $2, hint_hot_b $3, [anon] $4; $cpu ms of CPU time (~$(samples_for "$cpu" 199) samples)"
+				if ! cpu_enough "$name" "the $who" "$cpu" 400 || ! samples_ok "$name" "the $who (user samples)" "$1" "$cpu" 199; then
+					uleaves "$T/fork.$who" anon_loader
+					ok=0
+					break
+				elif [ $((100 * ($2 + $3))) -lt $((90 * $1)) ]; then
 					fail "$name" "$who: $(($2 + $3)) of $1 samples named hint_hot_a/hint_hot_b"
 					uleaves "$T/fork.$who" anon_loader
 					ok=0

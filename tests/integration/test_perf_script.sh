@@ -35,7 +35,8 @@ if ! command -v perf >/dev/null 2>&1; then
 fi
 need_fixture hot hot
 
-bg_start "$T/hot" 30 2
+# hot runs for its wall-clock SECONDS: longer than any wait below.
+bg_start "$T/hot" 600 2
 hot=$BG_PID
 hot_ready() { [ "$(nthreads "$hot")" -ge 2 ]; }
 if ! wait_until 5 hot_ready; then
@@ -47,8 +48,15 @@ fi
 bg_start perf record -N -a -g -e cpu-clock -F 499 -o "$T/perf.data" 2> "$T/perf.err"
 perf=$BG_PID
 wait_until 10 file_nonempty "$T/perf.data"
-run_to 60 "$BPFSYM" record -a -F 397 -d 3 -o "$T/bpfsym.data" -q 2> "$T/record.err"
-rc=$?
+# Until hot had 1.5 s of CPU time (both threads): ~600 samples of it at 397 Hz.
+REC_FREQ=397
+if cpu_record "$T/bpfsym.data" 1500 "$hot" -a; then
+	rc=$REC_RC
+else
+	rc=1
+fi
+HOT_CPU=$REC_CPU
+mv "$T/bpfsym.data.err" "$T/record.err" 2>/dev/null
 kill -INT "$perf" 2>/dev/null
 reap "$perf"
 stop "$hot"
@@ -229,9 +237,8 @@ else
 	stacks=$(nlines "$T/collapsed")
 	samples=$(awk '{ s += $NF } END { print s + 0 }' "$T/collapsed")
 	hot_samples=$(awk '/^hot;/ { s += $NF } END { print s + 0 }' "$T/collapsed")
-	note "collapsed: $stacks distinct stacks, $samples samples, $hot_samples of them in hot"
-	if [ "$hot_samples" -lt 100 ]; then
-		fail "$name" "only $hot_samples samples of hot in the collapsed stacks"
+	note "collapsed: $stacks distinct stacks, $samples samples, $hot_samples of them in hot; hot had $HOT_CPU ms of CPU time (~$(samples_for "$HOT_CPU" 397) samples)"
+	if ! cpu_enough "$name" hot "$HOT_CPU" 1500 || ! samples_ok "$name" "hot in the collapsed stacks" "$hot_samples" "$HOT_CPU" 397; then
 		grep '^hot;' "$T/collapsed" | head -5 | show
 	elif ! cmp -s "$T/collapsed" "$T/folded.plain"; then
 		fail "$name" "the collapsed --perf-script and --folded differ ($(diff "$T/collapsed" "$T/folded.plain" | grep -c '^[<>]') lines)"
@@ -263,8 +270,8 @@ else
 	n=$1 other=$2
 	want=$(awk '{ s += $NF } END { print s + 0 }' "$T/pid.folded")
 	note "--pid $hot: $n samples (--folded: $want), $other of another process"
-	if [ "$n" -lt 100 ] || [ "$other" -ne 0 ] || [ "$n" -ne "$want" ]; then
-		fail "$name" "--perf-script --pid $hot printed $n samples, $other of other processes; --folded counts $want"
+	if [ "$n" -lt "$(want_samples "$HOT_CPU" 397)" ] || [ "$other" -ne 0 ] || [ "$n" -ne "$want" ]; then
+		fail "$name" "--perf-script --pid $hot printed $n samples (hot's $HOT_CPU ms of CPU time give ~$(samples_for "$HOT_CPU" 397)), $other of other processes; --folded counts $want"
 	else
 		pass "$name"
 	fi

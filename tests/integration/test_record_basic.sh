@@ -192,19 +192,6 @@ done
 # of CPU time and the file then grew twice (two flushes: the second wrote
 # everything read after the first, so all of that half second); what the
 # report has of burn is then at least half of what that CPU time gives.
-# file_size FILE: its size in bytes.
-file_size() {
-	stat -c %s "$1" 2>/dev/null || echo 0
-}
-# grew_twice: the file $data grew twice since $GROW_LAST/$GROW_N were set.
-grew_twice() {
-	gt_s=$(file_size "$data")
-	if [ "$gt_s" -gt "$GROW_LAST" ]; then
-		GROW_LAST=$gt_s
-		GROW_N=$((GROW_N + 1))
-	fi
-	[ "$GROW_N" -ge 2 ]
-}
 name=integration/record_sigkill_truncated
 data=$T/sigkill.data
 rm -f "$data"
@@ -217,15 +204,14 @@ if ! wait_until 20 file_nonempty "$data"; then
 else
 	cpu_wait 500 "$CPU_WAIT_MAX" "$burn"
 	WINDOW_CPU=$CPU_GOT
-	GROW_LAST=$(file_size "$data") GROW_N=0
-	wait_until 30 grew_twice
+	wait_grown "$data" 2 30
 	if ! alive "$rec"; then
 		reap "$rec"
 		fail "$name" "the recording ended by itself (status $REAP_RC) before SIGKILL"
 		show "$data.err"
 	else
 		stop "$rec"
-		note "SIGKILLed recording: $(wc -c < "$data") bytes, after $GROW_N flushes that followed $WINDOW_CPU ms of burn's CPU time"
+		note "SIGKILLed recording: $(wc -c < "$data") bytes, killed two flushes after burn had $WINDOW_CPU ms of CPU time"
 		if readable "$name" "$data" "$WINDOW_CPU" 99; then
 			if cat "$data.report" "$data.report.err" "$data.folded.err" | grep -qi truncat; then
 				pass "$name"
