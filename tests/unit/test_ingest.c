@@ -731,26 +731,27 @@ static void cleanup(void)
 		printf("     could not remove %s\n", dir);
 }
 
-#define RUN_WITH_FIXTURE(fn) do {					\
-	if (setup()) {							\
-		RUN_TEST(fn);						\
-	} else {							\
-		test__name = #fn;					\
-		test__skip("cannot build the fixture (cc, nm; see %s)", dir); \
-	}								\
-} while (0)
-
 int main(void)
 {
+	char log[sizeof(dir) + 16], why[512];
+
 	RUN_TEST(test_new_refuses);
-	RUN_WITH_FIXTURE(test_fork_exec_map_samples);
-	RUN_WITH_FIXTURE(test_map_after_exit);
-	RUN_WITH_FIXTURE(test_unknown_pids);
-	RUN_WITH_FIXTURE(test_module_identity_change);
-	RUN_WITH_FIXTURE(test_many_modules);
-	RUN_WITH_FIXTURE(test_malformed);
-	RUN_WITH_FIXTURE(test_watched_pids);
-	RUN_WITH_FIXTURE(test_write_error);
+	if (!setup()) {
+		snprintf(log, sizeof(log), "%s/build.log", dir);
+		if (!test__have("cc") || !test__have("nm"))
+			TEST_SETUP_SKIP("'cc' or 'nm' not found: no fixture");
+		else
+			TEST_SETUP_FAIL("cannot build or read the fixture in %s: %s", dir,
+					test__build_error(log, why, sizeof(why)));
+	}
+	RUN_TEST(test_fork_exec_map_samples);
+	RUN_TEST(test_map_after_exit);
+	RUN_TEST(test_unknown_pids);
+	RUN_TEST(test_module_identity_change);
+	RUN_TEST(test_many_modules);
+	RUN_TEST(test_malformed);
+	RUN_TEST(test_watched_pids);
+	RUN_TEST(test_write_error);
 	cleanup();
 	return TEST_EXIT();
 }
