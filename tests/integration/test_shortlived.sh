@@ -26,7 +26,9 @@
 #       tmpfs holds their binary, the host a decoy at that path
 #       (decoy_burn), with the recorder stopped for 1 s as above: they are
 #       named (short_burn) through the shell starting them, alive in that
-#       namespace, never from the decoy.  No perf here.
+#       namespace, never from the decoy.  No perf here: the programs write
+#       their CPU time (at least 0.5 s of it in all, 3 s of wall time or
+#       more), and half of 397 Hz x that must be sampled.
 #
 # perf samples at 499 Hz and bpfsym at 397 Hz: two timers with one period
 # keep one phase (see test_oracle_perf.sh).  The run is lengthened (4, 8,
@@ -42,12 +44,19 @@ SL_MS=25		# CPU time of each program
 need_fixture short_burn shortlived
 need_fixture short_burn decoy -Dshort_burn=decoy_burn
 
-# The workload: DIR/shortlived MS, one after another, for SECS seconds.
+# The workload: DIR/shortlived MS, one after another, for SECS seconds;
+# each appends the CPU time it had to CPUFILE when one is given, and with
+# NEED_MS they go on (60 s at most) until they had that much together.
 cat > "$T/loop.sh" <<'EOF'
-bin=$1 ms=$2 secs=$3
+bin=$1 ms=$2 secs=$3 cpufile=${4:-} need=${5:-0}
 end=$(( $(date +%s) + secs ))
 while [ "$(date +%s)" -lt "$end" ]; do
-	"$bin" "$ms"
+	"$bin" "$ms" $cpufile
+done
+end=$((end + 60))
+while [ "$need" -gt 0 ] && [ "$(date +%s)" -lt "$end" ] &&
+      [ "$(awk '{ s += $2 } END { printf "%d", s * 1000 }' "$cpufile" 2>/dev/null)" -lt "$need" ]; do
+	"$bin" "$ms" $cpufile
 done
 EOF
 
@@ -211,12 +220,13 @@ else
 		stop "$REC"
 	else
 		kill -STOP "$REC"
+		rm -f "$T/ns.cpu"
 		bg_start unshare -m --propagation private sh -c \
-			"mount -t tmpfs none '$T/mnt' && cp '$T/shortlived' '$T/mnt/nsshort' && exec sh '$T/loop.sh' '$T/mnt/nsshort' $SL_MS 3"
+			"mount -t tmpfs none '$T/mnt' && cp '$T/shortlived' '$T/mnt/nsshort' && exec sh '$T/loop.sh' '$T/mnt/nsshort' $SL_MS 3 '$T/ns.cpu' 500"
 		ns=$BG_PID
 		sleep 1
 		kill -CONT "$REC"
-		wait_exit "$ns" 60
+		wait_exit "$ns" 90
 		reap "$ns"
 		sleep 0.3
 		end_record
@@ -228,11 +238,19 @@ else
 			hit=$(leaf_count "$d.leaves" short_burn)
 			unnamed=$(unnamed_own "$d.folded" nsshort)
 			decoy=$(fn_count "$d.folded" nsshort decoy_burn)
-			note "nsshort: $total samples, short_burn $hit, with an unnamed frame of nsshort $unnamed, decoy_burn $decoy"
-			# 3 s of busy programs at 397 Hz: ~1200 ticks, far fewer where the
-			# VM loses ticks; enough to mean something either way.
-			if [ "$total" -lt 50 ]; then
-				fail "$name" "only $total samples of 'nsshort' in 3 s of its programs"
+			# The programs' own CPU time is the oracle: half of 397 Hz x
+			# that, less the share of samples the summary says were lost
+			# (the recorder was stopped for a second).
+			cpu=$(fixture_cpu "$T/ns.cpu" short_burn)
+			nprog=$(nlines "$T/ns.cpu" 2>/dev/null || echo 0)
+			set -- $(sed -n 's/^bpfsym: \([0-9][0-9]*\) samples, \([0-9][0-9]*\) lost.*/\1 \2/p' "$d.data.err" | tail -1) 0 0
+			want=$(awk -v c="$cpu" -v s="$1" -v l="$2" \
+				'BEGIN { k = (s + l > 0) ? s / (s + l) : 1; n = int(c * 397 / 2000 * k); print (n < 1) ? 1 : n }')
+			note "nsshort: $total samples, short_burn $hit, with an unnamed frame of nsshort $unnamed, decoy_burn $decoy; $nprog programs had $cpu ms of CPU time (~$(samples_for "$cpu" 397) samples, at least $want wanted)"
+			if ! cpu_enough "$name" "the nsshort programs" "$cpu" 500; then
+				:
+			elif [ "$total" -lt "$want" ]; then
+				fail "$name" "only $total samples of 'nsshort', where its programs' $cpu ms of CPU time give ~$(samples_for "$cpu" 397) (at least $want wanted)"
 			elif [ "$decoy" -ne 0 ]; then
 				fail "$name" "$decoy samples of 'nsshort' name decoy_burn: the host's file at that path was read"
 			elif [ "$unnamed" -ne 0 ]; then

@@ -29,7 +29,7 @@ done
 need_fixture vdso_burn vdso_burn
 grep -q '\[vdso\]' /proc/self/maps || skip_all "no vdso in this kernel's processes"
 
-bg_start "$T/vdso_burn" 120
+bg_start "$T/vdso_burn" 600
 burn=$BG_PID
 wait_until 5 grep -q '\[vdso\]' "/proc/$burn/maps"
 
