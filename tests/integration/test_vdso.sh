@@ -31,7 +31,11 @@ grep -q '\[vdso\]' /proc/self/maps || skip_all "no vdso in this kernel's process
 
 bg_start "$T/vdso_burn" 600
 burn=$BG_PID
-wait_until 5 grep -q '\[vdso\]' "/proc/$burn/maps"
+# The pid is env's (bg_start) until it execs vdso_burn: its [vdso] moves then.
+burn_started() {
+	[ "$(cat "/proc/$burn/comm" 2> /dev/null)" = vdso_burn ] && grep -q '\[vdso\]' "/proc/$burn/maps"
+}
+wait_until 5 burn_started || fail_all "vdso_burn did not start"
 
 # ---- the oracle: the process's own vdso image and its function symbols,
 # "START END NAME" (offsets in the image, which is linked at 0).
