@@ -18,6 +18,7 @@
 #ifndef BPFSYM_TEST_H
 #define BPFSYM_TEST_H
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -136,6 +137,20 @@ static inline void test__fail_msg(const char *file, int line, const char *fmt, .
 		test__fmt(test__skip_why, sizeof(test__skip_why), __VA_ARGS__); \
 	test__skipped_now = 1;						\
 } while (0)
+
+/* Write @text to the file @path (created or truncated): 0 or -errno (-EIO for a failed write). */
+static inline __attribute__((unused)) int test__write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -errno;
+	err = fputs(text, f) < 0 ? -EIO : 0;
+	if (fclose(f) && !err)
+		err = -EIO;
+	return err;
+}
 
 /* Is @tool installed (a command in PATH)? */
 static inline __attribute__((unused)) bool test__have(const char *tool)

@@ -68,19 +68,6 @@ static uint64_t text_vaddr, text_end, text_off;	/* the executable PT_LOAD, page-
 static struct stat lib_st;
 static uint32_t our_mnt_ns;
 
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f)
-		return -errno;
-	err = fputs(text, f) < 0 ? -EIO : 0;
-	if (fclose(f) && !err)
-		err = -EIO;
-	return err;
-}
-
 /* Each function's value and size, from nm: names the test expects, not ingest's reading. */
 static bool read_nm(void)
 {
@@ -155,7 +142,7 @@ static bool setup(void)
 	snprintf(src, sizeof(src), "%s/ing.c", dir);
 	snprintf(lib_path, sizeof(lib_path), "%s/libing.so", dir);
 	snprintf(ksyms_path, sizeof(ksyms_path), "%s/kallsyms", dir);
-	if (write_file(src, lib_src) || write_file(ksyms_path, kallsyms_text))
+	if (test__write_file(src, lib_src) || test__write_file(ksyms_path, kallsyms_text))
 		return false;
 	snprintf(cmd, sizeof(cmd), "cc -O1 -shared -fPIC -Wl,--build-id=0x%s -o '%s' '%s' >'%s/build.log' 2>&1",
 		 LIB_BUILD_ID, lib_path, src, dir);

@@ -64,19 +64,6 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f)
-		return -errno;
-	err = fputs(text, f) < 0 ? -EIO : 0;
-	if (fclose(f) && !err)
-		err = -EIO;
-	return err;
-}
-
 static int run(const char *cmd)
 {
 	int st = system(cmd);
@@ -333,7 +320,7 @@ static void test_jit_module_once(void)
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
 	snprintf(text, sizeof(text), "%llx 100 fx_jit_one\n%llx 100 fx_jit_two\n",
 		 (unsigned long long)base, (unsigned long long)base + 0x1000);
-	if (!ASSERT_OK(write_file(path, text), "write the perf map") ||
+	if (!ASSERT_OK(test__write_file(path, text), "write the perf map") ||
 	    !ASSERT_TRUE(reload_self() > 0, "reload maps"))
 		goto unmap;
 	symbolizer__user(s, (uint32_t)getpid(), self, base + 0x10, &f);
@@ -686,7 +673,7 @@ static int setup(void)
 		return -errno;
 	snprintf(src, sizeof(src), "%s/fx_lib.c", dir);
 	snprintf(lib_path, sizeof(lib_path), "%s/libfx.so", dir);
-	if (write_file(src, lib_src))
+	if (test__write_file(src, lib_src))
 		return -EIO;
 	/*
 	 * -Ttext-segment moves every segment's address away from its file
@@ -700,7 +687,7 @@ static int setup(void)
 	}
 	snprintf(src, sizeof(src), "%s/fx_exe.c", dir);
 	snprintf(exe_path, sizeof(exe_path), "%s/fx_exe", dir);
-	if (write_file(src, exe_src))
+	if (test__write_file(src, exe_src))
 		return -EIO;
 	snprintf(cmd, sizeof(cmd), "cc -O1 -g -fPIE -pie -Wl,--build-id=sha1 "
 		 "-Wl,-Ttext-segment=0x300000 -o '%s' '%s' >> '%s/build.log' 2>&1", exe_path, src, dir);

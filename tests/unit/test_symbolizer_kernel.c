@@ -17,19 +17,6 @@
 
 TEST_SUITE("symbolizer_kernel");
 
-static int write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	int err;
-
-	if (!f)
-		return -errno;
-	err = fputs(text, f) < 0 ? -EIO : 0;
-	if (fclose(f) && !err)
-		err = -EIO;
-	return err;
-}
-
 static void test_kernel(void)
 {
 	static const char *const names[] = { "schedule", "vfs_read", "do_syscall_64", "kfree" };
@@ -95,7 +82,7 @@ static void test_kernel_saved(void)
 	struct sym_frame f;
 
 	snprintf(path, sizeof(path), "%s/test_symbolizer_kernel.%d", tmp ? tmp : "/tmp", (int)getpid());
-	if (!ASSERT_OK(write_file(path,
+	if (!ASSERT_OK(test__write_file(path,
 			"ffffffff81000000 T _text\n"
 			"ffffffff81000000 T start\n"
 			"ffffffff81000100 T end\n"
@@ -121,7 +108,7 @@ static void test_kernel_saved(void)
 		ASSERT_STREQ(f.module->rpt.path, "[e1000]", "e1000 path");
 	symbolizer__free(s);
 
-	if (!ASSERT_OK(write_file(path, "0000000000000000 T _text\n0000000000000000 t foo\n"), "write"))
+	if (!ASSERT_OK(test__write_file(path, "0000000000000000 T _text\n0000000000000000 t foo\n"), "write"))
 		return;
 	s = symbolizer__new(&o);
 	if (!ASSERT_OK_PTR(s, "new restricted"))
