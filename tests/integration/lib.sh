@@ -674,8 +674,8 @@ cpu_each() {
 }
 
 # cpu_wait NEED_MS MAXSECS PID...: wait until the processes PID... have used
-# NEED_MS ms of CPU time from now on; at most MAXSECS s, and no longer than
-# one of them runs.  $CPU_GOT: the CPU time (ms) they used meanwhile;
+# NEED_MS ms of CPU time from now on; at most MAXSECS s, and only while one
+# of them runs.  $CPU_GOT: the CPU time (ms) they used meanwhile;
 # $CPU_EACH: the same for each PID, in order; $CPU_MIN: the least of
 # those.  True when they had NEED_MS.  With CPU_WAIT_EACH=1, NEED_MS is
 # for each of them (CPU_MIN >= NEED_MS).
@@ -710,8 +710,8 @@ CPU_WAIT_MAX=120
 
 # cpu_record DATA NEED_MS PIDS ARGS...: record (bg_record DATA ARGS) until
 # the processes PIDS (comma-separated) have used NEED_MS ms of CPU time
-# since the sampler was attached (at most CPU_WAIT_MAX s, no longer than
-# they run), then end_record.  $REC_CPU: the CPU time (ms) they used while
+# since the sampler was attached (at most CPU_WAIT_MAX s, only while one of
+# them runs), then end_record.  $REC_CPU: the CPU time (ms) they used while
 # it recorded (a lower bound: it recorded a little longer), $REC_CPU_EACH
 # the same per process, $REC_RC the recorder's status.  False when the
 # recording did not start.

@@ -94,33 +94,49 @@ perf_folded() {
 	END { flush() }' > "$2"
 }
 
-# A round: perf and bpfsym sample sysheavy for SECS at the same time; longer
-# rounds while perf (the oracle) has too few samples to compare shares.
-bg_start "$T/sysheavy" 120
+# A round: bpfsym samples sysheavy, perf record -g samples it at the same
+# time inside bpfsym's window (started after bpfsym samples, stopped
+# before it), until sysheavy had RCPU ms of CPU time since perf started;
+# twice as much while perf (the oracle) has too few samples to compare
+# shares.
+bg_start "$T/sysheavy" 600
 sys=$BG_PID
 wait_until 5 alive "$sys"
-rsecs=2
+REC_FREQ=999
+rcpu=750
 while :; do
-	bg_start perf record -q -g -e cpu-clock -F 999 -p "$sys" -o "$T/perf.data" -- sleep "$rsecs" 2> "$T/perf.err"
-	perf=$BG_PID
-	run_to $((rsecs + 60)) "$BPFSYM" record -p "$sys" -F 999 -d "$rsecs" -o "$T/k.data" -q 2> "$T/record.err"
-	rc=$?
-	reap "$perf"
-	prc=$REAP_RC
-	perf_folded "$T/perf.data" "$T/perf.folded"
-	psamples=$(folded_count "$T/perf.folded" '^sysheavy;')
-	note "round of $rsecs s: perf status $prc, $psamples samples of sysheavy; bpfsym status $rc"
-	if [ "$psamples" -ge 500 ] || [ "$rsecs" -ge 16 ] || [ "$rc" -ne 0 ]; then
+	prc=1 rc=1 psamples=0
+	if ! bg_record "$T/k.data" -p "$sys"; then
+		note "the recording did not start (no output file within 30 s)"
+		show "$T/k.data.err"
 		break
 	fi
-	rsecs=$((rsecs * 2))
+	bg_start perf record -q -g -e cpu-clock -F 999 -p "$sys" -o "$T/perf.data" 2> "$T/perf.err"
+	perf=$BG_PID
+	wait_until 30 file_nonempty "$T/perf.data"
+	cpu_wait $rcpu "$CPU_WAIT_MAX" "$sys"
+	kill -INT "$perf" 2>/dev/null
+	reap "$perf"
+	prc=$REAP_RC
+	# perf record ends with 130 on SIGINT, its data complete.
+	[ "$prc" -eq 130 ] && prc=0
+	end_record
+	rc=$REC_RC
+	cp "$T/k.data.err" "$T/record.err"
+	perf_folded "$T/perf.data" "$T/perf.folded"
+	psamples=$(folded_count "$T/perf.folded" '^sysheavy;')
+	note "round of $rcpu ms of sysheavy's CPU time ($CPU_GOT ms): perf status $prc, $psamples samples of sysheavy; bpfsym status $rc"
+	if [ "$psamples" -ge 500 ] || [ "$rcpu" -ge 6000 ] || [ "$rc" -ne 0 ]; then
+		break
+	fi
+	rcpu=$((rcpu * 2))
 done
 stop "$sys"
 
 if [ "$prc" -ne 0 ] || [ "$psamples" -lt 200 ]; then
 	# The oracle itself failed: that is not bpfsym's doing, but nothing is checked.
 	for t in $LIB_TESTS; do
-		fail "$t" "perf record -g got only $psamples samples of sysheavy in $rsecs s (status $prc): no oracle"
+		fail "$t" "perf record -g got only $psamples samples of sysheavy in $rcpu ms of its CPU time (status $prc): no oracle"
 	done
 	show "$T/perf.err"
 	lib_done

@@ -32,7 +32,7 @@
 #
 # perf samples at 499 Hz and bpfsym at 397 Hz: two timers with one period
 # keep one phase (see test_oracle_perf.sh).  The run is lengthened (4, 8,
-# 16 s) until perf has SL_MIN_SAMPLES samples of the comm: a share over
+# 16, 32 s) until perf has SL_MIN_SAMPLES samples of the comm: a share over
 # fewer is noise, and a comparison is never skipped for it.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/shortlived_perf integration/shortlived_stalled integration/shortlived_mntns
@@ -165,7 +165,7 @@ sl_test() {
 		folded_leaves "$T/$tag.folded" shortlived > "$T/$tag.leaves"
 		ptotal=$(leaf_count "$T/$tag.perf.leaves" TOTAL)
 		[ "$ptotal" -ge "$SL_MIN_SAMPLES" ] && break
-		if [ $sl_secs -ge 16 ]; then
+		if [ $sl_secs -ge 32 ]; then
 			fail "$name" "perf has only $ptotal samples of 'shortlived' after $sl_secs s (at least $SL_MIN_SAMPLES wanted): the machine is too busy to measure"
 			return
 		fi

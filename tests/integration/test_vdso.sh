@@ -76,30 +76,46 @@ script_leaves() {
 	}' "$1"
 }
 
-# Rounds of perf and bpfsym on the same process at the same time, longer
-# while perf (the oracle) has too few samples with a vdso leaf.
-rsecs=2
+# Rounds of perf and bpfsym on the same process at the same time: bpfsym
+# samples first, perf starts after it and stops before it (bpfsym's window
+# holds perf's), once the process had RCPU ms of CPU time since perf
+# started; twice as much while perf (the oracle) has too few samples with
+# a vdso leaf.
+REC_FREQ=499
+rcpu=1000
 while :; do
-	bg_start perf record -q -g -e cpu-clock -F 499 -p "$burn" -o "$T/perf.data" -- sleep "$rsecs" 2> "$T/perf.err"
+	prc=1 rc=1 pv=0
+	if ! bg_record "$T/v.data" -p "$burn"; then
+		note "the recording did not start (no output file within 30 s)"
+		show "$T/v.data.err"
+		break
+	fi
+	bg_start perf record -q -g -e cpu-clock -F 499 -p "$burn" -o "$T/perf.data" 2> "$T/perf.err"
 	perf=$BG_PID
-	run_to $((rsecs + 60)) "$BPFSYM" record -q -p "$burn" -F 499 -d "$rsecs" -o "$T/v.data" 2> "$T/v.err"
-	rc=$?
+	wait_until 30 file_nonempty "$T/perf.data"
+	cpu_wait $rcpu "$CPU_WAIT_MAX" "$burn"
+	kill -INT "$perf" 2>/dev/null
 	reap "$perf"
 	prc=$REAP_RC
+	# perf record ends with 130 on SIGINT, its data complete.
+	[ "$prc" -eq 130 ] && prc=0
+	end_record
+	rc=$REC_RC
+	cp "$T/v.data.err" "$T/v.err"
 	perf script -i "$T/perf.data" -F comm,ip,sym,dso > "$T/perf.script" 2> "$T/perf-script.err"
 	script_leaves "$T/perf.script" > "$T/perf.leaves"
 	pv=$(awk '$1 == "[vdso]"' "$T/perf.leaves" | awk 'END { print NR }')
-	note "round of $rsecs s: perf status $prc, $pv samples with a vdso leaf; bpfsym status $rc"
-	if [ "$pv" -ge 200 ] || [ "$rsecs" -ge 16 ] || [ "$rc" -ne 0 ]; then
+	note "round of $rcpu ms of CPU time ($CPU_GOT ms): perf status $prc, $pv samples with a vdso leaf; bpfsym status $rc"
+	if [ "$pv" -ge 200 ] || [ "$rcpu" -ge 8000 ] || [ "$rc" -ne 0 ]; then
 		break
 	fi
-	rsecs=$((rsecs * 2))
+	rcpu=$((rcpu * 2))
 done
 stop "$burn"
 
 if [ "$prc" -ne 0 ] || [ "$pv" -lt 50 ]; then
 	for t in $LIB_TESTS; do
-		fail "$t" "perf record -g got only $pv samples with a vdso leaf in $rsecs s (status $prc): no oracle"
+		fail "$t" "perf record -g got only $pv samples with a vdso leaf in $rcpu ms of the process's CPU time (status $prc): no oracle"
 	done
 	show "$T/perf.err"
 	lib_done
