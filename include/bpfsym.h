@@ -40,6 +40,28 @@ struct bpfsym_ev_hdr {
 #define BPFSYM_SF_KSTACK_ERR	(1u << 0)	/* bpf_get_stack failed for the kernel side */
 #define BPFSYM_SF_USTACK_ERR	(1u << 1)	/* ... for the user side */
 #define BPFSYM_SF_USER_MODE	(1u << 2)	/* the interrupt hit user mode */
+/* Bits 8-11: why the user stack ended (enum bpfsym_uend), when it was walked here. */
+#define BPFSYM_SF_UEND_SHIFT	8
+#define BPFSYM_SF_UEND_MASK	(0xfu << BPFSYM_SF_UEND_SHIFT)
+
+/*
+ * Why a user stack ended, per sample (bpfsym_sample.flags bits 8-11).  Set
+ * by the table-driven walk (--call-graph dwarf, the default) and by the
+ * frame-pointer walk done here (--call-graph fp); 0 when the kernel walked
+ * the stack (bpf_get_stack) or there is no user side (kernel threads).
+ */
+enum bpfsym_uend {
+	BPFSYM_UEND_NONE = 0,		/* not walked here */
+	BPFSYM_UEND_ROOT = 1,		/* reached the outermost frame: return address undefined, or FP 0 */
+	BPFSYM_UEND_NO_TABLE = 2,	/* the file's table is not built yet */
+	BPFSYM_UEND_UNSUPPORTED = 3,	/* a CFI rule the tables cannot express */
+	BPFSYM_UEND_READ_FAULT = 4,	/* reading the stack failed: not user memory, or paged out */
+	BPFSYM_UEND_DEPTH = 5,		/* BPFSYM_MAX_FRAMES reached */
+	BPFSYM_UEND_NO_MAPPING = 6,	/* an address in no executable mapping the unwinder knows */
+	BPFSYM_UEND_NO_PROC = 7,	/* the unwinder has no view of the process yet */
+	BPFSYM_UEND_BAD_FRAME = 8,	/* the next frame does not move toward the stack's base */
+	BPFSYM_UEND_MAX = 9,
+};
 
 /*
  * One CPU sample.  ips[] holds nr_kernel kernel addresses followed by
@@ -138,6 +160,91 @@ struct bpfsym_unmap_ev {
 	__u64 end;
 	__u32 cause;		/* enum bpfsym_map_cause */
 	__u32 pad;
+};
+
+/*
+ * Unwind tables (user/unwind/, bpf/unwind.bpf.h).
+ *
+ * A row says how to find the caller's frame from any PC in [pc, next row's
+ * pc) of one file: 8 bytes, the PC as a FILE OFFSET (so a mapping needs no
+ * load bias: key = addr - start + pgoff) and its rule packed in 32 bits.
+ * The rows of every file live in one global row space split into shards
+ * (inner ARRAY maps of BPFSYM_UNW_SHARD_ROWS u64 each, created as needed
+ * under the ARRAY_OF_MAPS `unw_shards`); a table is a range of it.  Row i
+ * is shard i >> BPFSYM_UNW_SHARD_SHIFT, slot i & (SHARD_ROWS - 1); as a u64
+ * the PC is the low 32 bits, the rule the high 32.
+ */
+#define BPFSYM_UNW_SHARD_SHIFT	16
+#define BPFSYM_UNW_SHARD_ROWS	(1u << BPFSYM_UNW_SHARD_SHIFT)
+#define BPFSYM_UNW_MAX_SHARDS	1024		/* 64 Mi rows, 512 MiB: the hard limit */
+#define BPFSYM_UNW_MAX_TABLES	16384		/* file identities with a table id (the loader may set fewer) */
+#define BPFSYM_UNW_PROC_RANGES	256		/* executable mappings per process view */
+#define BPFSYM_UNW_NO_TABLE	0xffffffffu	/* bpfsym_unw_range.table: no table (anon, JIT) */
+
+/* The rule's CFA kinds: bits 0-2. */
+enum bpfsym_unw_kind {
+	BPFSYM_UNW_FP_RULE = 0,		/* no FDE covers the PC: the frame-pointer rule */
+	BPFSYM_UNW_CFA_SP = 1,		/* CFA = rsp + cfa_off */
+	BPFSYM_UNW_CFA_FP = 2,		/* CFA = rbp + cfa_off */
+	BPFSYM_UNW_PLT = 3,		/* .plt: CFA = rsp + 8, + 8 more when (pc & 15) >= 11 */
+	BPFSYM_UNW_SIGNAL = 4,		/* signal trampoline: registers in the ucontext at rsp */
+	BPFSYM_UNW_END = 5,		/* return address undefined: the outermost frame */
+	BPFSYM_UNW_UNSUPPORTED = 6,	/* a rule not expressible here: the stack ends */
+};
+
+/*
+ * rule = kind | FP_SAVED | cfa_off << 4 | fp_neg << 18:
+ * CFA = reg + cfa_off (0..16383); the return address is at CFA - 8; with
+ * FP_SAVED the caller's rbp is at CFA - fp_neg (0..16383), else rbp is
+ * unchanged.  Anything else is BPFSYM_UNW_UNSUPPORTED.
+ */
+#define BPFSYM_UNW_KIND_MASK	0x7u
+#define BPFSYM_UNW_FP_SAVED	(1u << 3)
+#define BPFSYM_UNW_OFF_MAX	16383u
+#define BPFSYM_UNW_CFA_SHIFT	4
+#define BPFSYM_UNW_FP_SHIFT	18
+#define BPFSYM_UNW_RULE(kind, cfa_off, fp_saved, fp_neg) \
+	((__u32)(kind) | ((fp_saved) ? BPFSYM_UNW_FP_SAVED : 0) | \
+	 ((__u32)(cfa_off) << BPFSYM_UNW_CFA_SHIFT) | ((__u32)(fp_neg) << BPFSYM_UNW_FP_SHIFT))
+#define BPFSYM_UNW_RULE_KIND(r)		((r) & BPFSYM_UNW_KIND_MASK)
+#define BPFSYM_UNW_RULE_CFA_OFF(r)	(((r) >> BPFSYM_UNW_CFA_SHIFT) & BPFSYM_UNW_OFF_MAX)
+#define BPFSYM_UNW_RULE_FP_NEG(r)	(((r) >> BPFSYM_UNW_FP_SHIFT) & BPFSYM_UNW_OFF_MAX)
+
+/* unw_tables[table id]: where a file's rows are.  state 0: not built yet. */
+enum bpfsym_unw_state {
+	BPFSYM_UNW_PENDING = 0,		/* the stack ends here: BPFSYM_UEND_NO_TABLE */
+	BPFSYM_UNW_READY = 1,		/* rows [first, first + nr) */
+	BPFSYM_UNW_NONE = 2,		/* the file has no usable CFI: the frame-pointer rule */
+};
+
+struct bpfsym_unw_table {
+	__u32 first;		/* global row index of the first row */
+	__u32 nr;		/* rows; the last one ends the table (its PC ends the last FDE) */
+	__u32 state;		/* enum bpfsym_unw_state */
+	__u32 pad;
+};
+
+/* One executable mapping of a process view: [start, start + len). */
+struct bpfsym_unw_range {
+	__u64 start;
+	__u32 len;		/* bytes (a mapping past 4 GiB is cut there) */
+	__u32 pgoff;		/* file offset of start, in pages */
+	__u32 table;		/* unw_tables index, or BPFSYM_UNW_NO_TABLE */
+	__u32 pad;
+};
+
+/* unw_procs[tgid]: the process's executable mappings, sorted by start. */
+struct bpfsym_unw_proc {
+	__u32 nr;
+	__u32 pad;
+	struct bpfsym_unw_range r[BPFSYM_UNW_PROC_RANGES];
+};
+
+/* Values of the rodata setting `ustack_mode`. */
+enum bpfsym_ustack_mode {
+	BPFSYM_USTACK_KERNEL_FP = 0,	/* bpf_get_stack's frame-pointer walk (no reasons) */
+	BPFSYM_USTACK_FP = 1,		/* --call-graph fp: the frame-pointer walk done here */
+	BPFSYM_USTACK_TABLES = 2,	/* --call-graph dwarf: tables, the FP rule where there is none */
 };
 
 /* Indexes of the per-CPU counter array `stats`. */
