@@ -31,6 +31,8 @@ struct {
 	__type(value, struct bpfsym_sample);
 } scratch SEC(".maps");
 
+#include "unwind.bpf.h"
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -38,7 +40,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
 	struct bpfsym_sample *s;
-	__u32 nk = 0, nu = 0, size;
+	__u32 nk = 0, nu = 0, uend = 0;
+	__u64 size;
 	long n;
 
 	/* The idle task is not work; count it so the summary can say so. */
@@ -76,15 +79,29 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		/* Bound nk for the verifier: user frames go right after kernel ones. */
 		if (nk > BPFSYM_MAX_FRAMES)
 			nk = BPFSYM_MAX_FRAMES;
-		n = capture_user_stack(ctx, &s->ips[nk]);
+		if (ustack_mode == BPFSYM_USTACK_KERNEL_FP) {
+			n = capture_user_stack(ctx, &s->ips[nk]);
+		} else if (BPF_CORE_READ(task, flags) & PF_KTHREAD) {
+			n = 0;	/* no user side */
+		} else {
+			n = unw_walk_user(ctx, task, tgid, nk, &uend);
+			s = bpf_map_lookup_elem(&scratch, &zero);
+			if (!s)
+				return 0;
+			s->flags |= (uend << BPFSYM_SF_UEND_SHIFT) & BPFSYM_SF_UEND_MASK;
+		}
 		if (n < 0)
 			s->flags |= BPFSYM_SF_USTACK_ERR;
 		else
 			nu = n;
+		if (nu > BPFSYM_MAX_FRAMES)
+			nu = BPFSYM_MAX_FRAMES;
 	}
 	s->nr_kernel = nk;
 	s->nr_user = nu;
 	size = BPFSYM_SAMPLE_HDR_SIZE + (nk + nu) * sizeof(__u64);
+	/* Through a register the verifier sees compared (clang copies it otherwise). */
+	asm volatile("" : "+r"(size));
 	if (size > sizeof(*s))
 		size = sizeof(*s);
 	s->hdr.size = size;

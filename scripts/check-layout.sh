@@ -18,7 +18,7 @@ symbolize/elf base
 symbolize/kernel base
 symbolize/jit base symbolize
 symbolize base model report symbolize/elf symbolize/jit symbolize/kernel
-unwind base symbolize/elf
+unwind base model symbolize/elf
 ingest base model report symbolize unwind
 record base model report symbolize ingest unwind
 agent base model report symbolize ingest record view view/format

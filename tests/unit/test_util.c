@@ -68,9 +68,36 @@ static void test_mmap_pages_bad(void)
 	ASSERT_EQ(parse_mmap_pages(NULL, 4096, &pages), -EINVAL, "NULL");
 }
 
+static void test_size(void)
+{
+	static const struct {
+		const char *s;
+		int err;
+		uint64_t v;
+	} v[] = {
+		{ "0", 0, 0 }, { "4096", 0, 4096 }, { "64M", 0, 64ull << 20 }, { "2g", 0, 2ull << 30 },
+		{ "7k", 0, 7168 }, { "12B", 0, 12 }, { "4611686018427387904", 0, 1ull << 62 },
+		{ "", -EINVAL, 0 }, { "M", -EINVAL, 0 }, { "1MB", -EINVAL, 0 }, { "-1", -EINVAL, 0 },
+		{ "1T", -EINVAL, 0 }, { " 1", -EINVAL, 0 }, { "1.5M", -EINVAL, 0 },
+		{ "4611686018427387905", -ERANGE, 0 }, { "4294967297G", -ERANGE, 0 },
+		{ "99999999999999999999999", -ERANGE, 0 },
+	};
+	uint64_t out;
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		out = 77;
+		if (!ASSERT_EQ(parse_size(v[i].s, &out), v[i].err, v[i].s))
+			return;
+		if (!ASSERT_EQ(out, v[i].err ? (uint64_t)77 : v[i].v, v[i].s))
+			return;
+	}
+}
+
 int main(void)
 {
 	RUN_TEST(test_mmap_pages_good);
 	RUN_TEST(test_mmap_pages_bad);
+	RUN_TEST(test_size);
 	return TEST_EXIT();
 }

@@ -123,6 +123,30 @@ int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+int parse_size(const char *s, uint64_t *out)
+{
+	const char *units = "BKMG", *u;
+	uint64_t v = 0;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > (1ull << 62))
+			return -ERANGE;
+	}
+	if (*s) {
+		u = strchr(units, toupper((unsigned char)*s));
+		if (!u || s[1])
+			return -EINVAL;
+		if (v > (1ull << 62) >> (10 * (u - units)))
+			return -ERANGE;
+		v <<= 10 * (u - units);
+	}
+	*out = v;
+	return 0;
+}
+
 int parse_mmap_pages(const char *s, uint64_t page_size, uint64_t *pages)
 {
 	static const struct {

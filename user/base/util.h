@@ -48,6 +48,13 @@ int parse_hex_u64(const char *s, uint64_t *out);
 /* A finite, non-negative decimal (fractions allowed). */
 int parse_seconds(const char *s, double *out);
 
+/*
+ * A size: decimal digits and an optional unit B, K, M or G (case
+ * ignored), into *@out in bytes.  0, -EINVAL (malformed), or -ERANGE (past
+ * 2^62 bytes).
+ */
+int parse_size(const char *s, uint64_t *out);
+
 /* Ring-buffer sizes allowed by -m/--mmap-pages: 1 page to 1 GiB. */
 #define MMAP_PAGES_MAX_BYTES	(1ULL << 30)
 

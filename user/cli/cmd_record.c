@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bpfsym.h"
 #include "base/util.h"
 #include "cli/cli.h"
 #include "model/hints.h"
@@ -46,6 +47,15 @@ static const char record_usage[] =
 "                            stacks at -F on every CPU, at least 1 MiB);\n"
 "                            smaller loses samples sooner, counted in the\n"
 "                            report\n"
+"      --call-graph MODE     how user stacks are walked: dwarf (default):\n"
+"                            by each file's call-frame tables (.eh_frame,\n"
+"                            .debug_frame), built once per file and walked\n"
+"                            in BPF, frame pointers where a file has none;\n"
+"                            fp: frame pointers only; fp-kernel: the\n"
+"                            kernel's own frame-pointer walk (no end reasons)\n"
+"      --unwind-mem SIZE     cap on the call-frame tables' BPF map memory,\n"
+"                            B/K/M/G (default 64M); files past it end their\n"
+"                            stacks as \"no-table\", counted in the report\n"
 "      --user-only           keep only the user side of each stack (kernel\n"
 "                            threads are not sampled)\n"
 "      --kernel-only         sample only kernel time, keep only kernel frames\n"
@@ -67,6 +77,7 @@ static const char record_usage[] =
 "Examples:\n"
 "  sudo bpfsym -d 10                      # whole system for 10 s\n"
 "  sudo bpfsym -p 1234 -F 999 -o app.data # one process at 999 Hz\n"
+"  sudo bpfsym -p 1234 --call-graph fp    # frame pointers only, as perf -g\n"
 "  sudo bpfsym -- make -j8                # a build and everything it runs\n"
 "  sudo bpfsym -G system.slice/docker-ID.scope -d 30   # one container\n"
 "  sudo bpfsym -p 257 --map-anon ./plugin.o@257,0x7f864c0000,0x60\n"
@@ -79,7 +90,7 @@ void cli__record_help(FILE *out)
 }
 
 /* Options without a short letter. */
-enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON };
+enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON, OPT_CALL_GRAPH, OPT_UNWIND_MEM };
 
 /* What the parse step fills: the options, and the arrays they point into. */
 struct record_args {
@@ -162,6 +173,20 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 		return CLI_RUN;
 	case OPT_MAP_ANON:
 		return add_hint(a, arg);
+	case OPT_CALL_GRAPH:
+		if (!strcmp(arg, "dwarf"))
+			o->call_graph = BPFSYM_USTACK_TABLES;
+		else if (!strcmp(arg, "fp"))
+			o->call_graph = BPFSYM_USTACK_FP;
+		else if (!strcmp(arg, "fp-kernel"))
+			o->call_graph = BPFSYM_USTACK_KERNEL_FP;
+		else
+			return cli__usage_error("--call-graph '%s': expected dwarf, fp or fp-kernel", arg);
+		return CLI_RUN;
+	case OPT_UNWIND_MEM:
+		if (parse_size(arg, &o->unwind_mem) || o->unwind_mem < (1u << 20))
+			return cli__usage_error("--unwind-mem '%s': expected a size of at least 1M (B, K, M or G)", arg);
+		return CLI_RUN;
 	case 'q':
 		o->quiet = true;
 		return CLI_RUN;
@@ -216,6 +241,8 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
 		{ "map-anon", required_argument, NULL, OPT_MAP_ANON },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "unwind-mem", required_argument, NULL, OPT_UNWIND_MEM },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -235,7 +262,7 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_args a = { .o = { .freq = 99, .output = "bpfsym.data" } };
+	struct record_args a = { .o = { .freq = 99, .output = "bpfsym.data", .call_graph = BPFSYM_USTACK_TABLES } };
 	int ret;
 
 	ret = record_parse(&a, argc, argv);

@@ -12,6 +12,7 @@
 #include "bpfsym.h"
 #include "ingest/ingest.h"
 #include "base/hash.h"
+#include "base/htab.h"
 #include "base/util.h"
 
 /* A module's writer id, and the identity the writer gave it for. */
@@ -29,6 +30,9 @@ struct ingest {
 	struct ingest_stats st;
 	struct mod_memo *memo;		/* open addressing by module pointer, under half full */
 	size_t nr_memo, cap_memo;	/* cap_memo: 0 or a power of two */
+	struct htab dirty;		/* pid + 1 of processes whose view is stale */
+	uint32_t *dirty_pids;
+	size_t nr_dirty, cap_dirty;
 };
 
 struct ingest *ingest__new(const struct ingest_opts *o)
@@ -59,6 +63,8 @@ void ingest__free(struct ingest *in)
 		return;
 	free(in->pid_gone);
 	free(in->memo);
+	htab__free(&in->dirty);
+	free(in->dirty_pids);
 	free(in);
 }
 
@@ -95,6 +101,8 @@ void ingest__fill_header(const struct ingest *in, struct rpt_header *h)
 	h->samples = in->st.samples;
 	h->nr_procs = proc_table__nr_sampled(in->o.procs);
 	h->bad_records = in->st.bad + mapevents__stats(in->o.mev)->bad;
+	for (size_t i = 0; i < BPFSYM_UEND_MAX && i < RPT_UEND_MAX; i++)
+		h->uend[i] = in->st.uend[i];
 }
 
 /* Whether @a and @b are one identity for the writer (@a's build-id is at most RPT_BUILD_ID_MAX). */
@@ -249,7 +257,7 @@ static int sample_frames(struct ingest *in, const struct bpfsym_sample *s, uint3
 
 static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_t len)
 {
-	uint32_t ids[2 * BPFSYM_MAX_FRAMES], nk = s->nr_kernel, nu = s->nr_user;
+	uint32_t ids[2 * BPFSYM_MAX_FRAMES], nk = s->nr_kernel, nu = s->nr_user, why;
 	char comm[BPFSYM_COMM_LEN + 1];
 	struct rpt_sample out = {};
 	int err;
@@ -259,6 +267,9 @@ static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_
 		in->st.bad++;
 		return 0;
 	}
+	why = (s->flags & BPFSYM_SF_UEND_MASK) >> BPFSYM_SF_UEND_SHIFT;
+	if (why && why < BPFSYM_UEND_MAX)
+		in->st.uend[why]++;
 	err = sample_frames(in, s, nk, nu, ids);
 	if (err)
 		return err;
@@ -280,6 +291,34 @@ static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_
 	return 0;
 }
 
+static bool pid_eq(const void *ctx, const void *key, uint64_t val)
+{
+	(void)ctx;
+	return val - 1 == *(const uint32_t *)key;
+}
+
+/* Note that @pid's view is stale (once until the next ingest__sync_unwind).  0 or -ENOMEM. */
+static int note_dirty(struct ingest *in, uint32_t pid)
+{
+	uint32_t *v;
+	size_t cap;
+
+	if (htab__find(&in->dirty, hash_fin(pid), pid_eq, NULL, &pid))
+		return 0;
+	if (in->nr_dirty == in->cap_dirty) {
+		cap = in->cap_dirty ? 2 * in->cap_dirty : 64;
+		v = realloc(in->dirty_pids, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		in->dirty_pids = v;
+		in->cap_dirty = cap;
+	}
+	if (htab__add(&in->dirty, hash_fin(pid), (uint64_t)pid + 1))
+		return -ENOMEM;
+	in->dirty_pids[in->nr_dirty++] = pid;
+	return 0;
+}
+
 int ingest__record(struct ingest *in, const void *rec, size_t len)
 {
 	const struct bpfsym_ev_hdr *h = rec;
@@ -298,5 +337,33 @@ int ingest__record(struct ingest *in, const void *rec, size_t len)
 		err = mapevents__apply(in->o.mev, rec, len);
 	if (!err && h->type == BPFSYM_EV_EXIT && len >= sizeof(*t))
 		ingest__pid_gone(in, t->pid);
+	/* MAP, UNMAP, FORK, EXEC, EXIT all name their process right after the header. */
+	if (!err && in->o.unw && h->type != BPFSYM_EV_SAMPLE && len >= sizeof(*h) + sizeof(uint32_t))
+		err = note_dirty(in, ((const struct bpfsym_task_ev *)rec)->pid);
 	return err;
+}
+
+int ingest__sync_unwind(struct ingest *in)
+{
+	struct proc *p;
+	uint32_t pid;
+	size_t i;
+	int err;
+
+	if (!in->o.unw)
+		return 0;
+	for (i = 0; i < in->nr_dirty; i++) {
+		pid = in->dirty_pids[i];
+		htab__del(&in->dirty, hash_fin(pid), (uint64_t)pid + 1);
+		p = proc_table__find_pid(in->o.procs, pid);
+		if (!p) {
+			unwinder__drop_proc(in->o.unw, pid);
+			continue;
+		}
+		err = unwinder__sync_proc(in->o.unw, p);
+		if (err == -ENOMEM)
+			return err;
+	}
+	in->nr_dirty = 0;
+	return 0;
 }

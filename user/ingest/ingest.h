@@ -19,8 +19,10 @@
 
 #include "ingest/mapevents.h"
 #include "model/procmap.h"
+#include "bpfsym.h"
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
+#include "unwind/unwinder.h"
 
 /* What an ingest works with: borrowed, all of it, and kept by the caller. */
 struct ingest_opts {
@@ -36,6 +38,12 @@ struct ingest_opts {
 	bool kernel_only;
 	const uint32_t *pids;		/* processes whose exit is watched (-p), nr_pids of them */
 	size_t nr_pids;
+	/*
+	 * The BPF unwinder's tables and views (NULL: none): processes whose
+	 * mappings change are noted, and their views rewritten by
+	 * ingest__sync_unwind().
+	 */
+	struct unwinder *unw;
 };
 
 struct ingest_stats {
@@ -43,6 +51,7 @@ struct ingest_stats {
 	uint64_t bad;			/* malformed records skipped here (mapevents counts its own) */
 	uint64_t model_misses;		/* samples of processes the model did not know */
 	size_t pids_alive;		/* of opts.pids, those not known to have exited */
+	uint64_t uend[BPFSYM_UEND_MAX];	/* samples by why their user stack ended */
 };
 
 struct ingest;
@@ -73,6 +82,13 @@ void ingest__pid_gone(struct ingest *in, uint32_t pid);
 
 /* Whether watched pid @pid is known to have exited (false for a pid not watched). */
 bool ingest__pid_is_gone(const struct ingest *in, uint32_t pid);
+
+/*
+ * Rewrite the unwinder's view of every process whose mappings changed
+ * since the last call (exited ones: dropped).  Call it after each batch
+ * of records: a view per batch, not per record.  0, or -ENOMEM.
+ */
+int ingest__sync_unwind(struct ingest *in);
 
 /* The counters so far, updated in place by each later call on @in. */
 const struct ingest_stats *ingest__stats(const struct ingest *in);

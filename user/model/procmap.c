@@ -738,6 +738,11 @@ size_t proc__nr_maps(const struct proc *p)
 	return p->nr_maps;
 }
 
+const struct mapping *proc__map_at(const struct proc *p, size_t i)
+{
+	return i < p->nr_maps ? &p->maps[i] : NULL;
+}
+
 uint32_t proc__mnt_ns(const struct proc *p)
 {
 	return p->mnt_ns;

@@ -140,6 +140,9 @@ uint64_t proc__pstart(const struct proc *p);
 /* Number of mappings of @p. */
 size_t proc__nr_maps(const struct proc *p);
 
+/* Mapping @i of @p (0 <= @i < proc__nr_maps), by start; valid until @p's maps change. */
+const struct mapping *proc__map_at(const struct proc *p, size_t i);
+
 /*
  * Fork: a new process (pid, pstart) holding a copy of @parent's mappings
  * and hints, in its mount namespace (any other process with this pid is

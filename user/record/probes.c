@@ -73,6 +73,10 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	s->rodata->wakeup_bytes = p->ring_size / 4;
 	bpf_map__set_max_entries(s->maps.targets, o->max_targets ? o->max_targets : 1);
 	bpf_map__set_max_entries(s->maps.events, p->ring_size);
+	s->rodata->ustack_mode = o->ustack_mode;
+	bpf_map__set_max_entries(s->maps.unw_procs, o->max_unwind_procs ? o->max_unwind_procs : 4096);
+	if (o->max_unwind_tables && o->max_unwind_tables < BPFSYM_UNW_MAX_TABLES)
+		bpf_map__set_max_entries(s->maps.unw_tables, o->max_unwind_tables);
 	err = sampler_bpf__load(s);
 	if (err) {
 		pr_err("bpfsym: loading the BPF sampler failed: %s%s\n", strerror(-err),
@@ -169,6 +173,13 @@ void probes__free(struct probes *p)
 	free(p->links);
 	free(p->pfds);
 	free(p);
+}
+
+void probes__unwind_fds(const struct probes *p, struct probes_unwind_fds *fds)
+{
+	fds->shards = bpf_map__fd(p->sampler->maps.unw_shards);
+	fds->tables = bpf_map__fd(p->sampler->maps.unw_tables);
+	fds->procs = bpf_map__fd(p->sampler->maps.unw_procs);
 }
 
 int probes__add_target(struct probes *p, uint32_t pid)

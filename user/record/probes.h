@@ -26,6 +26,9 @@ struct probes_opts {
 	uint64_t ring_size;		/* bytes of the ring buffer (a power of two pages); 0: by freq */
 	uint32_t max_targets;		/* entries of the targets map */
 	int cgroup_fd;			/* BPFSYM_TARGET_CGROUP: an open cgroup v2 directory */
+	uint32_t ustack_mode;		/* enum bpfsym_ustack_mode */
+	uint32_t max_unwind_procs;	/* entries of unw_procs (process views); 0: 4096 */
+	uint32_t max_unwind_tables;	/* entries of unw_tables; 0: BPFSYM_UNW_MAX_TABLES */
 };
 
 /* Open and load the BPF objects; NULL + errno (the reason already printed). */
@@ -66,6 +69,12 @@ int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, co
 
 /* Stop sampling (the tracker stays, so the ring buffer can be drained). */
 void probes__detach_sampler(struct probes *p);
+
+/* The unwinder's maps: the shards' outer array, the tables, the process views. */
+struct probes_unwind_fds {
+	int shards, tables, procs;
+};
+void probes__unwind_fds(const struct probes *p, struct probes_unwind_fds *fds);
 
 /* Sum the per-CPU counters into @out[BPFSYM_STAT_MAX]. */
 void probes__read_stats(const struct probes *p, uint64_t *out);

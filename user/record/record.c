@@ -43,7 +43,10 @@
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
 #include "base/util.h"
+#include "record/unwmaps.h"
 #include "record/workload.h"
+#include "symbolize/fileid.h"
+#include "unwind/unwinder.h"
 
 #define NSEC_PER_SEC		1000000000ull
 #define NSEC_PER_MSEC		1000000ull
@@ -51,6 +54,7 @@
 #define STATUS_INTERVAL_NS	(NSEC_PER_SEC / 2)
 #define POLL_MS			100
 #define COMMAND_MAX_TARGETS	65536	/* -- COMMAND: targets map entries, its whole process tree */
+#define UNWIND_START_WAIT_MS	3000	/* for the tables of what exists, before sampling */
 #define KIB			1024ull
 #define MIB			(1024 * KIB)
 
@@ -74,6 +78,10 @@ struct recorder {
 	uint64_t t0;			/* CLOCK_MONOTONIC when recording began: the summary's duration */
 	struct workload cmd;		/* RECORD_COMMAND */
 	uint32_t *hint_ids;		/* the symbolizer's id of each --map-anon file */
+	struct unwmaps *umaps;		/* --call-graph dwarf: the tables' BPF maps */
+	struct unwinder *unw;		/* ... and what builds them */
+	uint32_t *snap_pids;		/* processes the snapshot kept, for their first views */
+	size_t nr_snap_pids, cap_snap_pids;
 	int err;			/* first write error, sticky */
 };
 
@@ -287,6 +295,9 @@ static int run_loop(struct recorder *r)
 			err = ring_buffer__consume(r->rb);
 		if (err < 0 && err != -EINTR)
 			return r->err ? r->err : err;
+		err = ingest__sync_unwind(r->ing);
+		if (err)
+			return err;
 		now = now_ns(CLOCK_MONOTONIC);
 		if (now - last_flush >= FLUSH_INTERVAL_NS) {
 			err = report_writer__flush(r->w);
@@ -331,6 +342,9 @@ static void recorder__cleanup(struct recorder *r)
 {
 	ring_buffer__free(r->rb);
 	ingest__free(r->ing);
+	unwinder__free(r->unw);
+	unwmaps__free(r->umaps);
+	free(r->snap_pids);
 	probes__free(r->bpf);
 	mapevents__free(r->mev);
 	symbolizer__free(r->sym);
@@ -338,6 +352,75 @@ static void recorder__cleanup(struct recorder *r)
 	free(r->hint_ids);
 	if (r->cgroup_fd >= 0)
 		close(r->cgroup_fd);
+}
+
+static int note_snap_pid(struct recorder *r, uint32_t pid)
+{
+	uint32_t *v;
+	size_t cap;
+
+	if (r->nr_snap_pids == r->cap_snap_pids) {
+		cap = r->cap_snap_pids ? 2 * r->cap_snap_pids : 256;
+		v = realloc(r->snap_pids, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		r->snap_pids = v;
+		r->cap_snap_pids = cap;
+	}
+	r->snap_pids[r->nr_snap_pids++] = pid;
+	return 0;
+}
+
+/* The unwinder opens a mapped file as the symbolizer does: through the process's view. */
+static int unwind_open(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *m)
+{
+	struct recorder *r = ctx;
+
+	(void)pstart;
+	return fileid__open_mapped("/proc", r->procs, pid, m);
+}
+
+/* --call-graph dwarf: the sink into the sampler's maps and the unwinder.  RUN_OK or RUN_FAILED. */
+static int unwind_start(struct recorder *r)
+{
+	struct probes_unwind_fds fds;
+
+	if (r->o->call_graph != BPFSYM_USTACK_TABLES || r->o->kernel_only)
+		return RUN_OK;
+	probes__unwind_fds(r->bpf, &fds);
+	r->umaps = unwmaps__new(&fds);
+	if (r->umaps)
+		r->unw = unwinder__new(&(struct unwind_opts){
+			.sink = unwmaps__sink(r->umaps),
+			.open = unwind_open, .open_ctx = r,
+			.max_bytes = r->o->unwind_mem,
+		});
+	if (!r->unw) {
+		pr_err("bpfsym: starting the unwinder failed: %s\n", strerror(errno));
+		return RUN_FAILED;
+	}
+	return RUN_OK;
+}
+
+/*
+ * Views of the processes the snapshot found, then a wait (bounded) for
+ * their tables: the first samples then walk whole stacks.
+ */
+static void unwind_first_views(struct recorder *r)
+{
+	struct proc *p;
+	size_t i;
+
+	if (!r->unw)
+		return;
+	for (i = 0; i < r->nr_snap_pids; i++) {
+		p = proc_table__find_pid(r->procs, r->snap_pids[i]);
+		if (p)
+			unwinder__sync_proc(r->unw, p);
+	}
+	if (unwinder__wait_idle(r->unw, UNWIND_START_WAIT_MS))
+		pr_debug("unwind: tables still building after %d ms; recording starts\n",
+			 UNWIND_START_WAIT_MS);
 }
 
 /*
@@ -361,6 +444,8 @@ static int snapshot_record(void *ctx, const void *rec, size_t len)
 		} else if (r->o->target == RECORD_CGROUP) {
 			r->snap_keep = cgroup__has_pid(r->cgroup_rel, e->pid);
 		}
+		if (r->snap_keep && r->unw && note_snap_pid(r, e->pid))
+			return -ENOMEM;
 	}
 	return r->snap_keep ? mapevents__apply(r->mev, rec, len) : 0;
 }
@@ -392,6 +477,7 @@ static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
 		/* a command's whole process tree; -p's pids */
 		.max_targets = o->target == RECORD_COMMAND ? COMMAND_MAX_TARGETS : (uint32_t)o->nr_pids,
 		.cgroup_fd = o->target == RECORD_CGROUP ? r->cgroup_fd : 0,
+		.ustack_mode = o->call_graph,
 	};
 }
 
@@ -476,7 +562,7 @@ static int recorder__load(struct recorder *r)
 
 	probes_opts_of(r, &popts);
 	r->bpf = probes__load(&popts);
-	if (!r->bpf)
+	if (!r->bpf || unwind_start(r))
 		return RUN_FAILED;
 	for (i = 0; i < o->nr_pids; i++)
 		if (probes__add_target(r->bpf, o->pids[i]))
@@ -518,6 +604,7 @@ static int recorder__attach(struct recorder *r)
 		return RUN_FAILED;
 	if (attach_hints(r))
 		return RUN_USAGE;
+	unwind_first_views(r);
 	fill_header(r, event);
 	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event))
 		return RUN_FAILED;
@@ -555,6 +642,7 @@ static int recorder__start(struct recorder *r)
 		.kernel_only = o->kernel_only,
 		.pids = pids ? o->pids : NULL,
 		.nr_pids = pids ? o->nr_pids : 0,
+		.unw = r->unw,
 	});
 	if (!r->ing) {
 		pr_err("bpfsym: out of memory\n");
@@ -596,6 +684,29 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
 }
 
+/* How user stacks were walked, and what the tables cost. */
+static void fill_end_unwind(struct recorder *r, struct rpt_header *h)
+{
+	struct unwind_stats st;
+
+	if (r->o->kernel_only)
+		return;
+	h->call_graph = r->o->call_graph == BPFSYM_USTACK_TABLES ? RPT_CG_DWARF :
+			r->o->call_graph == BPFSYM_USTACK_FP ? RPT_CG_FP : RPT_CG_UNKNOWN;
+	if (!r->unw)
+		return;
+	unwinder__stats(r->unw, &st);
+	h->unw = (struct rpt_unwind){
+		.tables = st.tables, .ready = st.tables_ready, .none = st.tables_none,
+		.failed = st.tables_failed, .rows = st.rows, .bytes = unwmaps__bytes(r->umaps),
+		.build_ns = st.build_ns, .max_build_ns = st.max_build_ns,
+		.over_mem = st.over_mem, .over_rows = st.over_rows, .over_tables = st.over_tables,
+		.over_procs = st.over_procs, .over_ranges = st.over_ranges,
+		.pending = st.tables - st.tables_ready - st.tables_none - st.tables_failed -
+			   st.over_rows - st.over_mem,
+	};
+}
+
 /* The END record's fields: ingest's counts, the BPF side's counters. */
 static void fill_end(struct recorder *r, const uint64_t *stats)
 {
@@ -609,6 +720,7 @@ static void fill_end(struct recorder *r, const uint64_t *stats)
 	h->lost_children = stats[BPFSYM_STAT_TARGETS_FULL];
 	h->missed_vma_busy = stats[BPFSYM_STAT_VMA_BUSY];
 	h->missed_syscalls = stats[BPFSYM_STAT_PENDING_FULL];
+	fill_end_unwind(r, h);
 }
 
 /* Write the END record and close; then, and only then, the summary.  RUN_OK or RUN_FAILED. */

@@ -30,6 +30,8 @@ struct record_opts {
 	size_t nr_hints;
 	bool user_only, kernel_only;
 	bool quiet, verbose;
+	uint32_t call_graph;		/* enum bpfsym_ustack_mode; the default: tables */
+	uint64_t unwind_mem;		/* --unwind-mem: bytes of tables; 0: the default */
 };
 
 /*

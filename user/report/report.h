@@ -66,6 +66,12 @@ struct rpt_sample {
 	uint32_t stack;		/* stack id */
 };
 
+/* rpt_header.call_graph: how user stacks were walked. */
+#define RPT_CG_UNKNOWN	0	/* older files; or the kernel's frame-pointer walk */
+#define RPT_CG_FP	1	/* --call-graph fp */
+#define RPT_CG_DWARF	2	/* --call-graph dwarf: call-frame tables */
+#define RPT_UEND_MAX	16	/* room for enum bpfsym_uend */
+
 /* rpt_header.flags */
 #define RPT_HF_USER_ONLY	(1u << 0)
 #define RPT_HF_KERNEL_ONLY	(1u << 1)
@@ -94,6 +100,16 @@ struct rpt_header {
 	uint64_t missed_vma_busy;	/* mapping events missed: the VMA was not readable (mmap lock busy) */
 	uint64_t missed_syscalls;	/* mapping events missed: a syscall's arguments were not kept */
 	uint64_t bad_records;		/* malformed ring-buffer records skipped */
+	/* The user-stack walk (issue 14): 0 everywhere in files from before it. */
+	uint32_t call_graph;		/* RPT_CG_* */
+	uint64_t uend[RPT_UEND_MAX];	/* samples by why their user stack ended (enum bpfsym_uend) */
+	struct rpt_unwind {
+		uint64_t tables, ready, none, failed;	/* files given a table; built; no CFI; unreadable */
+		uint64_t rows, bytes;			/* rows published; BPF map memory they take */
+		uint64_t build_ns, max_build_ns;	/* CPU time building tables; the longest file */
+		uint64_t over_mem, over_rows, over_tables, over_procs, over_ranges;	/* caps hit */
+		uint64_t pending;			/* builds not finished when recording ended */
+	} unw;
 	bool complete;			/* an END record was read */
 };
 

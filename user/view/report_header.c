@@ -170,6 +170,51 @@ static void print_lost(FILE *out, const struct rpt_header *h)
 	print_missed(out, h);
 }
 
+/*
+ * The user-stack walk: how, why each stack ended (every sample walked
+ * here counts once), and what its tables cost; caps only when hit.
+ */
+static void print_unwind(FILE *out, const struct rpt_header *h)
+{
+	static const char *const why[] = { "root", "no-table", "unsupported", "read-fault",
+					   "depth", "no-mapping", "no-process", "bad-frame" };
+	const struct rpt_unwind *u = &h->unw;
+	const struct {
+		uint64_t n;
+		const char *what;
+	} caps[] = {
+		{ u->over_mem, "files not built: table memory full" },
+		{ u->over_rows, "files over the rows-per-file cap" },
+		{ u->over_tables, "files past the table cap" },
+		{ u->over_procs, "processes past the process cap (frame pointers there)" },
+		{ u->over_ranges, "process views cut at 256 executable mappings" },
+	};
+	size_t i, n = 0;
+
+	if (h->call_graph == RPT_CG_UNKNOWN)
+		return;
+	fprintf(out, "# call graph: %s\n", h->call_graph == RPT_CG_FP ? "fp (frame pointers)" :
+		"dwarf (call-frame tables; frame pointers where a file has none)");
+	fprintf(out, "# user stacks ended:");
+	for (i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+		fprintf(out, "%s %s %" PRIu64, i ? "," : "", why[i], h->uend[i + 1]);
+	fputc('\n', out);
+	if (h->call_graph != RPT_CG_DWARF)
+		return;
+	fprintf(out, "# unwind tables: %" PRIu64 " files (%" PRIu64 " built, %" PRIu64
+		" without call-frame information, %" PRIu64 " unreadable, %" PRIu64
+		" not built when recording ended), %" PRIu64 " rows, %.1f MiB of BPF maps, "
+		"built in %.0f ms of CPU (longest file %.0f ms)\n",
+		u->tables, u->ready, u->none, u->failed, u->pending, u->rows,
+		(double)u->bytes / (1 << 20), u->build_ns / 1e6, u->max_build_ns / 1e6);
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+		if (caps[i].n)
+			fprintf(out, "%s%" PRIu64 " %s", n++ ? ", " : "# unwind caps hit: ", caps[i].n,
+				caps[i].what);
+	if (n)
+		fputc('\n', out);
+}
+
 void view__print_header(FILE *out, const struct report *r, const struct view_opts *o,
 			uint64_t kept, const struct unnamed *u)
 {
@@ -210,6 +255,7 @@ void view__print_header(FILE *out, const struct report *r, const struct view_opt
 		fprintf(out, "; idle CPU ticks (not recorded): %" PRIu64, h->idle);
 	fputc('\n', out);
 	print_lost(out, h);
+	print_unwind(out, h);
 	print_filters(out, o);
 	if (frame_namer__source(namer)) {
 		uint64_t d = frame_namer__delta(namer);

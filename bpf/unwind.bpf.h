@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The user-stack walk done here, in BPF: by the files' call-frame tables
+ * (include/bpfsym.h, "Unwind tables"), with the frame-pointer rule where a
+ * file has none (anonymous JIT code, a gap between FDEs), or by frame
+ * pointers alone (--call-graph fp).  Userspace (user/unwind/) builds the
+ * tables off the sampling path and keeps each process's view of its
+ * executable mappings current from the mapping events.
+ *
+ * Every frame: find the mapping holding the PC in the process view
+ * (binary search), its table, the row for the PC's file offset (binary
+ * search over the sharded rows), then compute the CFA and read the return
+ * address (and the saved rbp) with bpf_probe_read_user.  A bounded
+ * bpf_loop of at most BPFSYM_MAX_FRAMES steps; the walk records why it
+ * ended (enum bpfsym_uend).  Every address that is read comes from the
+ * untrusted user stack: a bad one ends the walk as "read fault", and every
+ * frame must move toward the stack's base, so garbage cannot loop.
+ */
+#ifndef BPFSYM_UNWIND_BPF_H
+#define BPFSYM_UNWIND_BPF_H
+
+/* How user stacks are walked: enum bpfsym_ustack_mode. */
+const volatile __u32 ustack_mode = BPFSYM_USTACK_TABLES;
+
+/* Offsets in the x86-64 signal frame at rsp in __restore_rt (struct ucontext). */
+#define UC_MCONTEXT	40
+#define SC_RBP		(UC_MCONTEXT + 10 * 8)
+#define SC_RSP		(UC_MCONTEXT + 15 * 8)
+#define SC_RIP		(UC_MCONTEXT + 16 * 8)
+
+/* log2 of the row and range searches' bounds, plus one. */
+#define ROW_SEARCH_STEPS	27	/* up to 64 Mi rows in one table */
+#define RANGE_SEARCH_STEPS	9	/* BPFSYM_UNW_PROC_RANGES = 256 */
+
+struct unw_shard {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BPFSYM_UNW_SHARD_ROWS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+
+/* The global row space: shard i holds rows [i << SHARD_SHIFT, (i + 1) << SHARD_SHIFT). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, BPFSYM_UNW_MAX_SHARDS);
+	__type(key, __u32);
+	__array(values, struct unw_shard);
+} unw_shards SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BPFSYM_UNW_MAX_TABLES);
+	__type(key, __u32);
+	__type(value, struct bpfsym_unw_table);
+} unw_tables SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);	/* tgid */
+	__type(value, struct bpfsym_unw_proc);
+} unw_procs SEC(".maps");
+
+/*
+ * The walk's state.  In a per-CPU map, not on the stack: the verifier
+ * then knows nothing precise of it and checks the bpf_loop() callback in
+ * one pass (see vma.bpf.h, struct pathbuf).
+ */
+struct unw_walk {
+	__u64 pc, sp, fp;
+	__u32 tgid;
+	__u32 base;		/* index in ips[] of the first user frame */
+	__u32 n;		/* user frames so far */
+	__u32 end;		/* enum bpfsym_uend: set when the walk stops */
+	__u32 exact;		/* pc is where the CPU was, not a return address */
+	__u32 no_view;		/* no process view: the frame-pointer rule throughout */
+	/* The search in progress (unw_search_step). */
+	__u64 key;
+	__u32 lo, hi, first;
+	/*
+	 * The mapping of the last frame and its table, for the next frame
+	 * (most callers are in the same file): r_len 0 when none yet.
+	 */
+	__u64 r_start, r_base;	/* r_base: start - file offset of start */
+	__u64 r_len;
+	__u32 r_table;		/* table id, or BPFSYM_UNW_NO_TABLE */
+	__u32 t_state, t_first, t_nr;
+};
+
+/*
+ * Rules found lately, per CPU: (table, file offset) -> rule.  Return
+ * addresses repeat from sample to sample (main, the interpreter loop's
+ * callers...), so most frames but the leaf skip the row search.  Tables
+ * never change once published, so an entry never goes stale.
+ */
+#define RCACHE_SIZE	1024
+struct unw_rcache {
+	__u64 tag[RCACHE_SIZE];		/* table << 32 | key, + 1; 0: empty */
+	__u32 rule[RCACHE_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_rcache);
+} unw_rcaches SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unw_walk);
+} unw_walks SEC(".maps");
+
+/* Row @idx of the global row space (pc low, rule high), or 0 when it is not there. */
+static __always_inline __u64 unw_row(__u32 idx)
+{
+	__u32 shard = idx >> BPFSYM_UNW_SHARD_SHIFT, slot = idx & (BPFSYM_UNW_SHARD_ROWS - 1);
+	void *inner = bpf_map_lookup_elem(&unw_shards, &shard);
+	__u64 *row;
+
+	if (!inner)
+		return 0;
+	row = bpf_map_lookup_elem(inner, &slot);
+	return row ? *row : 0;
+}
+
+/*
+ * One step of the binary search for the last row at or below w->key among
+ * rows w->first + [w->lo, w->hi).  A bpf_loop callback with its bounds in
+ * the per-CPU walk state: checked once, whatever the table's size.
+ */
+static long unw_search_step(__u64 i, void *ctx)
+{
+	struct unw_walk *w;
+	__u32 zero = 0, mid;
+	__u64 at;
+
+	w = bpf_map_lookup_elem(&unw_walks, &zero);
+	if (!w || w->lo >= w->hi)
+		return 1;
+	mid = w->lo + (w->hi - w->lo) / 2;
+	at = (__u32)unw_row(w->first + mid);
+	if (at <= w->key)
+		w->lo = mid + 1;
+	else
+		w->hi = mid;
+	return 0;
+}
+
+/*
+ * The mapping of @v holding @pc, or NULL: a bounded binary search.  The
+ * bounds live in the per-CPU walk state, so the verifier sees unknown
+ * values and checks each step once, not once per pair of constants.
+ */
+static __always_inline const struct bpfsym_unw_range *unw_find_range(struct unw_walk *w,
+								    const struct bpfsym_unw_proc *v,
+								    __u64 pc)
+{
+	__u32 mid, i;
+
+	w->lo = 0;
+	w->hi = v->nr < BPFSYM_UNW_PROC_RANGES ? v->nr : BPFSYM_UNW_PROC_RANGES;
+#pragma clang loop unroll(disable)
+	for (i = 0; i < RANGE_SEARCH_STEPS; i++) {
+		if (w->lo >= w->hi)
+			break;
+		mid = ((w->lo + w->hi) / 2) & (BPFSYM_UNW_PROC_RANGES - 1);
+		if (v->r[mid].start <= pc)
+			w->lo = mid + 1;
+		else
+			w->hi = mid;
+	}
+	if (w->lo == 0)
+		return NULL;
+	i = (w->lo - 1) & (BPFSYM_UNW_PROC_RANGES - 1);
+	if (pc - v->r[i].start >= v->r[i].len)
+		return NULL;
+	return &v->r[i];
+}
+
+/*
+ * The rule of the last row of the table [@first, @first + @nr) at or before
+ * file offset @key.  Before the first row (or a missing shard): the
+ * frame-pointer rule.
+ */
+static __always_inline __u32 unw_find_rule(struct unw_walk *w, __u32 first, __u32 nr, __u32 key)
+{
+	__u64 row;
+
+	w->first = first;
+	w->lo = 0;
+	w->hi = nr;
+	w->key = key;
+	bpf_loop(ROW_SEARCH_STEPS, unw_search_step, NULL, 0);
+	if (w->lo == 0 || w->lo > nr)
+		return BPFSYM_UNW_FP_RULE;
+	row = unw_row(first + w->lo - 1);
+	return row ? (__u32)(row >> 32) : BPFSYM_UNW_FP_RULE;
+}
+
+/* Move @w to the caller by the frame-pointer rule; 1 when the walk ends. */
+static __always_inline int unw_step_fp(struct unw_walk *w)
+{
+	__u64 pair[2];
+
+	if (w->fp == 0) {
+		w->end = BPFSYM_UEND_ROOT;
+		return 1;
+	}
+	/* The frame must be above the stack pointer: toward the stack's base. */
+	if (w->fp < w->sp || (w->fp & 7)) {
+		w->end = BPFSYM_UEND_BAD_FRAME;
+		return 1;
+	}
+	if (bpf_probe_read_user(pair, sizeof(pair), (void *)w->fp)) {
+		w->end = BPFSYM_UEND_READ_FAULT;
+		return 1;
+	}
+	w->sp = w->fp + 16;
+	w->fp = pair[0];
+	w->pc = pair[1];
+	w->exact = 0;
+	return 0;
+}
+
+/* Move @w to the caller through the signal frame at its rsp; 1 when the walk ends. */
+static __always_inline int unw_step_signal(struct unw_walk *w)
+{
+	__u64 regs[7];	/* rbp .. rip of struct sigcontext */
+
+	if (bpf_probe_read_user(regs, sizeof(regs), (void *)(w->sp + SC_RBP))) {
+		w->end = BPFSYM_UEND_READ_FAULT;
+		return 1;
+	}
+	w->fp = regs[0];
+	w->sp = regs[(SC_RSP - SC_RBP) / 8];
+	w->pc = regs[(SC_RIP - SC_RBP) / 8];
+	/* The interrupted instruction itself, not a return address. */
+	w->exact = 1;
+	return 0;
+}
+
+/* Move @w to the caller by table rule @rule; 1 when the walk ends. */
+static __always_inline int unw_step_rule(struct unw_walk *w, __u32 rule)
+{
+	__u32 kind = BPFSYM_UNW_RULE_KIND(rule), off = BPFSYM_UNW_RULE_CFA_OFF(rule);
+	__u64 cfa, ra, fp = w->fp;
+
+	switch (kind) {
+	case BPFSYM_UNW_FP_RULE:
+		return unw_step_fp(w);
+	case BPFSYM_UNW_CFA_SP:
+		cfa = w->sp + off;
+		break;
+	case BPFSYM_UNW_CFA_FP:
+		cfa = w->fp + off;
+		break;
+	case BPFSYM_UNW_PLT:
+		cfa = w->sp + 8 + ((w->pc & 15) >= off ? 8 : 0);
+		break;
+	case BPFSYM_UNW_SIGNAL:
+		return unw_step_signal(w);
+	case BPFSYM_UNW_END:
+		w->end = BPFSYM_UEND_ROOT;
+		return 1;
+	default:
+		w->end = BPFSYM_UEND_UNSUPPORTED;
+		return 1;
+	}
+	/* The caller's frame is above this one: the stack grows down. */
+	if (cfa <= w->sp) {
+		w->end = BPFSYM_UEND_BAD_FRAME;
+		return 1;
+	}
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
+		w->end = BPFSYM_UEND_READ_FAULT;
+		return 1;
+	}
+	if ((rule & BPFSYM_UNW_FP_SAVED) &&
+	    bpf_probe_read_user(&fp, sizeof(fp), (void *)(cfa - BPFSYM_UNW_RULE_FP_NEG(rule)))) {
+		w->end = BPFSYM_UEND_READ_FAULT;
+		return 1;
+	}
+	w->sp = cfa;
+	w->fp = fp;
+	w->pc = ra;
+	w->exact = 0;
+	return 0;
+}
+
+/*
+ * Fill @w's mapping cache for @pc from its process view and the table's
+ * entry.  1 when the walk ends (no mapping), else 0 (w->no_view: none).
+ */
+static __always_inline int unw_find_mapping(struct unw_walk *w, __u64 pc)
+{
+	const struct bpfsym_unw_proc *v;
+	const struct bpfsym_unw_range *r;
+	const struct bpfsym_unw_table *t;
+	__u32 tid;
+
+	v = bpf_map_lookup_elem(&unw_procs, &w->tgid);
+	if (!v) {
+		w->no_view = 1;
+		return 0;
+	}
+	r = unw_find_range(w, v, pc);
+	if (!r) {
+		w->end = BPFSYM_UEND_NO_MAPPING;
+		return 1;
+	}
+	w->r_start = r->start;
+	w->r_len = r->len;
+	w->r_base = r->start - ((__u64)r->pgoff << 12);
+	w->r_table = tid = r->table;
+	w->t_state = BPFSYM_UNW_NONE;
+	if (tid == BPFSYM_UNW_NO_TABLE)
+		return 0;
+	t = bpf_map_lookup_elem(&unw_tables, &tid);
+	w->t_state = t ? t->state : BPFSYM_UNW_PENDING;
+	w->t_first = t ? t->first : 0;
+	w->t_nr = t ? t->nr : 0;
+	return 0;
+}
+
+/* The rule for @w's PC from its process view and the tables; 1 when the walk ends. */
+static __always_inline int unw_rule_at(struct unw_walk *w, __u32 *rule)
+{
+	__u64 pc = w->exact ? w->pc : w->pc - 1, tag;
+	struct unw_rcache *rc;
+	__u32 zero = 0, key, slot;
+
+	*rule = BPFSYM_UNW_FP_RULE;
+	if (ustack_mode != BPFSYM_USTACK_TABLES || w->no_view)
+		return 0;
+	if (pc - w->r_start >= w->r_len && unw_find_mapping(w, pc))
+		return 1;
+	if (w->no_view || w->t_state == BPFSYM_UNW_NONE)
+		return 0;
+	if (w->t_state != BPFSYM_UNW_READY) {
+		w->end = BPFSYM_UEND_NO_TABLE;
+		return 1;
+	}
+	key = (__u32)(pc - w->r_base);
+	tag = ((__u64)w->r_table << 32 | key) + 1;
+	slot = (__u32)((tag * 0x9e3779b97f4a7c15ull) >> 54) & (RCACHE_SIZE - 1);
+	rc = bpf_map_lookup_elem(&unw_rcaches, &zero);
+	if (rc && rc->tag[slot] == tag) {
+		*rule = rc->rule[slot];
+		return 0;
+	}
+	*rule = unw_find_rule(w, w->t_first, w->t_nr, key);
+	if (rc) {
+		rc->tag[slot] = tag;
+		rc->rule[slot] = *rule;
+	}
+	return 0;
+}
+
+/* One frame: record the PC, then move to the caller.  bpf_loop's callback. */
+static long unw_step(__u64 i, void *ctx)
+{
+	struct bpfsym_sample *s;
+	struct unw_walk *w;
+	__u32 zero = 0, idx, rule;
+
+	w = bpf_map_lookup_elem(&unw_walks, &zero);
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!w || !s)
+		return 1;
+	if (w->n >= BPFSYM_MAX_FRAMES) {
+		w->end = BPFSYM_UEND_DEPTH;
+		return 1;
+	}
+	idx = w->base + w->n;
+	if (idx >= 2 * BPFSYM_MAX_FRAMES)
+		return 1;
+	s->ips[idx] = w->pc;
+	w->n++;
+	if (unw_rule_at(w, &rule) || unw_step_rule(w, rule))
+		return 1;
+	if (w->pc == 0) {
+		w->end = BPFSYM_UEND_ROOT;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Walk the user stack of the sampled task into @s->ips[@base...]; returns
+ * the number of frames and sets *@end (enum bpfsym_uend).  The registers
+ * are the sampled ones when the CPU was in user mode, else the ones the
+ * task entered the kernel with.
+ */
+static __always_inline long unw_walk_user(struct bpf_perf_event_data *ctx, struct task_struct *task,
+					  __u32 tgid, __u32 base, __u32 *end)
+{
+	struct unw_walk *w;
+	struct pt_regs *ur;
+	__u32 zero = 0;
+
+	w = bpf_map_lookup_elem(&unw_walks, &zero);
+	if (!w)
+		return -2;	/* -ENOENT */
+	if (regs_user_mode(&ctx->regs)) {
+		w->pc = ctx->regs.ip;
+		w->sp = ctx->regs.sp;
+		w->fp = ctx->regs.bp;
+	} else {
+		ur = (struct pt_regs *)bpf_task_pt_regs(task);
+		if (!ur)
+			return -2;	/* -ENOENT */
+		w->pc = BPF_CORE_READ(ur, ip);
+		w->sp = BPF_CORE_READ(ur, sp);
+		w->fp = BPF_CORE_READ(ur, bp);
+	}
+	w->tgid = tgid;
+	w->base = base;
+	w->n = 0;
+	w->end = BPFSYM_UEND_DEPTH;
+	w->exact = 1;
+	w->no_view = ustack_mode != BPFSYM_USTACK_TABLES;
+	w->r_len = 0;
+	if (w->pc == 0) {
+		*end = BPFSYM_UEND_ROOT;
+		return 0;
+	}
+	bpf_loop(BPFSYM_MAX_FRAMES + 1, unw_step, NULL, 0);
+	/* Without a view the whole walk was by frame pointers: say why when it fell short. */
+	if (ustack_mode == BPFSYM_USTACK_TABLES && w->no_view && w->end != BPFSYM_UEND_ROOT)
+		w->end = BPFSYM_UEND_NO_PROC;
+	*end = w->end;
+	return w->n;
+}
+
+#endif /* BPFSYM_UNWIND_BPF_H */

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * unwinder: table ids per file identity, views from the mapping model,
+ * publishing order, caps.  The sink keeps everything in memory; the files
+ * are this machine's libc and python3.11 (the oracle for the rows is the
+ * table cfi_table__build_fd makes of the same file).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "unwind/unwinder.h"
+
+#define LIBC	"/lib/x86_64-linux-gnu/libc.so.6"
+#define PYTHON	"/usr/bin/python3.11"
+#define MAX_ROWS (8u << 20)
+
+struct mem_sink {
+	uint64_t *rows;			/* the global row space */
+	struct bpfsym_unw_table tables[256];
+	int published[256];		/* put_table calls */
+	uint32_t view_pid[16];
+	struct bpfsym_unw_proc views[16];
+	int nr_views, dels, opens, fail_opens;
+};
+
+static int put_rows(void *ctx, uint32_t first, const struct cfi_row *rows, uint32_t nr)
+{
+	struct mem_sink *m = ctx;
+	uint32_t i;
+
+	if ((uint64_t)first + nr > MAX_ROWS)
+		return -ENOSPC;
+	for (i = 0; i < nr; i++)
+		m->rows[first + i] = rows[i].pc | (uint64_t)rows[i].rule << 32;
+	return 0;
+}
+
+static int put_table(void *ctx, uint32_t id, const struct bpfsym_unw_table *t)
+{
+	struct mem_sink *m = ctx;
+
+	if (id >= 256)
+		return -ENOSPC;
+	m->tables[id] = *t;
+	m->published[id]++;
+	return 0;
+}
+
+static int put_proc(void *ctx, uint32_t pid, const struct bpfsym_unw_proc *v)
+{
+	struct mem_sink *m = ctx;
+	int i;
+
+	for (i = 0; i < m->nr_views && m->view_pid[i] != pid; i++)
+		;
+	if (i == 16)
+		return -ENOSPC;
+	if (i == m->nr_views)
+		m->nr_views++;
+	m->view_pid[i] = pid;
+	m->views[i] = *v;
+	return 0;
+}
+
+static int del_proc(void *ctx, uint32_t pid)
+{
+	struct mem_sink *m = ctx;
+
+	(void)pid;
+	m->dels++;
+	return 0;
+}
+
+static int open_path(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *mp)
+{
+	struct mem_sink *m = ctx;
+	int fd;
+
+	(void)pid;
+	(void)pstart;
+	m->opens++;
+	fd = open(mp->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		m->fail_opens++;
+	return fd < 0 ? -errno : fd;
+}
+
+static const struct bpfsym_unw_proc *view_of(const struct mem_sink *m, uint32_t pid)
+{
+	int i;
+
+	for (i = 0; i < m->nr_views; i++)
+		if (m->view_pid[i] == pid)
+			return &m->views[i];
+	return NULL;
+}
+
+/* A mapping of @path's first executable PT_LOAD-ish range: its whole file, r-x, at @start. */
+static int map_file(struct proc *p, const char *path, uint64_t start, struct stat *st)
+{
+	struct mapping m = { .start = start, .prot = PROT_READ | PROT_EXEC, .kind = MAPPING_FILE };
+
+	if (stat(path, st))
+		return -errno;
+	m.end = start + ((uint64_t)st->st_size + 4095) / 4096 * 4096;
+	m.dev = st->st_dev;
+	m.ino = st->st_ino;
+	m.mtime_sec = st->st_mtim.tv_sec;
+	m.mtime_nsec = (uint32_t)st->st_mtim.tv_nsec;
+	m.path = path;
+	return proc__map(p, &m);
+}
+
+static struct unwinder *new_unwinder(struct mem_sink *m, const struct unwind_opts *extra)
+{
+	struct unwind_opts o = extra ? *extra : (struct unwind_opts){ 0 };
+
+	o.sink = (struct unwind_sink){ m, put_rows, put_table, put_proc, del_proc };
+	o.open = open_path;
+	o.open_ctx = m;
+	return unwinder__new(&o);
+}
+
+/* The rule the sink's rows give file offset @key in table @t: the BPF walk's search. */
+static uint32_t sink_rule(const struct mem_sink *m, const struct bpfsym_unw_table *t, uint32_t key)
+{
+	uint32_t lo = 0, hi = t->nr, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((uint32_t)m->rows[t->first + mid] <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? (uint32_t)(m->rows[t->first + lo - 1] >> 32) : BPFSYM_UNW_FP_RULE;
+}
+
+static struct mem_sink *sink_new(void)
+{
+	struct mem_sink *m = calloc(1, sizeof(*m));
+
+	if (m)
+		m->rows = calloc(MAX_ROWS, sizeof(uint64_t));
+	if (m && !m->rows) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static void sink_free(struct mem_sink *m)
+{
+	if (m)
+		free(m->rows);
+	free(m);
+}
+
+/*
+ * Two processes mapping libc share one table; a view lists the executable
+ * mappings by start with their tables; anonymous code has none; the
+ * published rows are the file's own table, row for row.
+ */
+static void test_views_and_tables(void)
+{
+	struct proc_table *pt = proc_table__new(0);
+	struct mem_sink *m = sink_new();
+	struct mapping anon = { .start = 0x1000, .end = 0x3000, .prot = PROT_READ | PROT_EXEC,
+				.kind = MAPPING_ANON };
+	const struct bpfsym_unw_proc *v1, *v2;
+	struct cfi_table *oracle = NULL;
+	struct unwind_stats st;
+	struct unwinder *u = NULL;
+	struct proc *a, *b;
+	struct stat sl, sp;
+	char err[160];
+	size_t i;
+	int fd;
+
+	if (access(LIBC, R_OK) || access(PYTHON, R_OK)) {
+		test__skip("%s or %s is not here", LIBC, PYTHON);
+		goto out;
+	}
+	if (!ASSERT_OK_PTR(pt, "table") || !ASSERT_OK_PTR(m, "sink"))
+		goto out;
+	u = new_unwinder(m, NULL);
+	if (!ASSERT_OK_PTR(u, "unwinder"))
+		goto out;
+	a = proc_table__add(pt, 100, 1);
+	b = proc_table__add(pt, 200, 2);
+	if (!ASSERT_OK_PTR(a, "a") || !ASSERT_OK_PTR(b, "b"))
+		goto out;
+	ASSERT_OK(map_file(a, PYTHON, 0x400000, &sp), "python in a");
+	ASSERT_OK(map_file(a, LIBC, 0x7f0000000000, &sl), "libc in a");
+	ASSERT_OK(proc__map(a, &anon), "anon in a");
+	ASSERT_OK(map_file(b, LIBC, 0x7f1000000000, &sl), "libc in b");
+	ASSERT_OK(unwinder__sync_proc(u, a), "view of a");
+	ASSERT_OK(unwinder__sync_proc(u, b), "view of b");
+	ASSERT_OK(unwinder__wait_idle(u, 60000), "builds end");
+	v1 = view_of(m, 100);
+	v2 = view_of(m, 200);
+	if (!ASSERT_OK_PTR(v1, "a has a view") || !ASSERT_OK_PTR(v2, "b has a view"))
+		goto out;
+	if (!ASSERT_EQ(v1->nr, 3u, "a: anon, python, libc") || !ASSERT_EQ(v2->nr, 1u, "b: libc"))
+		goto out;
+	ASSERT_EQ(v1->r[0].start, 0x1000ull, "sorted by start");
+	ASSERT_EQ(v1->r[0].table, BPFSYM_UNW_NO_TABLE, "anonymous code: no table");
+	ASSERT_EQ(v1->r[2].table, v2->r[0].table, "libc: one table for both processes");
+	ASSERT_NEQ(v1->r[1].table, v1->r[2].table, "python and libc: two tables");
+	ASSERT_EQ(m->opens, 2, "each file opened once");
+	unwinder__stats(u, &st);
+	ASSERT_EQ(st.tables, 2ull, "two tables");
+	ASSERT_EQ(st.tables_ready, 2ull, "both built");
+	ASSERT_EQ(m->tables[v2->r[0].table].state, (uint32_t)BPFSYM_UNW_READY, "libc published");
+	ASSERT_EQ(m->published[v2->r[0].table], 1, "published once");
+
+	/* The rows in the sink give the rule the file's own table gives, at every row. */
+	fd = open(LIBC, O_RDONLY);
+	if (!ASSERT_OK(cfi_table__build_fd(fd, &(struct cfi_opts){ .debug_fd = -1 }, &oracle, err,
+					   sizeof(err)), err))
+		goto close;
+	ASSERT_EQ((uint64_t)m->tables[v2->r[0].table].nr, (uint64_t)oracle->nr, "all of libc's rows");
+	for (i = 0; i < oracle->nr; i++) {
+		if (!ASSERT_EQ(sink_rule(m, &m->tables[v2->r[0].table], oracle->rows[i].pc),
+			       oracle->rows[i].rule, "a libc row's rule"))
+			break;
+	}
+close:
+	close(fd);
+	/* Gone: the view goes; a second drop says so. */
+	ASSERT_OK(unwinder__drop_proc(u, 200), "drop b");
+	ASSERT_EQ(unwinder__drop_proc(u, 200), -ENOENT, "b has no view now");
+	ASSERT_EQ(m->dels, 1, "one delete");
+out:
+	cfi_table__free(oracle);
+	unwinder__free(u);
+	proc_table__free(pt);
+	sink_free(m);
+}
+
+/* Caps: processes (a view refused and counted), row memory (the table stays pending). */
+static void test_caps(void)
+{
+	struct proc_table *pt = proc_table__new(0);
+	struct mem_sink *m = sink_new();
+	struct unwind_opts o = { .max_procs = 1, .max_bytes = 64 * 8, .sync = true };
+	const struct bpfsym_unw_proc *v;
+	struct unwind_stats st;
+	struct unwinder *u = NULL;
+	struct proc *a, *b;
+	struct stat sl;
+
+	if (access(LIBC, R_OK)) {
+		test__skip("%s is not here", LIBC);
+		goto out;
+	}
+	if (!ASSERT_OK_PTR(pt, "table") || !ASSERT_OK_PTR(m, "sink"))
+		goto out;
+	u = new_unwinder(m, &o);
+	if (!ASSERT_OK_PTR(u, "unwinder"))
+		goto out;
+	a = proc_table__add(pt, 100, 1);
+	b = proc_table__add(pt, 200, 2);
+	ASSERT_OK(map_file(a, LIBC, 0x7f0000000000, &sl), "libc in a");
+	ASSERT_OK(map_file(b, LIBC, 0x7f0000000000, &sl), "libc in b");
+	ASSERT_OK(unwinder__sync_proc(u, a), "view of a");
+	ASSERT_EQ(unwinder__sync_proc(u, b), -ENOSPC, "b: past max_procs");
+	ASSERT_OK(unwinder__sync_proc(u, a), "a again: it has its view already");
+	unwinder__stats(u, &st);
+	ASSERT_EQ(st.over_procs, 1ull, "one process refused");
+	ASSERT_EQ(st.over_mem, 1ull, "libc does not fit in 64 rows");
+	ASSERT_EQ(st.tables_ready, 0ull, "nothing built");
+	v = view_of(m, 100);
+	if (ASSERT_OK_PTR(v, "a's view") && ASSERT_EQ(v->nr, 1u, "one range"))
+		ASSERT_EQ(m->published[v->r[0].table], 0, "libc's table never published: pending");
+out:
+	unwinder__free(u);
+	proc_table__free(pt);
+	sink_free(m);
+}
+
+/* The vdso's table comes from our own vdso image, once for every process. */
+static void test_vdso(void)
+{
+	struct proc_table *pt = proc_table__new(0);
+	struct mem_sink *m = sink_new();
+	struct mapping vd = { .start = 0x7fff0000, .end = 0x7fff2000, .prot = PROT_READ | PROT_EXEC,
+			      .kind = MAPPING_SPECIAL, .path = "[vdso]" };
+	struct unwind_opts o = { .sync = true };
+	const struct bpfsym_unw_proc *v;
+	struct unwinder *u = NULL;
+	struct proc *a, *b;
+
+	if (!ASSERT_OK_PTR(pt, "table") || !ASSERT_OK_PTR(m, "sink"))
+		goto out;
+	u = new_unwinder(m, &o);
+	a = proc_table__add(pt, 100, 1);
+	b = proc_table__add(pt, 200, 2);
+	if (!ASSERT_OK_PTR(u, "unwinder") || !ASSERT_OK_PTR(a, "a") || !ASSERT_OK_PTR(b, "b"))
+		goto out;
+	ASSERT_OK(proc__map(a, &vd), "vdso in a");
+	ASSERT_OK(proc__map(b, &vd), "vdso in b");
+	ASSERT_OK(unwinder__sync_proc(u, a), "view of a");
+	ASSERT_OK(unwinder__sync_proc(u, b), "view of b");
+	v = view_of(m, 100);
+	if (!ASSERT_OK_PTR(v, "a's view") || !ASSERT_EQ(v->nr, 1u, "one range"))
+		goto out;
+	ASSERT_EQ(view_of(m, 200)->r[0].table, v->r[0].table, "one vdso table");
+	ASSERT_EQ(m->tables[v->r[0].table].state, (uint32_t)BPFSYM_UNW_READY, "built from our vdso");
+	ASSERT_TRUE(m->tables[v->r[0].table].nr > 2, "the vdso has rows");
+	ASSERT_EQ(m->opens, 0, "nothing opened for it");
+out:
+	unwinder__free(u);
+	proc_table__free(pt);
+	sink_free(m);
+}
+
+int main(void)
+{
+	RUN_TEST(test_views_and_tables);
+	RUN_TEST(test_caps);
+	RUN_TEST(test_vdso);
+	return TEST_EXIT();
+}

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * unwinder: table ids by file identity, a build queue served by one
+ * worker thread, row space handed out in order, process views written
+ * from the mapping model.  See unwinder.h.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <elf.h>
+
+#include "base/hash.h"
+#include "base/htab.h"
+#include "base/util.h"
+#include "unwind/unwinder.h"
+
+#define NAME_LEN 96	/* of a job, for log lines */
+
+struct file_key {
+	uint64_t dev, ino;
+	int64_t mtime_sec;
+	uint32_t mtime_nsec;
+};
+
+struct job {
+	struct job *next;
+	uint32_t id;
+	int fd;			/* -1: the vdso */
+	char name[NAME_LEN];
+};
+
+struct unwinder {
+	struct unwind_opts o;
+	uint64_t max_rows;		/* row space: max_bytes / 8 */
+	struct htab ids;		/* hash of struct file_key -> id + 1 */
+	struct file_key *keys;		/* by id */
+	uint32_t nr_ids, cap_ids;
+	uint32_t vdso_id;		/* + 1; 0: none yet */
+	struct htab procs;		/* pid -> 1: processes with a view */
+	struct bpfsym_unw_proc view;	/* built here, then handed to the sink */
+
+	pthread_mutex_t lock;		/* the rest, shared with the worker */
+	pthread_cond_t wake, idle;
+	struct job *head, **tail;
+	bool busy, stop, started;
+	pthread_t thread;
+	uint64_t next_row;
+	struct unwind_stats st;
+};
+
+static uint64_t key_hash(const struct file_key *k)
+{
+	uint64_t h = hash_u64(0, k->dev);
+
+	h = hash_u64(h, k->ino);
+	h = hash_u64(h, (uint64_t)k->mtime_sec);
+	return hash_fin(hash_u64(h, k->mtime_nsec));
+}
+
+static bool key_eq(const void *ctx, const void *key, uint64_t val)
+{
+	const struct unwinder *u = ctx;
+
+	return memcmp(&u->keys[val - 1], key, sizeof(struct file_key)) == 0;
+}
+
+static bool pid_eq(const void *ctx, const void *key, uint64_t val)
+{
+	(void)ctx;
+	return val - 1 == *(const uint32_t *)key;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Our own vdso image and its size (the end of its last PT_LOAD), or NULL. */
+static const void *vdso_image(size_t *len)
+{
+	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Phdr *ph;
+	size_t end = 0;
+	int i;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_phentsize != sizeof(*ph))
+		return NULL;
+	ph = (const void *)((const char *)eh + eh->e_phoff);
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > end)
+			end = ph[i].p_offset + ph[i].p_filesz;
+	*len = end;
+	return end ? eh : NULL;
+}
+
+static int build_table(struct unwinder *u, const struct job *j, struct cfi_table **t,
+		       char *err, size_t errlen)
+{
+	struct cfi_opts co = { .max_rows = u->o.max_rows_file, .debug_fd = -1 };
+	const void *img;
+	size_t len;
+
+	if (j->fd >= 0)
+		return cfi_table__build_fd(j->fd, &co, t, err, errlen);
+	img = vdso_image(&len);
+	if (!img) {
+		snprintf(err, errlen, "no vdso in this process");
+		return -ENOENT;
+	}
+	return cfi_table__build_mem(img, len, &co, t, err, errlen);
+}
+
+/*
+ * Publish @t as table @j->id: rows first, then the table entry that makes
+ * the walk use them.  Called without the lock; takes it for the counters.
+ */
+static void publish(struct unwinder *u, const struct job *j, const struct cfi_table *t)
+{
+	struct bpfsym_unw_table e = { .state = BPFSYM_UNW_NONE };
+	uint64_t first;
+	int err;
+
+	if (t && t->nr) {
+		pthread_mutex_lock(&u->lock);
+		first = u->next_row;
+		if (t->nr > u->max_rows - first) {
+			u->st.over_mem++;
+			pthread_mutex_unlock(&u->lock);
+			pr_debug("unwind: %s: %zu rows do not fit (%llu of %llu used)\n", j->name,
+				 t->nr, (unsigned long long)first, (unsigned long long)u->max_rows);
+			return;	/* stays pending: its frames end the walk as "no table" */
+		}
+		u->next_row += t->nr;
+		pthread_mutex_unlock(&u->lock);
+		err = u->o.sink.put_rows(u->o.sink.ctx, (uint32_t)first, t->rows, (uint32_t)t->nr);
+		if (err)
+			goto sink_err;
+		e = (struct bpfsym_unw_table){ .first = (uint32_t)first, .nr = (uint32_t)t->nr,
+					       .state = BPFSYM_UNW_READY };
+	}
+	err = u->o.sink.put_table(u->o.sink.ctx, j->id, &e);
+	if (err)
+		goto sink_err;
+	pthread_mutex_lock(&u->lock);
+	if (e.state == BPFSYM_UNW_READY) {
+		u->st.tables_ready++;
+		u->st.rows += e.nr;
+	} else if (t) {
+		u->st.tables_none++;	/* (a failed build was counted as such) */
+	}
+	pthread_mutex_unlock(&u->lock);
+	return;
+sink_err:
+	pr_warn("unwind: %s: writing its table failed: %s\n", j->name, strerror(-err));
+	pthread_mutex_lock(&u->lock);
+	u->st.sink_errors++;
+	pthread_mutex_unlock(&u->lock);
+}
+
+/* Build and publish one queued file; closes its fd. */
+static void run_job(struct unwinder *u, struct job *j)
+{
+	struct cfi_table *t = NULL;
+	char err[160] = "";
+	uint64_t t0 = thread_cpu_ns(), dt;
+	int ret;
+
+	ret = build_table(u, j, &t, err, sizeof(err));
+	dt = thread_cpu_ns() - t0;
+	if (j->fd >= 0)
+		close(j->fd);
+	pthread_mutex_lock(&u->lock);
+	u->st.build_ns += dt;
+	if (dt > u->st.max_build_ns)
+		u->st.max_build_ns = dt;
+	if (ret == -E2BIG)
+		u->st.over_rows++;
+	else if (ret)
+		u->st.tables_failed++;
+	pthread_mutex_unlock(&u->lock);
+	if (ret) {
+		pr_debug("unwind: %s: no table: %s\n", j->name, err[0] ? err : strerror(-ret));
+		cfi_table__free(t);
+		/* No rows to trust: the frame-pointer rule there, not a stack cut short. */
+		publish(u, j, NULL);
+		return;
+	}
+	pr_debug("unwind: %s: %zu rows in %.1f ms\n", j->name, t->nr, dt / 1e6);
+	publish(u, j, t);
+	cfi_table__free(t);
+}
+
+static void *worker(void *arg)
+{
+	struct unwinder *u = arg;
+	struct job *j;
+
+	pthread_mutex_lock(&u->lock);
+	for (;;) {
+		while (!u->head && !u->stop)
+			pthread_cond_wait(&u->wake, &u->lock);
+		if (u->stop)
+			break;
+		j = u->head;
+		u->head = j->next;
+		if (!u->head)
+			u->tail = &u->head;
+		u->st.queued--;
+		u->busy = true;
+		pthread_mutex_unlock(&u->lock);
+		run_job(u, j);
+		free(j);
+		pthread_mutex_lock(&u->lock);
+		u->busy = false;
+		if (!u->head)
+			pthread_cond_broadcast(&u->idle);
+	}
+	pthread_mutex_unlock(&u->lock);
+	return NULL;
+}
+
+struct unwinder *unwinder__new(const struct unwind_opts *o)
+{
+	struct unwinder *u;
+	int err;
+
+	if (!o || !o->sink.put_rows || !o->sink.put_table || !o->sink.put_proc ||
+	    !o->sink.del_proc || !o->open) {
+		errno = EINVAL;
+		return NULL;
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->o = *o;
+	if (!u->o.max_bytes)
+		u->o.max_bytes = UNWIND_DEFAULT_MAX_BYTES;
+	if (!u->o.max_tables || u->o.max_tables > BPFSYM_UNW_MAX_TABLES)
+		u->o.max_tables = BPFSYM_UNW_MAX_TABLES;
+	if (!u->o.max_procs)
+		u->o.max_procs = UNWIND_DEFAULT_MAX_PROCS;
+	u->max_rows = u->o.max_bytes / sizeof(struct cfi_row);
+	if (u->max_rows > (uint64_t)BPFSYM_UNW_MAX_SHARDS * BPFSYM_UNW_SHARD_ROWS)
+		u->max_rows = (uint64_t)BPFSYM_UNW_MAX_SHARDS * BPFSYM_UNW_SHARD_ROWS;
+	u->tail = &u->head;
+	pthread_mutex_init(&u->lock, NULL);
+	pthread_cond_init(&u->wake, NULL);
+	pthread_cond_init(&u->idle, NULL);
+	if (!u->o.sync) {
+		err = pthread_create(&u->thread, NULL, worker, u);
+		if (err) {
+			free(u);
+			errno = err;
+			return NULL;
+		}
+		u->started = true;
+	}
+	return u;
+}
+
+void unwinder__free(struct unwinder *u)
+{
+	struct job *j;
+
+	if (!u)
+		return;
+	pthread_mutex_lock(&u->lock);
+	u->stop = true;
+	pthread_cond_broadcast(&u->wake);
+	pthread_mutex_unlock(&u->lock);
+	if (u->started)
+		pthread_join(u->thread, NULL);
+	while ((j = u->head)) {
+		u->head = j->next;
+		if (j->fd >= 0)
+			close(j->fd);
+		free(j);
+	}
+	htab__free(&u->ids);
+	htab__free(&u->procs);
+	free(u->keys);
+	pthread_mutex_destroy(&u->lock);
+	pthread_cond_destroy(&u->wake);
+	pthread_cond_destroy(&u->idle);
+	free(u);
+}
+
+/* Queue (or, sync, run) the build of table @id from @fd (-1: the vdso). */
+static int enqueue(struct unwinder *u, uint32_t id, int fd, const char *name)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOMEM;
+	}
+	j->id = id;
+	j->fd = fd;
+	snprintf(j->name, sizeof(j->name), "%s", name ? name : "?");
+	if (u->o.sync) {
+		run_job(u, j);
+		free(j);
+		return 0;
+	}
+	pthread_mutex_lock(&u->lock);
+	*u->tail = j;
+	u->tail = &j->next;
+	u->st.queued++;
+	pthread_cond_signal(&u->wake);
+	pthread_mutex_unlock(&u->lock);
+	return 0;
+}
+
+/* A new table id, its entry pending; BPFSYM_UNW_NO_TABLE when the ids ran out. */
+static uint32_t new_id(struct unwinder *u)
+{
+	struct file_key *k;
+	uint32_t cap;
+
+	if (u->nr_ids >= u->o.max_tables) {
+		pthread_mutex_lock(&u->lock);
+		u->st.over_tables++;
+		pthread_mutex_unlock(&u->lock);
+		return BPFSYM_UNW_NO_TABLE;
+	}
+	if (u->nr_ids == u->cap_ids) {
+		cap = u->cap_ids ? 2 * u->cap_ids : 64;
+		k = realloc(u->keys, cap * sizeof(*k));
+		if (!k)
+			return BPFSYM_UNW_NO_TABLE;
+		u->keys = k;
+		u->cap_ids = cap;
+	}
+	memset(&u->keys[u->nr_ids], 0, sizeof(*u->keys));
+	pthread_mutex_lock(&u->lock);
+	u->st.tables++;
+	pthread_mutex_unlock(&u->lock);
+	return u->nr_ids++;
+}
+
+/*
+ * The table id of the file @m maps (first sight: opened and queued), or
+ * BPFSYM_UNW_NO_TABLE.  A file that cannot be opened gets no id, so the
+ * next process mapping it tries again.
+ */
+static uint32_t file_table(struct unwinder *u, const struct proc *p, const struct mapping *m)
+{
+	struct file_key k = { m->dev, m->ino, m->mtime_sec, m->mtime_nsec };
+	uint64_t h = key_hash(&k), v;
+	uint32_t id;
+	int fd;
+
+	v = htab__find(&u->ids, h, key_eq, u, &k);
+	if (v)
+		return (uint32_t)(v - 1);
+	fd = u->o.open(u->o.open_ctx, proc__pid(p), proc__pstart(p), m);
+	if (fd < 0) {
+		pr_debug("unwind: %s: cannot open it: %s\n", m->path ? m->path : "?", strerror(-fd));
+		return BPFSYM_UNW_NO_TABLE;
+	}
+	id = new_id(u);
+	if (id == BPFSYM_UNW_NO_TABLE || htab__add(&u->ids, h, (uint64_t)id + 1)) {
+		close(fd);
+		return BPFSYM_UNW_NO_TABLE;
+	}
+	u->keys[id] = k;
+	if (enqueue(u, id, fd, m->path))
+		return BPFSYM_UNW_NO_TABLE;
+	return id;
+}
+
+static uint32_t vdso_table(struct unwinder *u)
+{
+	uint32_t id;
+
+	if (u->vdso_id)
+		return u->vdso_id - 1;
+	id = new_id(u);
+	if (id == BPFSYM_UNW_NO_TABLE)
+		return id;
+	u->vdso_id = id + 1;
+	enqueue(u, id, -1, "[vdso]");
+	return id;
+}
+
+/* The table for mapping @m, BPFSYM_UNW_NO_TABLE for code without one. */
+static uint32_t mapping_table(struct unwinder *u, const struct proc *p, const struct mapping *m)
+{
+	switch (m->kind) {
+	case MAPPING_FILE:
+		return file_table(u, p, m);
+	case MAPPING_SPECIAL:
+		return m->path && !strcmp(m->path, "[vdso]") ? vdso_table(u) : BPFSYM_UNW_NO_TABLE;
+	default:
+		return BPFSYM_UNW_NO_TABLE;
+	}
+}
+
+int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
+{
+	struct bpfsym_unw_proc *v = &u->view;
+	const struct mapping *m;
+	uint32_t pid = proc__pid(p);
+	size_t i, n = proc__nr_maps(p);
+	bool known = htab__find(&u->procs, hash_fin(pid), pid_eq, NULL, &pid) != 0;
+	int err;
+
+	if (!known && htab__nr(&u->procs) >= u->o.max_procs) {
+		pthread_mutex_lock(&u->lock);
+		u->st.over_procs++;
+		pthread_mutex_unlock(&u->lock);
+		return -ENOSPC;
+	}
+	v->nr = 0;
+	for (i = 0; i < n; i++) {
+		m = proc__map_at(p, i);
+		if (!(m->prot & PROT_EXEC))
+			continue;
+		if (v->nr == BPFSYM_UNW_PROC_RANGES) {
+			pthread_mutex_lock(&u->lock);
+			u->st.over_ranges++;
+			pthread_mutex_unlock(&u->lock);
+			break;
+		}
+		v->r[v->nr] = (struct bpfsym_unw_range){
+			.start = m->start,
+			.len = m->end - m->start > UINT32_MAX ? UINT32_MAX : (uint32_t)(m->end - m->start),
+			.pgoff = (uint32_t)(m->pgoff >> 12),
+			.table = mapping_table(u, p, m),
+		};
+		v->nr++;
+	}
+	err = u->o.sink.put_proc(u->o.sink.ctx, pid, v);
+	pthread_mutex_lock(&u->lock);
+	if (err)
+		u->st.sink_errors++;
+	else
+		u->st.views++;
+	pthread_mutex_unlock(&u->lock);
+	if (!err && !known)
+		err = htab__add(&u->procs, hash_fin(pid), (uint64_t)pid + 1);
+	return err;
+}
+
+int unwinder__drop_proc(struct unwinder *u, uint32_t pid)
+{
+	if (!htab__del(&u->procs, hash_fin(pid), (uint64_t)pid + 1))
+		return -ENOENT;
+	return u->o.sink.del_proc(u->o.sink.ctx, pid);
+}
+
+int unwinder__wait_idle(struct unwinder *u, int timeout_ms)
+{
+	struct timespec dl;
+	int err = 0;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += timeout_ms / 1000;
+	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (dl.tv_nsec >= 1000000000) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&u->lock);
+	while ((u->head || u->busy) && !err)
+		err = pthread_cond_timedwait(&u->idle, &u->lock, &dl);
+	pthread_mutex_unlock(&u->lock);
+	return err ? -ETIMEDOUT : 0;
+}
+
+void unwinder__stats(struct unwinder *u, struct unwind_stats *st)
+{
+	pthread_mutex_lock(&u->lock);
+	*st = u->st;
+	pthread_mutex_unlock(&u->lock);
+}

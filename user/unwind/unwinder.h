@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * unwinder: what the BPF stack walk (bpf/unwind.bpf.h) needs, kept
+ * current from the mapping model.  One table per file identity (dev, ino,
+ * mtime), shared by every process that maps the file, built from its
+ * call-frame information (cfi.h) by a worker thread, off the sampling
+ * path; and per process a view of its executable mappings, each naming
+ * its file's table.  A view is written as soon as the process's mappings
+ * change, naming tables that may not be built yet: the walk ends there
+ * ("no table") until the table is published, then walks through it.
+ *
+ * Where the tables go is the sink's business (record/ puts them in BPF
+ * maps; tests keep them in memory): no libbpf here.  Memory is capped
+ * (rows in all, rows per file, tables, process views); what a cap refused
+ * is counted.  Row space is not reused within a recording.
+ */
+#ifndef BPFSYM_UNWINDER_H
+#define BPFSYM_UNWINDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bpfsym.h"
+#include "model/procmap.h"
+#include "unwind/cfi.h"
+
+/*
+ * Where tables and views go.  put_rows and put_table are called by the
+ * worker thread (the caller's own with unwind_opts.sync), in that order
+ * for a table; put_proc and del_proc by the thread calling
+ * unwinder__sync_proc / unwinder__drop_proc.  Each returns 0 or -errno.
+ */
+struct unwind_sink {
+	void *ctx;
+	/* Rows [first, first + nr) of the global row space (BPFSYM_UNW_SHARD_ROWS a shard). */
+	int (*put_rows)(void *ctx, uint32_t first, const struct cfi_row *rows, uint32_t nr);
+	int (*put_table)(void *ctx, uint32_t id, const struct bpfsym_unw_table *t);
+	int (*put_proc)(void *ctx, uint32_t pid, const struct bpfsym_unw_proc *v);
+	int (*del_proc)(void *ctx, uint32_t pid);
+};
+
+/*
+ * Open for reading the file mapping @m of process (@pid, @pstart) maps,
+ * now, while the mapping exists.  Returns an fd the unwinder closes, or
+ * -errno.
+ */
+typedef int (*unwind_open_fn)(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *m);
+
+#define UNWIND_DEFAULT_MAX_BYTES	(64ull << 20)	/* 8 Mi rows */
+#define UNWIND_DEFAULT_MAX_PROCS	4096
+
+struct unwind_opts {
+	struct unwind_sink sink;
+	unwind_open_fn open;
+	void *open_ctx;
+	uint64_t max_bytes;	/* row memory in all; 0: UNWIND_DEFAULT_MAX_BYTES */
+	uint32_t max_rows_file;	/* 0: CFI_DEFAULT_MAX_ROWS */
+	uint32_t max_tables;	/* 0 or more than BPFSYM_UNW_MAX_TABLES: that */
+	uint32_t max_procs;	/* views; 0: UNWIND_DEFAULT_MAX_PROCS */
+	bool sync;		/* build on the calling thread, no worker (tests, tools) */
+};
+
+struct unwind_stats {
+	uint64_t tables;		/* file identities given a table id */
+	uint64_t tables_ready;		/* built and published */
+	uint64_t tables_none;		/* no usable call-frame information: frame pointers there */
+	uint64_t tables_failed;		/* could not be opened or parsed (malformed CFI) */
+	uint64_t rows;			/* published rows */
+	uint64_t build_ns;		/* CPU time spent building (thread CPU clock) */
+	uint64_t max_build_ns;		/* the longest build of one file */
+	uint64_t queued;		/* builds waiting now */
+	/* What the caps refused: each one shows in the report header. */
+	uint64_t over_mem;		/* tables not built: row memory full */
+	uint64_t over_rows;		/* files over max_rows_file */
+	uint64_t over_tables;		/* file identities past max_tables */
+	uint64_t over_procs;		/* processes past max_procs: no view */
+	uint64_t over_ranges;		/* views cut at BPFSYM_UNW_PROC_RANGES mappings */
+	uint64_t views;			/* views written (each change writes one) */
+	uint64_t sink_errors;		/* the sink refused a write */
+};
+
+struct unwinder;
+
+/* An unwinder writing to @o->sink; starts its worker.  NULL + errno. */
+struct unwinder *unwinder__new(const struct unwind_opts *o);
+
+/* Stop the worker (builds not started are dropped) and free.  NULL is a no-op. */
+void unwinder__free(struct unwinder *u);
+
+/*
+ * Write @p's view: its executable mappings, each with the table of its
+ * file ([vdso]: the vdso's, from our own, the same kernel's; anonymous
+ * code: none, the frame-pointer rule).  A file seen for the first time
+ * gets a table id and is opened now (unwind_opts.open) and queued for its
+ * build.  0 or -errno (-ENOSPC: past max_procs, counted).
+ */
+int unwinder__sync_proc(struct unwinder *u, const struct proc *p);
+
+/* Process @pid is gone: drop its view.  0 or -errno (-ENOENT: it had none). */
+int unwinder__drop_proc(struct unwinder *u, uint32_t pid);
+
+/*
+ * Wait until no build is queued or running, at most @timeout_ms.  0, or
+ * -ETIMEDOUT.
+ */
+int unwinder__wait_idle(struct unwinder *u, int timeout_ms);
+
+/* The counters now (a consistent copy). */
+void unwinder__stats(struct unwinder *u, struct unwind_stats *st);
+
+#endif /* BPFSYM_UNWINDER_H */
