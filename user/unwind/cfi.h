@@ -29,9 +29,11 @@ struct cfi_row {
 struct cfi_stats {
 	uint32_t cies, fdes;		/* parsed */
 	uint32_t fdes_skipped;		/* outside every executable PT_LOAD, or empty */
-	uint32_t rows_raw;		/* rows before merging equal neighbours */
+	uint32_t fde_starts;		/* distinct first PCs of the FDEs not skipped */
+	uint32_t rows_raw;		/* the FDEs' rows, before overlaps are clipped and
+					 * equal neighbours across FDEs merged */
 	uint32_t rows_unsupported;	/* rows of kind BPFSYM_UNW_UNSUPPORTED */
-	uint32_t from_debug_frame;	/* FDEs taken from .debug_frame */
+	uint32_t from_debug_frame;	/* FDEs that gave rows from .debug_frame */
 };
 
 /*

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * cfi_parse: the entries of .eh_frame and .debug_frame (the LSB's and
+ * DWARF's layouts), CIEs and FDE headers, and the pointer encodings.
+ *
+ * A CIE is parsed, and its initial instructions run, once: the FDEs that
+ * point at it find it in a cache by offset (a file has a handful; a
+ * .debug_frame may have one per compilation unit).  A CIE pointer is
+ * checked to land on a CIE (its id field says so), so pointers cannot
+ * loop: an FDE never leads to another FDE.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "unwind/cfi_int.h"
+
+/* DW_EH_PE_*: the value's format (low nibble) and how it applies (next 3 bits). */
+#define PE_ABSPTR	0x00
+#define PE_ULEB128	0x01
+#define PE_UDATA2	0x02
+#define PE_UDATA4	0x03
+#define PE_UDATA8	0x04
+#define PE_SLEB128	0x09
+#define PE_SDATA2	0x0a
+#define PE_SDATA4	0x0b
+#define PE_SDATA8	0x0c
+#define PE_PCREL	0x10
+#define PE_TEXTREL	0x20
+#define PE_DATAREL	0x30
+#define PE_FUNCREL	0x40
+#define PE_ALIGNED	0x50
+#define PE_INDIRECT	0x80
+#define PE_OMIT		0xff
+
+int cfi_fail(struct cfi_builder *b, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->err && b->errlen && !b->err[0]) {
+		va_start(ap, fmt);
+		vsnprintf(b->err, b->errlen, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+/* The value of format @fmt (low nibble of an encoding), sign-extended: false if truncated or unknown. */
+static bool read_format(struct cfi_cur *c, uint8_t fmt, uint64_t *v)
+{
+	int64_t s;
+
+	switch (fmt) {
+	case PE_ABSPTR:
+	case PE_UDATA8:
+	case PE_SDATA8:
+		return cur_un(c, 8, v);
+	case PE_UDATA2:
+		return cur_un(c, 2, v);
+	case PE_UDATA4:
+		return cur_un(c, 4, v);
+	case PE_ULEB128:
+		return cur_uleb(c, v);
+	case PE_SDATA2:
+		if (!cur_un(c, 2, v))
+			return false;
+		*v = (uint64_t)(int64_t)(int16_t)*v;
+		return true;
+	case PE_SDATA4:
+		if (!cur_un(c, 4, v))
+			return false;
+		*v = (uint64_t)(int64_t)(int32_t)*v;
+		return true;
+	case PE_SLEB128:
+		if (!cur_sleb(c, &s))
+			return false;
+		*v = (uint64_t)s;
+		return true;
+	}
+	return false;
+}
+
+int cfi_read_ptr(const struct cfi_builder *b, const struct cfi_sec *s, struct cfi_cur *c,
+		 uint8_t enc, bool may_indirect, uint64_t *out, const char **what)
+{
+	uint64_t base = 0, v;
+	size_t at;
+
+	if (enc == PE_OMIT) {
+		*what = "omitted pointer where one is required";
+		return -EINVAL;
+	}
+	if ((enc & PE_INDIRECT) && !may_indirect) {
+		*what = "indirect pointer";
+		return -EINVAL;
+	}
+	if ((enc & 0x70) == PE_ALIGNED) {
+		at = (size_t)(c->p - s->data);
+		if (!cur_skip(c, ((s->vaddr + at + 7) & ~7ULL) - (s->vaddr + at)))
+			goto truncated;
+	}
+	at = (size_t)(c->p - s->data);
+	if (!read_format(c, enc & 0x0f, &v)) {
+		if ((enc & 0x0f) > PE_UDATA8 && (enc & 0x0f) != PE_SLEB128 &&
+		    (enc & 0x0f) != PE_SDATA2 && (enc & 0x0f) != PE_SDATA4 && (enc & 0x0f) != PE_SDATA8) {
+			*what = "unknown pointer encoding";
+			return -EINVAL;
+		}
+		goto truncated;
+	}
+	switch (enc & 0x70) {
+	case PE_ABSPTR:
+	case PE_ALIGNED:
+		break;
+	case PE_PCREL:
+		base = s->vaddr + at;
+		break;
+	case PE_TEXTREL:
+		if (!b->text) {
+			*what = "textrel pointer without .text";
+			return -EINVAL;
+		}
+		base = b->text;
+		break;
+	case PE_DATAREL:
+		if (!b->got) {
+			*what = "datarel pointer without .got";
+			return -EINVAL;
+		}
+		base = b->got;
+		break;
+	default:
+		*what = "unusable pointer encoding (funcrel or unknown)";
+		return -EINVAL;
+	}
+	*out = base + v;
+	return 0;
+truncated:
+	*what = "truncated pointer";
+	return -EINVAL;
+}
+
+/* The augmentation data of a 'z' CIE: the FDE encoding, the signal flag; the rest skipped. */
+static const char *parse_aug_data(struct cfi_builder *b, const struct cfi_sec *s, struct cfi_cur *c,
+				  const char *aug, struct cfi_cie *cie)
+{
+	struct cfi_cur d;
+	const char *what = NULL;
+	uint64_t len, v;
+	uint8_t enc;
+
+	if (!cur_uleb(c, &len) || (uint64_t)(c->end - c->p) < len)
+		return "augmentation data past the end";
+	d.p = c->p;
+	d.end = c->p + len;
+	c->p = d.end;
+	for (aug++; *aug; aug++) {
+		switch (*aug) {
+		case 'R':
+			if (!cur_u8(&d, &cie->fde_enc))
+				return "truncated augmentation data";
+			break;
+		case 'L':
+			if (!cur_u8(&d, &enc))
+				return "truncated augmentation data";
+			break;
+		case 'P':
+			/* The personality routine: only skipped, so it may be indirect. */
+			if (!cur_u8(&d, &enc))
+				return "truncated augmentation data";
+			if (cfi_read_ptr(b, s, &d, enc, true, &v, &what))
+				return what;
+			break;
+		case 'S':
+			cie->signal = true;
+			break;
+		default:
+			return "unknown augmentation";
+		}
+	}
+	return NULL;
+}
+
+/* The fields after the augmentation string; NULL or what is wrong. */
+static const char *parse_cie_body(struct cfi_builder *b, const struct cfi_sec *s, struct cfi_cur *c,
+				  uint8_t version, const char *aug, struct cfi_cie *cie)
+{
+	uint8_t ra8;
+
+	if (aug[0] && aug[0] != 'z')
+		return "unknown augmentation";	/* "eh" and friends: a layout we cannot skip */
+	if (version == 4) {
+		if (!cur_u8(c, &cie->addr_size) || !cur_u8(c, &cie->seg_size))
+			return "truncated CIE";
+		if (cie->addr_size != 8 && cie->addr_size != 4)
+			return "unsupported address size";
+		if (cie->seg_size > 8)
+			return "unsupported segment selector size";
+	}
+	if (!cur_uleb(c, &cie->code_align) || !cur_sleb(c, &cie->data_align))
+		return "truncated CIE";
+	if (version == 1) {
+		if (!cur_u8(c, &ra8))
+			return "truncated CIE";
+		cie->ra_reg = ra8;
+	} else if (!cur_uleb(c, &cie->ra_reg)) {
+		return "truncated CIE";
+	}
+	if (aug[0] == 'z') {
+		cie->aug_z = true;
+		return parse_aug_data(b, s, c, aug, cie);
+	}
+	return NULL;
+}
+
+/*
+ * Parse the CIE whose entry starts at @off of @s into @cie (initial
+ * instructions run).  0 or -EINVAL with the reason set, naming the FDE
+ * at @fde_off that pointed there.
+ */
+static int parse_cie(struct cfi_builder *b, const struct cfi_sec *s, uint64_t off,
+		     uint64_t fde_off, struct cfi_cie *cie)
+{
+	struct cfi_cur c = { s->data + off, s->data + s->len };
+	uint64_t len, id, cie_id;
+	const char *aug, *what;
+	unsigned int osz = 4;
+	uint8_t version;
+
+	memset(cie, 0, sizeof(*cie));
+	cie->off = off;
+	cie->addr_size = 8;
+	cie->fde_enc = PE_ABSPTR;
+	if (!cur_un(&c, 4, &len))
+		goto out_of_range;
+	if (len == 0xffffffff) {
+		osz = 8;
+		if (!cur_un(&c, 8, &len))
+			goto out_of_range;
+	}
+	if ((uint64_t)(c.end - c.p) < len)
+		goto out_of_range;
+	c.end = c.p + len;
+	cie_id = s->kind == CFI_EH_FRAME ? 0 : osz == 8 ? ~0ULL : 0xffffffffULL;
+	if (!cur_un(&c, osz, &id) || id != cie_id)
+		return cfi_fail(b, -EINVAL, "%s: FDE at 0x%llx: CIE pointer 0x%llx is not at a CIE",
+				s->name, (unsigned long long)fde_off, (unsigned long long)off);
+	what = "truncated CIE";
+	if (!cur_u8(&c, &version))
+		goto bad;
+	what = "unsupported CIE version";
+	if (version != 1 && version != 3 && (version != 4 || s->kind != CFI_DEBUG_FRAME))
+		goto bad;
+	aug = (const char *)c.p;
+	c.p = memchr(c.p, 0, (size_t)(c.end - c.p));
+	what = "unterminated augmentation string";
+	if (!c.p)
+		goto bad;
+	c.p++;
+	what = parse_cie_body(b, s, &c, version, aug, cie);
+	if (what)
+		goto bad;
+	cie->insns = c.p;
+	cie->insns_end = c.end;
+	return cfi_eval__cie(b, s, cie);
+out_of_range:
+	return cfi_fail(b, -EINVAL, "%s: FDE at 0x%llx: CIE at 0x%llx runs past the end of the section",
+			s->name, (unsigned long long)fde_off, (unsigned long long)off);
+bad:
+	return cfi_fail(b, -EINVAL, "%s: CIE at 0x%llx: %s", s->name, (unsigned long long)off, what);
+}
+
+static bool cie_eq(const void *ctx, const void *key, uint64_t val)
+{
+	const struct cfi_builder *b = ctx;
+
+	return b->cies[val - 1].off == *(const uint64_t *)key;
+}
+
+/* The CIE at @off, parsed now or earlier; NULL with the reason set in *@err. */
+static const struct cfi_cie *get_cie(struct cfi_builder *b, const struct cfi_sec *s, uint64_t off,
+				     uint64_t fde_off, int *err)
+{
+	uint64_t h = hash_u64(0, off), v;
+	struct cfi_cie *n;
+
+	v = htab__find(&b->cie_idx, h, cie_eq, b, &off);
+	if (v)
+		return &b->cies[v - 1];
+	if (b->ncies >= CFI_MAX_CIES) {
+		*err = cfi_fail(b, -E2BIG, "%s: more than %u CIEs", s->name, CFI_MAX_CIES);
+		return NULL;
+	}
+	if (b->ncies == b->ccies) {
+		size_t cap = b->ccies ? 2 * b->ccies : 8;
+
+		n = realloc(b->cies, cap * sizeof(*n));
+		if (!n) {
+			*err = cfi_fail(b, -ENOMEM, "%s: out of memory", s->name);
+			return NULL;
+		}
+		b->cies = n;
+		b->ccies = cap;
+	}
+	*err = parse_cie(b, s, off, fde_off, &b->cies[b->ncies]);
+	if (*err)
+		return NULL;
+	*err = htab__add(&b->cie_idx, h, b->ncies + 1);
+	if (*err) {
+		cfi_fail(b, *err, "%s: out of memory", s->name);
+		return NULL;
+	}
+	b->st->cies++;
+	return &b->cies[b->ncies++];
+}
+
+/* The executable segment holding @pc, or NULL. */
+static const struct cfi_seg *find_seg(const struct cfi_builder *b, uint64_t pc)
+{
+	size_t i;
+
+	for (i = 0; i < b->nsegs; i++)
+		if (pc >= b->segs[i].vaddr && pc < b->segs[i].end)
+			return &b->segs[i];
+	return NULL;
+}
+
+/*
+ * Read the address range of the FDE at @c (after its CIE pointer) into
+ * @f; false with *@what when malformed.
+ */
+static bool fde_range(struct cfi_builder *b, const struct cfi_sec *s, const struct cfi_cie *cie,
+		      struct cfi_cur *c, struct cfi_fde *f, const char **what)
+{
+	uint64_t range, auglen;
+
+	if (s->kind == CFI_EH_FRAME) {
+		if (cfi_read_ptr(b, s, c, cie->fde_enc, false, &f->pc, what))
+			return false;
+		if (!read_format(c, cie->fde_enc & 0x0f, &range)) {
+			*what = "truncated FDE";
+			return false;
+		}
+	} else if (!cur_skip(c, cie->seg_size) || !cur_un(c, cie->addr_size, &f->pc) ||
+		   !cur_un(c, cie->addr_size, &range)) {
+		*what = "truncated FDE";
+		return false;
+	}
+	if (cie->aug_z && (!cur_uleb(c, &auglen) || !cur_skip(c, auglen))) {
+		*what = "augmentation data past the end";
+		return false;
+	}
+	f->end = range > UINT64_MAX - f->pc ? UINT64_MAX : f->pc + range;
+	f->insns = *c;
+	return true;
+}
+
+/* One FDE whose body (after the CIE pointer) is @c: evaluated, or skipped and counted. */
+static int do_fde(struct cfi_builder *b, const struct cfi_sec *s, uint64_t off, uint64_t cie_off,
+		  struct cfi_cur *c)
+{
+	const struct cfi_cie *cie;
+	const struct cfi_seg *seg;
+	struct cfi_fde f = { .off = off };
+	const char *what;
+	int err;
+
+	b->st->fdes++;
+	if (cie_off >= s->len)
+		return cfi_fail(b, -EINVAL, "%s: FDE at 0x%llx: CIE pointer out of range",
+				s->name, (unsigned long long)off);
+	cie = get_cie(b, s, cie_off, off, &err);
+	if (!cie)
+		return err;
+	if (!fde_range(b, s, cie, c, &f, &what))
+		return cfi_fail(b, -EINVAL, "%s: FDE at 0x%llx: %s", s->name, (unsigned long long)off, what);
+	seg = find_seg(b, f.pc);
+	if (f.end <= f.pc || !seg) {
+		b->st->fdes_skipped++;
+		return 0;
+	}
+	if (f.end > seg->end)
+		f.end = seg->end;
+	f.delta = seg->delta;
+	/* Rows are u32 file offsets, the end row included. */
+	if ((uint64_t)((int64_t)f.end + f.delta) > UINT32_MAX) {
+		b->st->fdes_skipped++;
+		return 0;
+	}
+	return cfi_eval__fde(b, s, cie, &f);
+}
+
+int cfi_walk(struct cfi_builder *b, const struct cfi_sec *s)
+{
+	struct cfi_cur c = { s->data, s->data + s->len }, body;
+	uint64_t off, len, id, cie_off;
+	unsigned int osz;
+	int err;
+
+	b->ncies = 0;
+	htab__free(&b->cie_idx);
+	while (c.p < c.end) {
+		off = (uint64_t)(c.p - s->data);
+		osz = 4;
+		if (!cur_un(&c, 4, &len))
+			return cfi_fail(b, -EINVAL, "%s: entry at 0x%llx: truncated length",
+					s->name, (unsigned long long)off);
+		if (len == 0)
+			break;	/* the terminator (crtend.o's), or padding after the last entry */
+		if (len == 0xffffffff) {
+			osz = 8;
+			if (!cur_un(&c, 8, &len))
+				return cfi_fail(b, -EINVAL, "%s: entry at 0x%llx: truncated length",
+						s->name, (unsigned long long)off);
+		} else if (len >= 0xfffffff0) {
+			return cfi_fail(b, -EINVAL, "%s: entry at 0x%llx: reserved length 0x%llx",
+					s->name, (unsigned long long)off, (unsigned long long)len);
+		}
+		if ((uint64_t)(c.end - c.p) < len)
+			return cfi_fail(b, -EINVAL, "%s: entry at 0x%llx: length 0x%llx past the end",
+					s->name, (unsigned long long)off, (unsigned long long)len);
+		body.p = c.p;
+		body.end = c.p + len;
+		c.p = body.end;
+		if (!cur_un(&body, osz, &id))
+			return cfi_fail(b, -EINVAL, "%s: entry at 0x%llx: too short for its id",
+					s->name, (unsigned long long)off);
+		if (s->kind == CFI_EH_FRAME) {
+			if (id == 0)
+				continue;	/* a CIE: parsed when an FDE points at it */
+			/* Relative to the pointer itself, backwards. */
+			cie_off = (uint64_t)(body.p - s->data) - osz;
+			cie_off = id > cie_off ? UINT64_MAX : cie_off - id;
+		} else {
+			if (id == (osz == 8 ? ~0ULL : 0xffffffffULL))
+				continue;
+			cie_off = id;
+		}
+		err = do_fde(b, s, off, cie_off, &body);
+		if (err)
+			return err;
+	}
+	return 0;
+}
