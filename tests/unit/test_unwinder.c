@@ -78,11 +78,13 @@ static int del_proc(void *ctx, uint32_t pid)
 	return 0;
 }
 
-static int open_path(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *mp)
+static int open_path(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *mp,
+		     int *debug_fd)
 {
 	struct mem_sink *m = ctx;
 	int fd;
 
+	*debug_fd = -1;
 	(void)pid;
 	(void)pstart;
 	m->opens++;

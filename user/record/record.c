@@ -54,6 +54,7 @@
 #define STATUS_INTERVAL_NS	(NSEC_PER_SEC / 2)
 #define POLL_MS			100
 #define COMMAND_MAX_TARGETS	65536	/* -- COMMAND: targets map entries, its whole process tree */
+#define DEBUG_ROOT		"/usr/lib/debug"
 #define UNWIND_START_WAIT_MS	3000	/* for the tables of what exists, before sampling */
 #define KIB			1024ull
 #define MIB			(1024 * KIB)
@@ -371,13 +372,34 @@ static int note_snap_pid(struct recorder *r, uint32_t pid)
 	return 0;
 }
 
-/* The unwinder opens a mapped file as the symbolizer does: through the process's view. */
-static int unwind_open(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *m)
+/*
+ * The unwinder opens a mapped file as the symbolizer does: through the
+ * process's view; and its debug file by build-id under the host's debug
+ * root, where Debian's -dbgsym packages put them.
+ */
+static int unwind_open(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *m,
+		       int *debug_fd)
 {
+	uint8_t id[FILEID_BUILD_ID_MAX];
+	char path[PATH_MAX], *p;
 	struct recorder *r = ctx;
+	struct stat st;
+	size_t len = 0, i;
+	int fd;
 
 	(void)pstart;
-	return fileid__open_mapped("/proc", r->procs, pid, m);
+	*debug_fd = -1;
+	fd = fileid__open_mapped("/proc", r->procs, pid, m);
+	if (fd < 0 || fileid__build_id(fd, id, &len) || len < 2)
+		return fd;
+	p = path + snprintf(path, sizeof(path), "%s/.build-id/%02x/", DEBUG_ROOT, id[0]);
+	for (i = 1; i < len; i++)
+		p += snprintf(p, 3, "%02x", id[i]);
+	snprintf(p, 7, ".debug");
+	*debug_fd = fileid__open_in_root(AT_FDCWD, path, &st);
+	if (*debug_fd < 0)
+		*debug_fd = -1;
+	return fd;
 }
 
 /* --call-graph dwarf: the sink into the sampler's maps and the unwinder.  RUN_OK or RUN_FAILED. */

@@ -32,6 +32,7 @@ struct job {
 	struct job *next;
 	uint32_t id;
 	int fd;			/* -1: the vdso */
+	int debug_fd;		/* its separate debug file, or -1 */
 	char name[NAME_LEN];
 };
 
@@ -105,7 +106,7 @@ static const void *vdso_image(size_t *len)
 static int build_table(struct unwinder *u, const struct job *j, struct cfi_table **t,
 		       char *err, size_t errlen)
 {
-	struct cfi_opts co = { .max_rows = u->o.max_rows_file, .debug_fd = -1 };
+	struct cfi_opts co = { .max_rows = u->o.max_rows_file, .debug_fd = j->debug_fd };
 	const void *img;
 	size_t len;
 
@@ -178,6 +179,8 @@ static void run_job(struct unwinder *u, struct job *j)
 	dt = thread_cpu_ns() - t0;
 	if (j->fd >= 0)
 		close(j->fd);
+	if (j->debug_fd >= 0)
+		close(j->debug_fd);
 	pthread_mutex_lock(&u->lock);
 	u->st.build_ns += dt;
 	if (dt > u->st.max_build_ns)
@@ -283,6 +286,8 @@ void unwinder__free(struct unwinder *u)
 		u->head = j->next;
 		if (j->fd >= 0)
 			close(j->fd);
+		if (j->debug_fd >= 0)
+			close(j->debug_fd);
 		free(j);
 	}
 	htab__free(&u->ids);
@@ -294,18 +299,21 @@ void unwinder__free(struct unwinder *u)
 	free(u);
 }
 
-/* Queue (or, sync, run) the build of table @id from @fd (-1: the vdso). */
-static int enqueue(struct unwinder *u, uint32_t id, int fd, const char *name)
+/* Queue (or, sync, run) the build of table @id from @fd (-1: the vdso) and @debug_fd. */
+static int enqueue(struct unwinder *u, uint32_t id, int fd, int debug_fd, const char *name)
 {
 	struct job *j = calloc(1, sizeof(*j));
 
 	if (!j) {
 		if (fd >= 0)
 			close(fd);
+		if (debug_fd >= 0)
+			close(debug_fd);
 		return -ENOMEM;
 	}
 	j->id = id;
 	j->fd = fd;
+	j->debug_fd = debug_fd;
 	snprintf(j->name, sizeof(j->name), "%s", name ? name : "?");
 	if (u->o.sync) {
 		run_job(u, j);
@@ -357,13 +365,13 @@ static uint32_t file_table(struct unwinder *u, const struct proc *p, const struc
 {
 	struct file_key k = { m->dev, m->ino, m->mtime_sec, m->mtime_nsec };
 	uint64_t h = key_hash(&k), v;
+	int fd, debug_fd = -1;
 	uint32_t id;
-	int fd;
 
 	v = htab__find(&u->ids, h, key_eq, u, &k);
 	if (v)
 		return (uint32_t)(v - 1);
-	fd = u->o.open(u->o.open_ctx, proc__pid(p), proc__pstart(p), m);
+	fd = u->o.open(u->o.open_ctx, proc__pid(p), proc__pstart(p), m, &debug_fd);
 	if (fd < 0) {
 		pr_debug("unwind: %s: cannot open it: %s\n", m->path ? m->path : "?", strerror(-fd));
 		return BPFSYM_UNW_NO_TABLE;
@@ -371,10 +379,12 @@ static uint32_t file_table(struct unwinder *u, const struct proc *p, const struc
 	id = new_id(u);
 	if (id == BPFSYM_UNW_NO_TABLE || htab__add(&u->ids, h, (uint64_t)id + 1)) {
 		close(fd);
+		if (debug_fd >= 0)
+			close(debug_fd);
 		return BPFSYM_UNW_NO_TABLE;
 	}
 	u->keys[id] = k;
-	if (enqueue(u, id, fd, m->path))
+	if (enqueue(u, id, fd, debug_fd, m->path))
 		return BPFSYM_UNW_NO_TABLE;
 	return id;
 }
@@ -389,7 +399,7 @@ static uint32_t vdso_table(struct unwinder *u)
 	if (id == BPFSYM_UNW_NO_TABLE)
 		return id;
 	u->vdso_id = id + 1;
-	enqueue(u, id, -1, "[vdso]");
+	enqueue(u, id, -1, -1, "[vdso]");
 	return id;
 }
 

@@ -41,10 +41,12 @@ struct unwind_sink {
 
 /*
  * Open for reading the file mapping @m of process (@pid, @pstart) maps,
- * now, while the mapping exists.  Returns an fd the unwinder closes, or
- * -errno.
+ * now, while the mapping exists, and in *@debug_fd its separate debug file
+ * (whose .debug_frame fills what .eh_frame does not cover), or -1.
+ * Returns an fd; the unwinder closes both.  Or -errno.
  */
-typedef int (*unwind_open_fn)(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *m);
+typedef int (*unwind_open_fn)(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *m,
+			      int *debug_fd);
 
 #define UNWIND_DEFAULT_MAX_BYTES	(64ull << 20)	/* 8 Mi rows */
 #define UNWIND_DEFAULT_MAX_PROCS	4096
