@@ -593,6 +593,42 @@ out:
 	rec_close(&r);
 }
 
+/*
+ * Why each user stack ended travels in the sample's flags to the END
+ * record's counts; a reason no BPF side sends is not counted anywhere.
+ */
+static void test_end_reasons(void)
+{
+	const uint64_t ips[] = { K_ONE, K_TWO };
+	static const uint32_t why[] = { BPFSYM_UEND_ROOT, BPFSYM_UEND_ROOT, BPFSYM_UEND_NO_TABLE,
+					BPFSYM_UEND_READ_FAULT, 0, 15 };
+	struct bpfsym_sample s;
+	const struct rpt_header *h;
+	uint64_t sum = 0;
+	size_t i, len;
+	struct rec r;
+
+	if (!rec_open(&r, "end_reasons", false))
+		goto out;
+	for (i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		len = sample(&s, FAKE_PID + 9, START_NS, ips, 1, 1);
+		s.flags |= why[i] << BPFSYM_SF_UEND_SHIFT;
+		ASSERT_OK(feed(&r, &s, len), "a sample");
+	}
+	if (!rec_finish(&r))
+		goto out;
+	h = report__header(r.rpt);
+	ASSERT_EQ(h->uend[BPFSYM_UEND_ROOT], (uint64_t)2, "root");
+	ASSERT_EQ(h->uend[BPFSYM_UEND_NO_TABLE], (uint64_t)1, "no table");
+	ASSERT_EQ(h->uend[BPFSYM_UEND_READ_FAULT], (uint64_t)1, "read fault");
+	for (i = 0; i < RPT_UEND_MAX; i++)
+		sum += h->uend[i];
+	ASSERT_EQ(sum, (uint64_t)4, "0 and the unknown 15: not counted");
+	ASSERT_EQ(h->samples, (uint64_t)6, "every sample written");
+out:
+	rec_close(&r);
+}
+
 /* Malformed records are counted and skipped; nothing is written for them. */
 static void test_malformed(void)
 {
@@ -737,6 +773,7 @@ int main(void)
 	RUN_TEST(test_module_identity_change);
 	RUN_TEST(test_many_modules);
 	RUN_TEST(test_malformed);
+	RUN_TEST(test_end_reasons);
 	RUN_TEST(test_watched_pids);
 	RUN_TEST(test_write_error);
 	cleanup();

@@ -604,6 +604,37 @@ static void test_end_fields(void)
 	report__free(r);
 	craft_free(&c);
 
+	/* The unwind fields: call graph, counted end reasons, counted table counters. */
+	craft_begin(&c);
+	craft_header(&c);
+	craft_recv(&c, RPT_REC_END, 23, 7, 0, 1, 2, 3, 40, 41, 42, 43, 44,
+		   2, 3, 0, 500, 6, 6, 10, 9, 1, 0, 20000, 2 << 20, 77);
+	craft_block(&c);
+	r = report__open_mem(c.file.data, c.file.len, errbuf, sizeof(errbuf));
+	if (ASSERT_OK_PTR(r, errbuf)) {
+		h = report__header(r);
+		ASSERT_EQ(h->call_graph, (uint32_t)RPT_CG_DWARF, "call graph");
+		ASSERT_EQ(h->uend[1], 500ULL, "end reason 1 (root)");
+		ASSERT_EQ(h->uend[2], 6ULL, "end reason 2");
+		ASSERT_EQ(h->uend[3], 0ULL, "past the count: 0");
+		ASSERT_EQ(h->unw.tables, 10ULL, "tables");
+		ASSERT_EQ(h->unw.bytes, 2ULL << 20, "table bytes");
+		ASSERT_EQ(h->unw.build_ns, 0ULL, "past the count: 0");
+		ASSERT_EQ(h->unw.rows, 20000ULL, "rows (a trailing unknown field after them skipped)");
+	}
+	report__free(r);
+	craft_free(&c);
+
+	/* A count no writer makes is damage. */
+	craft_begin(&c);
+	craft_header(&c);
+	craft_recv(&c, RPT_REC_END, 12, 7, 0, 1, 2, 3, 40, 41, 42, 43, 44, 2, 5000);
+	craft_block(&c);
+	r = report__open_mem(c.file.data, c.file.len, errbuf, sizeof(errbuf));
+	ASSERT_NULL(r, "an end-reason count of 5000");
+	report__free(r);
+	craft_free(&c);
+
 	/* A later field cut in the middle of its varint is damage. */
 	craft_begin(&c);
 	craft_header(&c);

@@ -297,6 +297,18 @@ static bool pid_eq(const void *ctx, const void *key, uint64_t val)
 	return val - 1 == *(const uint32_t *)key;
 }
 
+/* @pid is gone: no view to write for it (its slot in the list is left as pid 0, skipped). */
+static void forget_dirty(struct ingest *in, uint32_t pid)
+{
+	size_t i;
+
+	if (!htab__del(&in->dirty, hash_fin(pid), (uint64_t)pid + 1))
+		return;
+	for (i = 0; i < in->nr_dirty; i++)
+		if (in->dirty_pids[i] == pid)
+			in->dirty_pids[i] = 0;
+}
+
 /* Note that @pid's view is stale (once until the next ingest__sync_unwind).  0 or -ENOMEM. */
 static int note_dirty(struct ingest *in, uint32_t pid)
 {
@@ -337,10 +349,19 @@ int ingest__record(struct ingest *in, const void *rec, size_t len)
 		err = mapevents__apply(in->o.mev, rec, len);
 	if (!err && h->type == BPFSYM_EV_EXIT && len >= sizeof(*t))
 		ingest__pid_gone(in, t->pid);
-	/* MAP, UNMAP, FORK, EXEC, EXIT all name their process right after the header. */
-	if (!err && in->o.unw && h->type != BPFSYM_EV_SAMPLE && len >= sizeof(*h) + sizeof(uint32_t))
-		err = note_dirty(in, ((const struct bpfsym_task_ev *)rec)->pid);
-	return err;
+	if (err || !in->o.unw || h->type == BPFSYM_EV_SAMPLE || len < sizeof(*h) + sizeof(uint32_t))
+		return err;
+	/*
+	 * MAP, UNMAP, FORK, EXEC, EXIT all name their process right after the
+	 * header.  An exited process's view goes now: the model keeps the
+	 * process a while (its late samples), the kernel has no use for it.
+	 */
+	if (h->type == BPFSYM_EV_EXIT) {
+		forget_dirty(in, t->pid);
+		unwinder__drop_proc(in->o.unw, t->pid);
+		return 0;
+	}
+	return note_dirty(in, ((const struct bpfsym_task_ev *)rec)->pid);
 }
 
 int ingest__sync_unwind(struct ingest *in)
@@ -354,6 +375,8 @@ int ingest__sync_unwind(struct ingest *in)
 		return 0;
 	for (i = 0; i < in->nr_dirty; i++) {
 		pid = in->dirty_pids[i];
+		if (!pid)
+			continue;	/* exited since it was noted */
 		htab__del(&in->dirty, hash_fin(pid), (uint64_t)pid + 1);
 		p = proc_table__find_pid(in->o.procs, pid);
 		if (!p) {

@@ -375,9 +375,12 @@ static int parse_end_unwind(struct rpt_cur *c, struct rpt_header *h)
 	uint64_t cg, v[14] = { 0 };
 	int err;
 
+	/* Each part may be missing (the record ends): a writer between versions. */
 	err = rpt_cur__uv(c, &cg);
-	err = err ?: read_counted(c, h->uend, RPT_UEND_MAX);
-	err = err ?: read_counted(c, v, sizeof(v) / sizeof(v[0]));
+	if (!err && c->p < c->end)
+		err = read_counted(c, h->uend, RPT_UEND_MAX);
+	if (!err && c->p < c->end)
+		err = read_counted(c, v, sizeof(v) / sizeof(v[0]));
 	if (err)
 		return err;
 	h->call_graph = cg > RPT_CG_DWARF ? RPT_CG_UNKNOWN : (uint32_t)cg;
