@@ -1,0 +1,197 @@
+#!/bin/sh
+# Code that appears while bpfsym records is unwound by its call-frame
+# tables as soon as they are built (issue 14): the unwinder's per-process
+# views follow exec and dlopen from the mapping events, and a file seen
+# for the first time gets its table from the worker, off the sampling path.
+# Everything is built at test time with -fomit-frame-pointer, so a stack
+# that reaches main was walked by the tables, not by frame pointers.
+#
+#   unwind_exec     `bpfsym record -- unw_chain 1.5`: the process is
+#                   exec'd after recording began, so its files' tables are
+#                   built while it runs.  At least 90% of its samples with
+#                   a user frame reach _start through main (the first
+#                   samples may end "no-table" while a table is built: at
+#                   199 Hz a build of a few ms costs a sample or two), and
+#                   the header's end reasons count every one of them.
+#   unwind_dlopen   `record -p` of dlopen_burn, which dlopen()s
+#                   lib_burn.so (built -fomit-frame-pointer) after the
+#                   recording started and runs lib_burn in it for 1 s of
+#                   CPU time: at least 90% of the samples whose leaf is
+#                   lib_burn have main;lib_burn above it and reach _start.
+#                   A table built only at start-up would leave them at the
+#                   leaf (the library was not mapped then).
+#   unwind_vdso     at least 90% of the samples in the vdso (vdso_burn:
+#                   clock_gettime in a loop, recorded for 2 s of its CPU
+#                   time) reach _start through main: the vdso is walked by
+#                   its own .eh_frame (the unwinder reads our vdso image;
+#                   perf --call-graph dwarf loses these stacks).
+. "$(dirname "$0")/lib.sh"
+lib_init integration/unwind_exec integration/unwind_dlopen integration/unwind_vdso
+
+[ "$(uname -m)" = x86_64 ] || skip_all "the unwinder is x86-64 only"
+UNW_CFLAGS="-fomit-frame-pointer -fasynchronous-unwind-tables"
+need_fixture unw_chain unw_chain $UNW_CFLAGS
+need_fixture dlopen_burn dlopen_burn -ldl $UNW_CFLAGS
+need_fixture libburn lib_burn.so -shared -fPIC -DNAME=lib_burn $UNW_CFLAGS
+need_fixture vdso_burn vdso_burn $UNW_CFLAGS
+
+# root_stats FOLDED COMM LEAF: "USER LEAFN ROOTED": samples of COMM with a
+# user frame; of those, whose user leaf is LEAF (any, when LEAF is "");
+# and of those, whose user stack starts at _start and holds main.
+root_stats() {
+	awk -v comm="$2" -v want="$3" '
+	{
+		n = $NF
+		stack = substr($0, 1, length($0) - length($NF) - 1)
+		k = split(stack, f, ";")
+		if (f[1] != comm)
+			next
+		u = 0; leaf = ""; first = ""; hasmain = 0
+		for (i = 2; i <= k; i++) {
+			if (f[i] ~ /_\[k\]$/)
+				continue
+			u++
+			if (first == "")
+				first = f[i]
+			if (f[i] == "main")
+				hasmain = 1
+			leaf = f[i]
+		}
+		if (!u)
+			next
+		user += n
+		if (want != "" && leaf != want)
+			next
+		hit += n
+		if (first == "_start" && hasmain)
+			rooted += n
+	}
+	END { print user + 0, hit + 0, rooted + 0 }' "$1"
+}
+
+# ends_sum REPORT_HEADER: the sum of the "# user stacks ended:" counts.
+ends_sum() {
+	awk '/^# user stacks ended:/ {
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,?$/) { sub(/,/, "", $i); s += $i }
+		found = 1
+	} END { print found ? s : -1 }' "$1"
+}
+
+# top_stacks FOLDED COMM: the 5 most frequent stacks of COMM, for a failure.
+top_stacks() {
+	awk -v comm="$2" 'index($0, comm ";") == 1' "$1" | sort -t' ' -k2 -nr 2>/dev/null |
+		awk '{ print "#   " $0 }' | head -5
+}
+
+# ---- exec: recorded from before the process exists
+name=integration/unwind_exec
+run_to 120 "$BPFSYM" record -F 199 -q -o "$T/exec.data" -- "$T/unw_chain" 1.5 2> "$T/exec.err"
+rc=$?
+if record_ok "$name" "$T/exec.data" "$T/exec.err" $rc && folded "$name" "$T/exec.data" "$T/exec.folded"; then
+	"$BPFSYM" report "$T/exec.data" 2> /dev/null | grep '^#' > "$T/exec.hdr"
+	set -- $(root_stats "$T/exec.folded" unw_chain "")
+	user=$1 rooted=$3
+	ends=$(ends_sum "$T/exec.hdr")
+	note "unw_chain: $user samples with a user frame, $rooted reach _start through main; $(grep '^# user stacks ended:' "$T/exec.hdr")"
+	if [ "$user" -lt 100 ]; then
+		fail "$name" "only $user samples of unw_chain with a user frame (1.5 s of CPU time at 199 Hz: ~300 expected)"
+	elif [ $((100 * rooted)) -lt $((90 * user)) ]; then
+		fail "$name" "only $rooted of $user samples reach _start through main"
+		top_stacks "$T/exec.folded" unw_chain
+	elif [ "$ends" -lt "$user" ]; then
+		fail "$name" "the header's end reasons count $ends samples, fewer than the $user with a user frame"
+	else
+		pass "$name"
+	fi
+fi
+
+# ---- dlopen: the library is mapped after recording started
+name=integration/unwind_dlopen
+rm -f "$T/go" "$T/dl.cpu"
+bg_start "$T/dlopen_burn" "$T/go" 1 "$T/dl.cpu" "$T/lib_burn.so" lib_burn
+p=$BG_PID
+wait_until 5 alive "$p"
+if ! bg_record "$T/dl.data" -p "$p" -F 199 -d 600; then
+	fail "$name" "the recording did not start (no output file within 30 s)"
+	show "$T/dl.data.err"
+	stop "$p"
+else
+	touch "$T/go"
+	wait_exit "$p" 120
+	end_record
+	if record_ok "$name" "$T/dl.data" "$T/dl.data.err" "$REC_RC" &&
+	   folded "$name" "$T/dl.data" "$T/dl.folded"; then
+		set -- $(root_stats "$T/dl.folded" dlopen_burn lib_burn)
+		leafn=$2 rooted=$3
+		note "dlopen_burn: $leafn samples in lib_burn, $rooted reach _start through main; its CPU time: $(fixture_cpu "$T/dl.cpu" lib_burn) ms"
+		if [ "$leafn" -lt 80 ]; then
+			fail "$name" "only $leafn samples in lib_burn (1 s of CPU time at 199 Hz: ~200 expected)"
+			top_stacks "$T/dl.folded" dlopen_burn
+		elif [ $((100 * rooted)) -lt $((90 * leafn)) ]; then
+			fail "$name" "only $rooted of the $leafn samples in lib_burn (dlopen()ed while recording) reach _start through main"
+			top_stacks "$T/dl.folded" dlopen_burn
+		else
+			pass "$name"
+		fi
+	fi
+fi
+
+# ---- the vdso, by its own call-frame information
+name=integration/unwind_vdso
+bg_start "$T/vdso_burn" 600
+p=$BG_PID
+vdso_started() {
+	[ "$(cat "/proc/$p/comm" 2> /dev/null)" = vdso_burn ]
+}
+wait_until 5 vdso_started || fail_all "vdso_burn did not start"
+# Until the process had 2 s of CPU time since the recording started (a
+# busy machine stretches the wall time, not the samples).
+rc=1
+if bg_record "$T/vdso.data" -p "$p" -F 199; then
+	cpu_wait 2000 "$CPU_WAIT_MAX" "$p"
+	end_record
+	rc=$REC_RC
+	cp "$T/vdso.data.err" "$T/vdso.err"
+else
+	note "the recording did not start (no output file within 30 s)"
+	show "$T/vdso.data.err"
+	echo "no recording" > "$T/vdso.err"
+fi
+stop "$p"
+if record_ok "$name" "$T/vdso.data" "$T/vdso.err" $rc && folded "$name" "$T/vdso.data" "$T/vdso.folded"; then
+	# Samples whose user leaf is in the vdso: its functions, named by the vdso's own symbols.
+	awk 'index($0, "vdso_burn;") == 1' "$T/vdso.folded" > "$T/vdso.mine"
+	set -- $(awk '
+	{
+		n = $NF
+		stack = substr($0, 1, length($0) - length($NF) - 1)
+		k = split(stack, f, ";")
+		leaf = ""; first = ""; hasmain = 0
+		for (i = 2; i <= k; i++) {
+			if (f[i] ~ /_\[k\]$/)
+				continue
+			if (first == "")
+				first = f[i]
+			if (f[i] == "main")
+				hasmain = 1
+			leaf = f[i]
+		}
+		if (leaf !~ /^__vdso_|^\[vdso/)
+			next
+		hit += n
+		if (first == "_start" && hasmain)
+			rooted += n
+	}
+	END { print hit + 0, rooted + 0 }' "$T/vdso.mine")
+	note "vdso_burn: $1 samples with a vdso leaf, $2 reach _start through main"
+	if [ "$1" -lt 50 ]; then
+		fail "$name" "only $1 samples with a vdso leaf in 2 s of its CPU time at 199 Hz (~300 expected)"
+		top_stacks "$T/vdso.folded" vdso_burn
+	elif [ $((100 * $2)) -lt $((90 * $1)) ]; then
+		fail "$name" "only $2 of $1 samples with a vdso leaf reach _start through main"
+		top_stacks "$T/vdso.folded" vdso_burn
+	else
+		pass "$name"
+	fi
+fi
+lib_done
