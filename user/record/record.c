@@ -45,7 +45,6 @@
 #include "base/util.h"
 #include "record/unwmaps.h"
 #include "record/workload.h"
-#include "symbolize/fileid.h"
 #include "unwind/unwinder.h"
 
 #define NSEC_PER_SEC		1000000000ull
@@ -54,7 +53,6 @@
 #define STATUS_INTERVAL_NS	(NSEC_PER_SEC / 2)
 #define POLL_MS			100
 #define COMMAND_MAX_TARGETS	65536	/* -- COMMAND: targets map entries, its whole process tree */
-#define DEBUG_ROOT		"/usr/lib/debug"
 #define UNWIND_START_WAIT_MS	3000	/* for the tables of what exists, before sampling */
 #define KIB			1024ull
 #define MIB			(1024 * KIB)
@@ -79,8 +77,8 @@ struct recorder {
 	uint64_t t0;			/* CLOCK_MONOTONIC when recording began: the summary's duration */
 	struct workload cmd;		/* RECORD_COMMAND */
 	uint32_t *hint_ids;		/* the symbolizer's id of each --map-anon file */
-	struct unwmaps *umaps;		/* --call-graph dwarf: the tables' BPF maps */
-	struct unwinder *unw;		/* ... and what builds them */
+	struct unwmaps *umaps;		/* --call-graph dwarf: the unwinder and its BPF maps */
+	struct unwinder *unw;		/* its unwinder, for ingest */
 	uint32_t *snap_pids;		/* processes the snapshot kept, for their first views */
 	size_t nr_snap_pids, cap_snap_pids;
 	int err;			/* first write error, sticky */
@@ -343,7 +341,6 @@ static void recorder__cleanup(struct recorder *r)
 {
 	ring_buffer__free(r->rb);
 	ingest__free(r->ing);
-	unwinder__free(r->unw);
 	unwmaps__free(r->umaps);
 	free(r->snap_pids);
 	probes__free(r->bpf);
@@ -372,77 +369,18 @@ static int note_snap_pid(struct recorder *r, uint32_t pid)
 	return 0;
 }
 
-/*
- * The unwinder opens a mapped file as the symbolizer does: through the
- * process's view; and its debug file by build-id under the host's debug
- * root, where Debian's -dbgsym packages put them.
- */
-static int unwind_open(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *m,
-		       int *debug_fd)
-{
-	uint8_t id[FILEID_BUILD_ID_MAX];
-	char path[PATH_MAX], *p;
-	struct recorder *r = ctx;
-	struct stat st;
-	size_t len = 0, i;
-	int fd;
-
-	(void)pstart;
-	*debug_fd = -1;
-	fd = fileid__open_mapped("/proc", r->procs, pid, m);
-	if (fd < 0 || fileid__build_id(fd, id, &len) || len < 2)
-		return fd;
-	p = path + snprintf(path, sizeof(path), "%s/.build-id/%02x/", DEBUG_ROOT, id[0]);
-	for (i = 1; i < len; i++)
-		p += snprintf(p, 3, "%02x", id[i]);
-	snprintf(p, 7, ".debug");
-	*debug_fd = fileid__open_in_root(AT_FDCWD, path, &st);
-	if (*debug_fd < 0)
-		*debug_fd = -1;
-	return fd;
-}
-
-/* --call-graph dwarf: the sink into the sampler's maps and the unwinder.  RUN_OK or RUN_FAILED. */
+/* --call-graph dwarf: the unwinder and its maps.  RUN_OK or RUN_FAILED. */
 static int unwind_start(struct recorder *r)
 {
-	struct probes_unwind_fds fds;
-
 	if (r->o->call_graph != BPFSYM_USTACK_TABLES || r->o->kernel_only)
 		return RUN_OK;
-	probes__unwind_fds(r->bpf, &fds);
-	r->umaps = unwmaps__new(&fds);
-	if (r->umaps)
-		r->unw = unwinder__new(&(struct unwind_opts){
-			.sink = unwmaps__sink(r->umaps),
-			.open = unwind_open, .open_ctx = r,
-			.max_bytes = r->o->unwind_mem,
-		});
-	if (!r->unw) {
+	r->umaps = unwmaps__start(r->bpf, r->procs, r->o->unwind_mem);
+	if (!r->umaps) {
 		pr_err("bpfsym: starting the unwinder failed: %s\n", strerror(errno));
 		return RUN_FAILED;
 	}
+	r->unw = unwmaps__unwinder(r->umaps);
 	return RUN_OK;
-}
-
-/*
- * Views of the processes the snapshot found, then a wait (bounded) for
- * their tables: the first samples then walk whole stacks.
- */
-static void unwind_first_views(struct recorder *r)
-{
-	struct proc *p;
-	size_t i;
-
-	if (!r->unw)
-		return;
-	for (i = 0; i < r->nr_snap_pids; i++) {
-		p = proc_table__find_pid(r->procs, r->snap_pids[i]);
-		if (p)
-			unwinder__sync_proc(r->unw, p);
-	}
-	if (unwinder__wait_idle(r->unw, UNWIND_START_WAIT_MS))
-		pr_debug("unwind: tables still building after %d ms; recording starts\n",
-			 UNWIND_START_WAIT_MS);
 }
 
 /*
@@ -626,7 +564,8 @@ static int recorder__attach(struct recorder *r)
 		return RUN_FAILED;
 	if (attach_hints(r))
 		return RUN_USAGE;
-	unwind_first_views(r);
+	if (r->umaps)
+		unwmaps__first_views(r->umaps, r->snap_pids, r->nr_snap_pids, UNWIND_START_WAIT_MS);
 	fill_header(r, event);
 	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event))
 		return RUN_FAILED;
@@ -706,29 +645,6 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
 }
 
-/* How user stacks were walked, and what the tables cost. */
-static void fill_end_unwind(struct recorder *r, struct rpt_header *h)
-{
-	struct unwind_stats st;
-
-	if (r->o->kernel_only)
-		return;
-	h->call_graph = r->o->call_graph == BPFSYM_USTACK_TABLES ? RPT_CG_DWARF :
-			r->o->call_graph == BPFSYM_USTACK_FP ? RPT_CG_FP : RPT_CG_UNKNOWN;
-	if (!r->unw)
-		return;
-	unwinder__stats(r->unw, &st);
-	h->unw = (struct rpt_unwind){
-		.tables = st.tables, .ready = st.tables_ready, .none = st.tables_none,
-		.failed = st.tables_failed, .rows = st.rows, .bytes = unwmaps__bytes(r->umaps),
-		.build_ns = st.build_ns, .max_build_ns = st.max_build_ns,
-		.over_mem = st.over_mem, .over_rows = st.over_rows, .over_tables = st.over_tables,
-		.over_procs = st.over_procs, .over_ranges = st.over_ranges,
-		.pending = st.tables - st.tables_ready - st.tables_none - st.tables_failed -
-			   st.over_rows - st.over_mem,
-	};
-}
-
 /* The END record's fields: ingest's counts, the BPF side's counters. */
 static void fill_end(struct recorder *r, const uint64_t *stats)
 {
@@ -742,7 +658,11 @@ static void fill_end(struct recorder *r, const uint64_t *stats)
 	h->lost_children = stats[BPFSYM_STAT_TARGETS_FULL];
 	h->missed_vma_busy = stats[BPFSYM_STAT_VMA_BUSY];
 	h->missed_syscalls = stats[BPFSYM_STAT_PENDING_FULL];
-	fill_end_unwind(r, h);
+	if (!r->o->kernel_only)
+		h->call_graph = r->o->call_graph == BPFSYM_USTACK_TABLES ? RPT_CG_DWARF :
+				r->o->call_graph == BPFSYM_USTACK_FP ? RPT_CG_FP : RPT_CG_UNKNOWN;
+	if (r->umaps)
+		unwmaps__fill_end(r->umaps, h);
 }
 
 /* Write the END record and close; then, and only then, the summary.  RUN_OK or RUN_FAILED. */

@@ -5,23 +5,31 @@
  * shards are created there, so they need no lock.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "base/util.h"
 #include "record/unwmaps.h"
+#include "symbolize/fileid.h"
 
 #define SHARD_BYTES ((size_t)BPFSYM_UNW_SHARD_ROWS * sizeof(uint64_t))
+#define DEBUG_ROOT "/usr/lib/debug"
 
 struct unwmaps {
 	struct probes_unwind_fds fds;
 	uint64_t *shard[BPFSYM_UNW_MAX_SHARDS];	/* mmap of each shard created */
 	int shard_fd[BPFSYM_UNW_MAX_SHARDS];
 	uint32_t nr_shards;			/* shards [0, nr) exist */
+	struct unwinder *unw;
+	struct proc_table *procs;		/* where files are opened through */
 };
 
 struct unwmaps *unwmaps__new(const struct probes_unwind_fds *fds)
@@ -40,6 +48,7 @@ void unwmaps__free(struct unwmaps *m)
 
 	if (!m)
 		return;
+	unwinder__free(m->unw);	/* first: its worker writes the shards */
 	for (i = 0; i < m->nr_shards; i++) {
 		munmap(m->shard[i], SHARD_BYTES);
 		close(m->shard_fd[i]);
@@ -136,4 +145,92 @@ struct unwind_sink unwmaps__sink(struct unwmaps *m)
 {
 	return (struct unwind_sink){ .ctx = m, .put_rows = put_rows, .put_table = put_table,
 				     .put_proc = put_proc, .del_proc = del_proc };
+}
+
+/*
+ * The unwinder opens a mapped file as the symbolizer does: through the
+ * process's view; and its debug file by build-id under the host's debug
+ * root, where Debian's -dbgsym packages put them.
+ */
+static int open_file(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *mp,
+		     int *debug_fd)
+{
+	uint8_t id[FILEID_BUILD_ID_MAX];
+	char path[PATH_MAX], *p;
+	struct unwmaps *m = ctx;
+	struct stat st;
+	size_t len = 0, i;
+	int fd;
+
+	(void)pstart;
+	*debug_fd = -1;
+	fd = fileid__open_mapped("/proc", m->procs, pid, mp);
+	if (fd < 0 || fileid__build_id(fd, id, &len) || len < 2)
+		return fd;
+	p = path + snprintf(path, sizeof(path), "%s/.build-id/%02x/", DEBUG_ROOT, id[0]);
+	for (i = 1; i < len; i++)
+		p += snprintf(p, 3, "%02x", id[i]);
+	snprintf(p, 7, ".debug");
+	*debug_fd = fileid__open_in_root(AT_FDCWD, path, &st);
+	if (*debug_fd < 0)
+		*debug_fd = -1;
+	return fd;
+}
+
+struct unwmaps *unwmaps__start(struct probes *bpf, struct proc_table *procs, uint64_t max_bytes)
+{
+	struct probes_unwind_fds fds;
+	struct unwmaps *m;
+	int err;
+
+	probes__unwind_fds(bpf, &fds);
+	m = unwmaps__new(&fds);
+	if (!m)
+		return NULL;
+	m->procs = procs;
+	m->unw = unwinder__new(&(struct unwind_opts){
+		.sink = unwmaps__sink(m), .open = open_file, .open_ctx = m, .max_bytes = max_bytes,
+	});
+	if (!m->unw) {
+		err = errno;
+		unwmaps__free(m);
+		errno = err;
+		return NULL;
+	}
+	return m;
+}
+
+struct unwinder *unwmaps__unwinder(const struct unwmaps *m)
+{
+	return m->unw;
+}
+
+void unwmaps__first_views(struct unwmaps *m, const uint32_t *pids, size_t n, int wait_ms)
+{
+	struct proc *p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		p = proc_table__find_pid(m->procs, pids[i]);
+		if (p)
+			unwinder__sync_proc(m->unw, p);
+	}
+	if (unwinder__wait_idle(m->unw, wait_ms))
+		pr_debug("unwind: tables still building after %d ms; recording starts\n", wait_ms);
+}
+
+void unwmaps__fill_end(struct unwmaps *m, struct rpt_header *h)
+{
+	struct unwind_stats st;
+
+	unwinder__stats(m->unw, &st);
+	h->unw = (struct rpt_unwind){
+		.tables = st.tables, .ready = st.tables_ready, .none = st.tables_none,
+		.failed = st.tables_failed, .rows = st.rows, .bytes = unwmaps__bytes(m),
+		.build_ns = st.build_ns, .max_build_ns = st.max_build_ns,
+		.over_mem = st.over_mem, .over_rows = st.over_rows, .over_tables = st.over_tables,
+		.over_procs = st.over_procs, .over_ranges = st.over_ranges,
+		.pending = st.tables - st.tables_ready - st.tables_none - st.tables_failed -
+			   st.over_rows - st.over_mem,
+	};
 }

@@ -244,4 +244,13 @@ static inline void rpt_buf__free(struct rpt_buf *b)
 /* Internal to the report module: the path report__open() read, or NULL from memory. */
 const char *report__source(const struct report *r);
 
+/*
+ * The END record's fields (report_end.c): all of @h's END counters, with
+ * @nr_samples as the sample count, appended to @b; 0 or -ENOMEM.  And
+ * read back from @c into @h (0 for fields an older writer did not write);
+ * 0 or -errno (-EINVAL: damage).
+ */
+int rpt_end__write(struct rpt_buf *b, const struct rpt_header *h, uint64_t nr_samples);
+int rpt_end__read(struct rpt_cur *c, struct rpt_header *h);
+
 #endif /* BPFSYM_REPORT_FMT_H */

@@ -350,65 +350,11 @@ static int parse_sample(struct parser *ps, struct rpt_cur *c)
 	return 0;
 }
 
-/* A counted array of at most @max values into @v; more are read and dropped. */
-static int read_counted(struct rpt_cur *c, uint64_t *v, size_t max)
-{
-	uint64_t n, x;
-	size_t i;
-	int err;
-
-	err = rpt_cur__uv(c, &n);
-	if (err || n > 4096)
-		return err ?: -EINVAL;
-	for (i = 0; i < n && !err; i++) {
-		err = rpt_cur__uv(c, &x);
-		if (!err && i < max)
-			v[i] = x;
-	}
-	return err;
-}
-
-/* The END record's unwind fields (write_unwind in report_write.c). */
-static int parse_end_unwind(struct rpt_cur *c, struct rpt_header *h)
-{
-	struct rpt_unwind *u = &h->unw;
-	uint64_t cg, v[14] = { 0 };
-	int err;
-
-	/* Each part may be missing (the record ends): a writer between versions. */
-	err = rpt_cur__uv(c, &cg);
-	if (!err && c->p < c->end)
-		err = read_counted(c, h->uend, RPT_UEND_MAX);
-	if (!err && c->p < c->end)
-		err = read_counted(c, v, sizeof(v) / sizeof(v[0]));
-	if (err)
-		return err;
-	h->call_graph = cg > RPT_CG_DWARF ? RPT_CG_UNKNOWN : (uint32_t)cg;
-	*u = (struct rpt_unwind){ v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
-				  v[8], v[9], v[10], v[11], v[12], v[13] };
-	return 0;
-}
-
 static int parse_end(struct parser *ps, struct rpt_cur *c)
 {
 	struct rpt_header *h = &ps->r->hdr;
-	/* Appended later, in this order: a file may end the record before any of them. */
-	uint64_t *const later[] = {
-		&h->idle, &h->lost_children, &h->missed_vma_busy, &h->missed_syscalls, &h->bad_records,
-	};
-	size_t i;
-	int err;
 
-	err = rpt_cur__uv(c, &h->end_wall_ns);
-	err = err ?: rpt_cur__uv(c, &h->samples);
-	err = err ?: rpt_cur__uv(c, &h->lost_samples);
-	err = err ?: rpt_cur__uv(c, &h->lost_events);
-	err = err ?: rpt_cur__uv(c, &h->nr_procs);
-	for (i = 0; i < sizeof(later) / sizeof(later[0]) && !err && c->p < c->end; i++)
-		err = rpt_cur__uv(c, later[i]);
-	if (!err && c->p < c->end)
-		err = parse_end_unwind(c, h);
-	if (err)
+	if (rpt_end__read(c, h))
 		return bad_rec(ps, RPT_REC_END, "malformed field");
 	/* The writer counts its own SAMPLE records: a mismatch means records went missing. */
 	if (h->samples != ps->r->nr_samples)

@@ -565,26 +565,6 @@ uint64_t report_writer__bytes(const struct report_writer *w)
 	return w ? w->bytes : 0;
 }
 
-/* The END record's unwind fields: call graph, then counted arrays (older readers stop before). */
-static int write_unwind(struct report_writer *w, const struct rpt_header *h)
-{
-	const struct rpt_unwind *u = &h->unw;
-	const uint64_t v[] = { u->tables, u->ready, u->none, u->failed, u->rows, u->bytes,
-			       u->build_ns, u->max_build_ns, u->over_mem, u->over_rows,
-			       u->over_tables, u->over_procs, u->over_ranges, u->pending };
-	size_t i;
-	int err;
-
-	err = rpt_buf__uv(&w->rec, h->call_graph);
-	err = err ?: rpt_buf__uv(&w->rec, RPT_UEND_MAX);
-	for (i = 0; i < RPT_UEND_MAX && !err; i++)
-		err = rpt_buf__uv(&w->rec, h->uend[i]);
-	err = err ?: rpt_buf__uv(&w->rec, sizeof(v) / sizeof(v[0]));
-	for (i = 0; i < sizeof(v) / sizeof(v[0]) && !err; i++)
-		err = rpt_buf__uv(&w->rec, v[i]);
-	return err;
-}
-
 int report_writer__close(struct report_writer *w, const struct rpt_header *final)
 {
 	static const struct rpt_header zero;
@@ -605,18 +585,7 @@ int report_writer__close(struct report_writer *w, const struct rpt_header *final
 	if (!err) {
 		end_off = w->bytes;
 		w->rec.len = 0;
-		err = rpt_buf__uv(&w->rec, final->end_wall_ns);
-		/* The writer's own count, which the reader checks against the SAMPLE records. */
-		err = err ?: rpt_buf__uv(&w->rec, w->nr_samples);
-		err = err ?: rpt_buf__uv(&w->rec, final->lost_samples);
-		err = err ?: rpt_buf__uv(&w->rec, final->lost_events);
-		err = err ?: rpt_buf__uv(&w->rec, final->nr_procs);
-		err = err ?: rpt_buf__uv(&w->rec, final->idle);
-		err = err ?: rpt_buf__uv(&w->rec, final->lost_children);
-		err = err ?: rpt_buf__uv(&w->rec, final->missed_vma_busy);
-		err = err ?: rpt_buf__uv(&w->rec, final->missed_syscalls);
-		err = err ?: rpt_buf__uv(&w->rec, final->bad_records);
-		err = err ?: write_unwind(w, final);
+		err = rpt_end__write(&w->rec, final, w->nr_samples);
 		err = err ?: writer__emit(w, RPT_REC_END);
 		err = err ?: report_writer__flush(w);
 		err = err ?: sync_fd(w->fd);
