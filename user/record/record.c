@@ -52,6 +52,11 @@
 #define FLUSH_INTERVAL_NS	NSEC_PER_SEC	/* a SIGKILL loses at most this much */
 #define STATUS_INTERVAL_NS	(NSEC_PER_SEC / 2)
 #define POLL_MS			100
+/*
+ * With the unwinder, drain sooner: a process that exec'd has no view (its
+ * stacks walk by frame pointers, "no-process") until its records are read.
+ */
+#define POLL_MS_UNWIND		20
 #define COMMAND_MAX_TARGETS	65536	/* -- COMMAND: targets map entries, its whole process tree */
 #define UNWIND_START_WAIT_MS	3000	/* for the tables of what exists, before sampling */
 #define KIB			1024ull
@@ -275,14 +280,14 @@ static int run_loop(struct recorder *r)
 	uint64_t start = now_ns(CLOCK_MONOTONIC), now, last_flush = start, last_status = 0;
 	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * NSEC_PER_SEC) : 0;
 	int status_line = !o->quiet && isatty(STDERR_FILENO);
-	int err, timeout;
+	int err, timeout, poll_ms = r->unw ? POLL_MS_UNWIND : POLL_MS;
 
 	for (;;) {
 		now = now_ns(CLOCK_MONOTONIC);
 		if (stop_signal || (deadline && now >= deadline) || targets_gone(r))
 			break;
-		timeout = POLL_MS;
-		if (deadline && deadline - now < POLL_MS * NSEC_PER_MSEC)
+		timeout = poll_ms;
+		if (deadline && deadline - now < (uint64_t)poll_ms * NSEC_PER_MSEC)
 			timeout = (int)((deadline - now) / NSEC_PER_MSEC) + 1;
 		/*
 		 * Records come without wakeups until a quarter of the ring is
