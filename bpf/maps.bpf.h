@@ -35,6 +35,20 @@ struct {
 	__type(value, __u32);
 } cgroup_map SEC(".maps");
 
+/*
+ * The unwinder's process views (bpf/unwind.bpf.h), written by userspace
+ * from the mapping model.  The tracker copies a parent's view to its
+ * child at fork and drops a view at exec, so between such an event and
+ * userspace's new view the walk never uses another image's mappings.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);	/* tgid */
+	__type(value, struct bpfsym_unw_proc);
+} unw_procs SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, BPFSYM_STAT_MAX);

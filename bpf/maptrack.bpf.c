@@ -59,6 +59,14 @@ struct {
 
 enum { NR_MMAP = 1, NR_MPROTECT, NR_MUNMAP, NR_MREMAP };
 
+/*
+ * Wake the reader at every new executable mapping (the unwinder is on):
+ * until it has read the mapping, a process's view lacks it, and a fresh
+ * process (exec, dlopen) has its libraries mapped within its first
+ * milliseconds.  Mappings are rare next to samples, so this costs little.
+ */
+const volatile bool wake_on_map = false;
+
 static __always_inline void emit_task_ev(__u16 type, struct task_struct *p, __u32 pid, __u32 ppid,
 					 struct task_struct *parent)
 {
@@ -120,7 +128,7 @@ __noinline int emit_map(const struct vma_info *vi, __u32 cause)
 	if (!e)
 		return 0;
 	size = map_ev_fill(e, task, vi, cause);
-	if (bpf_ringbuf_output(&events, e, size, rb_flags()))
+	if (bpf_ringbuf_output(&events, e, size, wake_on_map ? BPF_RB_FORCE_WAKEUP : rb_flags()))
 		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
 	return 0;
 }
@@ -197,6 +205,7 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	struct bpfsym_unw_proc *view;
 	__u8 one = 1;
 	long err;
 
@@ -213,6 +222,10 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		}
 	}
 	emit_task_ev(BPFSYM_EV_FORK, child, ctgid, ptgid, parent);
+	/* The child has the parent's mappings: its view too, until userspace writes one. */
+	view = bpf_map_lookup_elem(&unw_procs, &ptgid);
+	if (view)
+		bpf_map_update_elem(&unw_procs, &ctgid, view, BPF_ANY);
 	return 0;
 }
 
@@ -227,6 +240,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (!is_target(tgid) || !mm)
 		return 0;
 	emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0, NULL);
+	/* The old image's view would place the new one's addresses in wrong files. */
+	bpf_map_delete_elem(&unw_procs, &tgid);
 
 	/*
 	 * No mmap call made these: the program, its interpreter, the vdso.

@@ -55,13 +55,7 @@ struct {
 	__type(value, struct bpfsym_unw_table);
 } unw_tables SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, __u32);	/* tgid */
-	__type(value, struct bpfsym_unw_proc);
-} unw_procs SEC(".maps");
+/* unw_procs, the process views, is in maps.bpf.h: the tracker keeps them through fork and exec. */
 
 /*
  * The walk's state.  In a per-CPU map, not on the stack: the verifier

@@ -101,10 +101,12 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	t->rodata->target_mode = o->target_mode;
 	t->rodata->follow_children = o->follow_children;
 	t->rodata->wakeup_bytes = p->ring_size / 4;
+	t->rodata->wake_on_map = o->ustack_mode == BPFSYM_USTACK_TABLES;
 	err = bpf_map__reuse_fd(t->maps.events, bpf_map__fd(p->sampler->maps.events));
 	err = err ?: bpf_map__reuse_fd(t->maps.targets, bpf_map__fd(p->sampler->maps.targets));
 	err = err ?: bpf_map__reuse_fd(t->maps.stats, bpf_map__fd(p->sampler->maps.stats));
 	err = err ?: bpf_map__reuse_fd(t->maps.cgroup_map, bpf_map__fd(p->sampler->maps.cgroup_map));
+	err = err ?: bpf_map__reuse_fd(t->maps.unw_procs, bpf_map__fd(p->sampler->maps.unw_procs));
 	if (err) {
 		pr_err("bpfsym: sharing maps with the mapping tracker failed: %s\n", strerror(-err));
 		return err;

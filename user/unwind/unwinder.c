@@ -464,9 +464,12 @@ int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
 
 int unwinder__drop_proc(struct unwinder *u, uint32_t pid)
 {
-	if (!htab__del(&u->procs, hash_fin(pid), (uint64_t)pid + 1))
-		return -ENOENT;
-	return u->o.sink.del_proc(u->o.sink.ctx, pid);
+	bool known = htab__del(&u->procs, hash_fin(pid), (uint64_t)pid + 1);
+	int err;
+
+	/* Also when we never wrote one: the BPF side copies a parent's view at fork. */
+	err = u->o.sink.del_proc(u->o.sink.ctx, pid);
+	return known ? err : -ENOENT;
 }
 
 int unwinder__wait_idle(struct unwinder *u, int timeout_ms)
