@@ -31,6 +31,8 @@ const volatile __u32 ustack_mode = BPFSYM_USTACK_TABLES;
 /* log2 of the row and range searches' bounds, plus one. */
 #define ROW_SEARCH_STEPS	27	/* up to 64 Mi rows in one table */
 #define RANGE_SEARCH_STEPS	9	/* BPFSYM_UNW_PROC_RANGES = 256 */
+#define PAGE_SEARCH_MAX		255	/* rows of one page the inline search takes */
+#define PAGE_SEARCH_STEPS	9
 
 struct unw_shard {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -81,6 +83,7 @@ struct unw_walk {
 	__u64 r_len;
 	__u32 r_table;		/* table id, or BPFSYM_UNW_NO_TABLE */
 	__u32 t_state, t_first, t_nr;
+	__u32 t_base, t_idx_first, t_idx_nr;	/* its page index */
 };
 
 /*
@@ -177,22 +180,49 @@ static __always_inline const struct bpfsym_unw_range *unw_find_range(struct unw_
 }
 
 /*
- * The rule of the last row of the table [@first, @first + @nr) at or before
- * file offset @key.  Before the first row (or a missing shard): the
+ * The rule of the last row at or before file offset @key of the table
+ * whose entry @w's mapping cache holds: its page index narrows the search
+ * to the rows of @key's KiB, usually a few, searched inline with the
+ * bounds in map memory (checked once by the verifier); a denser page
+ * falls back to the bpf_loop search.  Before the first row: the
  * frame-pointer rule.
  */
-static __always_inline __u32 unw_find_rule(struct unw_walk *w, __u32 first, __u32 nr, __u32 key)
+static __always_inline __u32 unw_find_rule(struct unw_walk *w, __u32 key)
 {
-	__u64 row;
+	__u32 j, i, mid;
+	__u64 e, row;
 
-	w->first = first;
-	w->lo = 0;
-	w->hi = nr;
-	w->key = key;
-	bpf_loop(ROW_SEARCH_STEPS, unw_search_step, NULL, 0);
-	if (w->lo == 0 || w->lo > nr)
+	if (key < w->t_base)
 		return BPFSYM_UNW_FP_RULE;
-	row = unw_row(first + w->lo - 1);
+	j = (key - w->t_base) >> BPFSYM_UNW_IDX_SHIFT;
+	if (j < w->t_idx_nr) {
+		e = unw_row(w->t_idx_first + j);
+		w->lo = (__u32)e;
+		w->hi = (__u32)(e >> 32) + 1;
+	} else {
+		w->lo = w->t_nr ? w->t_nr - 1 : 0;
+		w->hi = w->t_nr;
+	}
+	/* Find the first row past @key in [lo, hi); the answer is the one before. */
+	w->first = w->t_first;
+	w->key = key;
+	if (w->hi - w->lo > PAGE_SEARCH_MAX) {
+		bpf_loop(ROW_SEARCH_STEPS, unw_search_step, NULL, 0);
+	} else {
+#pragma clang loop unroll(disable)
+		for (i = 0; i < PAGE_SEARCH_STEPS; i++) {
+			if (w->lo >= w->hi)
+				break;
+			mid = w->lo + (w->hi - w->lo) / 2;
+			if ((__u32)unw_row(w->first + mid) <= key)
+				w->lo = mid + 1;
+			else
+				w->hi = mid;
+		}
+	}
+	if (w->lo == 0 || w->lo > w->t_nr)
+		return BPFSYM_UNW_FP_RULE;
+	row = unw_row(w->t_first + w->lo - 1);
 	return row ? (__u32)(row >> 32) : BPFSYM_UNW_FP_RULE;
 }
 
@@ -318,6 +348,9 @@ static __always_inline int unw_find_mapping(struct unw_walk *w, __u64 pc)
 	w->t_state = t ? t->state : BPFSYM_UNW_PENDING;
 	w->t_first = t ? t->first : 0;
 	w->t_nr = t ? t->nr : 0;
+	w->t_base = t ? t->base : 0;
+	w->t_idx_first = t ? t->idx_first : 0;
+	w->t_idx_nr = t ? t->idx_nr : 0;
 	return 0;
 }
 
@@ -347,7 +380,7 @@ static __always_inline int unw_rule_at(struct unw_walk *w, __u32 *rule)
 		*rule = rc->rule[slot];
 		return 0;
 	}
-	*rule = unw_find_rule(w, w->t_first, w->t_nr, key);
+	*rule = unw_find_rule(w, key);
 	if (rc) {
 		rc->tag[slot] = tag;
 		rc->rule[slot] = *rule;

@@ -217,11 +217,22 @@ enum bpfsym_unw_state {
 	BPFSYM_UNW_NONE = 2,		/* the file has no usable CFI: the frame-pointer rule */
 };
 
+/*
+ * A table's page index: for file offsets [base + (j << SHIFT), + 1 <<
+ * SHIFT), the rows that can hold the answer are [lo, hi] of the table
+ * (entry j, a u64 in the row space: lo low, hi high), so the walk's binary
+ * search covers a few rows, not the whole table.  1 KiB: ~20 rows of a
+ * typical file, 8 bytes of index per KiB of code (~5% of the rows).
+ */
+#define BPFSYM_UNW_IDX_SHIFT	10
+
 struct bpfsym_unw_table {
 	__u32 first;		/* global row index of the first row */
 	__u32 nr;		/* rows; the last one ends the table (its PC ends the last FDE) */
 	__u32 state;		/* enum bpfsym_unw_state */
-	__u32 pad;
+	__u32 base;		/* the first row's PC: the page index starts there */
+	__u32 idx_first;	/* global row index of the page index's first entry */
+	__u32 idx_nr;		/* its entries; a key past them is in the last row */
 };
 
 /* One executable mapping of a process view: [start, start + len). */

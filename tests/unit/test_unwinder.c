@@ -130,6 +130,39 @@ static struct unwinder *new_unwinder(struct mem_sink *m, const struct unwind_opt
 	return unwinder__new(&o);
 }
 
+/*
+ * The rule the sink gives file offset @key in table @t the way the BPF
+ * walk finds it: through the page index, then a search of its rows.
+ */
+static uint32_t sink_rule_indexed(const struct mem_sink *m, const struct bpfsym_unw_table *t,
+				  uint32_t key)
+{
+	uint32_t j, lo, hi, mid;
+	uint64_t e;
+
+	if (key < t->base)
+		return BPFSYM_UNW_FP_RULE;
+	j = (key - t->base) >> BPFSYM_UNW_IDX_SHIFT;
+	if (j < t->idx_nr) {
+		e = m->rows[t->idx_first + j];
+		lo = (uint32_t)e;
+		hi = (uint32_t)(e >> 32) + 1;
+	} else {
+		lo = t->nr - 1;
+		hi = t->nr;
+	}
+	if (lo >= t->nr || hi > t->nr || lo >= hi)
+		return 0xdeadbeef;	/* an index entry out of its table */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((uint32_t)m->rows[t->first + mid] <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? (uint32_t)(m->rows[t->first + lo - 1] >> 32) : BPFSYM_UNW_FP_RULE;
+}
+
 /* The rule the sink's rows give file offset @key in table @t: the BPF walk's search. */
 static uint32_t sink_rule(const struct mem_sink *m, const struct bpfsym_unw_table *t, uint32_t key)
 {
@@ -234,6 +267,19 @@ static void test_views_and_tables(void)
 			       oracle->rows[i].rule, "a libc row's rule"))
 			break;
 	}
+	/* The page index finds the same row for every row's first and last byte, and past the end. */
+	for (i = 0; i < oracle->nr; i++) {
+		const struct bpfsym_unw_table *lt = &m->tables[v2->r[0].table];
+		uint32_t pc = oracle->rows[i].pc, want;
+
+		if (!ASSERT_EQ(sink_rule_indexed(m, lt, pc), oracle->rows[i].rule, "indexed: a row's start"))
+			break;
+		want = i ? oracle->rows[i - 1].rule : BPFSYM_UNW_FP_RULE;
+		if (pc && !ASSERT_EQ(sink_rule_indexed(m, lt, pc - 1), want, "indexed: the byte before"))
+			break;
+	}
+	ASSERT_EQ(sink_rule_indexed(m, &m->tables[v2->r[0].table], UINT32_MAX),
+		  oracle->rows[oracle->nr - 1].rule, "indexed: past the last row");
 close:
 	close(fd);
 	/* Gone: the view goes; a second drop says so. */

@@ -121,32 +121,84 @@ static int build_table(struct unwinder *u, const struct job *j, struct cfi_table
 }
 
 /*
- * Publish @t as table @j->id: rows first, then the table entry that makes
- * the walk use them.  Called without the lock; takes it for the counters.
+ * The page index of @t (include/bpfsym.h, BPFSYM_UNW_IDX_SHIFT), entries
+ * as rows (pc: lo, rule: hi) so the sink stores them like rows.  NULL +
+ * *@n 0 when out of memory.
+ */
+static struct cfi_row *page_index(const struct cfi_table *t, uint32_t *n)
+{
+	uint32_t base = t->rows[0].pc, last = t->rows[t->nr - 1].pc, j, r = 0, lo;
+	struct cfi_row *idx;
+
+	*n = ((last - base) >> BPFSYM_UNW_IDX_SHIFT) + 1;
+	idx = malloc((size_t)*n * sizeof(*idx));
+	if (!idx) {
+		*n = 0;
+		return NULL;
+	}
+	for (j = 0; j < *n; j++) {
+		/* lo: the row in effect at the page's start; hi: the last that starts in the page. */
+		while (r + 1 < t->nr && t->rows[r + 1].pc <= base + (j << BPFSYM_UNW_IDX_SHIFT))
+			r++;
+		lo = r;
+		while (r + 1 < t->nr &&
+		       t->rows[r + 1].pc - base < ((uint64_t)j + 1) << BPFSYM_UNW_IDX_SHIFT)
+			r++;
+		idx[j] = (struct cfi_row){ .pc = lo, .rule = r };
+		r = lo;
+	}
+	return idx;
+}
+
+/* Row space for @n entries (rows and index), or -1 when the cap refuses them. */
+static int64_t take_rows(struct unwinder *u, uint64_t n)
+{
+	int64_t first = -1;
+
+	pthread_mutex_lock(&u->lock);
+	if (n <= u->max_rows - u->next_row) {
+		first = (int64_t)u->next_row;
+		u->next_row += n;
+	} else {
+		u->st.over_mem++;
+	}
+	pthread_mutex_unlock(&u->lock);
+	return first;
+}
+
+/*
+ * Publish @t as table @j->id: rows and their page index first, then the
+ * table entry that makes the walk use them.  Called without the lock;
+ * takes it for the counters.
  */
 static void publish(struct unwinder *u, const struct job *j, const struct cfi_table *t)
 {
 	struct bpfsym_unw_table e = { .state = BPFSYM_UNW_NONE };
-	uint64_t first;
+	struct cfi_row *idx = NULL;
+	uint32_t nidx = 0;
+	int64_t first;
 	int err;
 
 	if (t && t->nr) {
-		pthread_mutex_lock(&u->lock);
-		first = u->next_row;
-		if (t->nr > u->max_rows - first) {
-			u->st.over_mem++;
-			pthread_mutex_unlock(&u->lock);
-			pr_debug("unwind: %s: %zu rows do not fit (%llu of %llu used)\n", j->name,
-				 t->nr, (unsigned long long)first, (unsigned long long)u->max_rows);
+		idx = page_index(t, &nidx);
+		if (!idx)
+			goto sink_err_nomem;
+		first = take_rows(u, (uint64_t)t->nr + nidx);
+		if (first < 0) {
+			pr_debug("unwind: %s: %zu rows and %u index entries do not fit\n", j->name,
+				 t->nr, nidx);
+			free(idx);
 			return;	/* stays pending: its frames end the walk as "no table" */
 		}
-		u->next_row += t->nr;
-		pthread_mutex_unlock(&u->lock);
 		err = u->o.sink.put_rows(u->o.sink.ctx, (uint32_t)first, t->rows, (uint32_t)t->nr);
+		err = err ?: u->o.sink.put_rows(u->o.sink.ctx, (uint32_t)(first + t->nr), idx, nidx);
+		free(idx);
 		if (err)
 			goto sink_err;
-		e = (struct bpfsym_unw_table){ .first = (uint32_t)first, .nr = (uint32_t)t->nr,
-					       .state = BPFSYM_UNW_READY };
+		e = (struct bpfsym_unw_table){
+			.first = (uint32_t)first, .nr = (uint32_t)t->nr, .state = BPFSYM_UNW_READY,
+			.base = t->rows[0].pc, .idx_first = (uint32_t)(first + t->nr), .idx_nr = nidx,
+		};
 	}
 	err = u->o.sink.put_table(u->o.sink.ctx, j->id, &e);
 	if (err)
@@ -155,11 +207,14 @@ static void publish(struct unwinder *u, const struct job *j, const struct cfi_ta
 	if (e.state == BPFSYM_UNW_READY) {
 		u->st.tables_ready++;
 		u->st.rows += e.nr;
+		u->st.index_entries += e.idx_nr;
 	} else if (t) {
 		u->st.tables_none++;	/* (a failed build was counted as such) */
 	}
 	pthread_mutex_unlock(&u->lock);
 	return;
+sink_err_nomem:
+	err = -ENOMEM;
 sink_err:
 	pr_warn("unwind: %s: writing its table failed: %s\n", j->name, strerror(-err));
 	pthread_mutex_lock(&u->lock);
@@ -176,6 +231,15 @@ static void run_job(struct unwinder *u, struct job *j)
 	int ret;
 
 	ret = build_table(u, j, &t, err, sizeof(err));
+	if (ret && ret != -E2BIG && j->debug_fd >= 0) {
+		/* A broken debug file fails the build: the file's own .eh_frame may still do. */
+		pr_debug("unwind: %s: %s; again without its debug file\n", j->name, err);
+		close(j->debug_fd);
+		j->debug_fd = -1;
+		cfi_table__free(t);
+		t = NULL;
+		ret = build_table(u, j, &t, err, sizeof(err));
+	}
 	dt = thread_cpu_ns() - t0;
 	if (j->fd >= 0)
 		close(j->fd);

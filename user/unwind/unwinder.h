@@ -68,6 +68,7 @@ struct unwind_stats {
 	uint64_t tables_none;		/* no usable call-frame information: frame pointers there */
 	uint64_t tables_failed;		/* could not be opened or parsed (malformed CFI) */
 	uint64_t rows;			/* published rows */
+	uint64_t index_entries;		/* their page indexes' entries (8 bytes each, like a row) */
 	uint64_t build_ns;		/* CPU time spent building (thread CPU clock) */
 	uint64_t max_build_ns;		/* the longest build of one file */
 	uint64_t queued;		/* builds waiting now */
