@@ -53,6 +53,17 @@ static int check_elf(struct cfi_builder *b, Elf *elf, const char *what)
 	return 0;
 }
 
+static int seg_cmp(const void *a, const void *b)
+{
+	const struct cfi_seg *x = a, *y = b;
+
+	if (x->vaddr != y->vaddr)
+		return x->vaddr < y->vaddr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->delta < y->delta ? -1 : x->delta > y->delta;
+}
+
 /* The executable PT_LOADs into *@segs (freed by the caller), and PT_GNU_EH_FRAME. */
 static int load_segs(struct cfi_builder *b, Elf *elf, struct cfi_seg **segs, GElf_Phdr *hdr,
 		     bool *has_hdr)
@@ -84,6 +95,8 @@ static int load_segs(struct cfi_builder *b, Elf *elf, struct cfi_seg **segs, GEl
 		s[b->nsegs].delta = (int64_t)ph.p_offset - (int64_t)ph.p_vaddr;
 		b->nsegs++;
 	}
+	/* Sorted for find_seg(); PT_LOADs are in order already in any sane file. */
+	qsort(s, b->nsegs, sizeof(*s), seg_cmp);
 	b->segs = s;
 	return 0;
 }
