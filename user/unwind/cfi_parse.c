@@ -171,7 +171,7 @@ static const char *parse_aug_data(struct cfi_builder *b, const struct cfi_sec *s
 			/* The personality routine: only skipped, so it may be indirect. */
 			if (!cur_u8(&d, &enc))
 				return "truncated augmentation data";
-			if (cfi_read_ptr(b, s, &d, enc, true, &v, &what))
+			if (enc != PE_OMIT && cfi_read_ptr(b, s, &d, enc, true, &v, &what))
 				return what;
 			break;
 		case 'S':
