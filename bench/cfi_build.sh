@@ -19,7 +19,7 @@
 #                   in one process (bench/cfi_build.c)
 #   proc ms, RSS    CPU (user+sys) and peak RSS of a whole process building
 #                   the table once (start-up included), from wait4's rusage
-#                   (bench/runstat.pl); the baseline is the vdso-sized line
+#                   (bench/runstat.pl); a small file's (xz) is the baseline
 #   readelf ms/RSS  the same for `readelf -W --debug-dump=frames-interp`
 #                   (output to a file), the median of RUNS runs
 # then the totals over the files.  The driver is built here with $CC
