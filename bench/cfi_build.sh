@@ -54,17 +54,24 @@ printf '%-22s %9s %9s %10s %9s %8s %9s %11s %10s\n' file rows readelf bytes buil
 	readelf_ms readelf_kb
 tot_rows=0 tot_rrows=0 tot_ms=0 tot_pms=0 tot_rms=0
 for f in $FILES; do
-	real=$(readlink -f "$f") && [ -f "$real" ] || { echo "$me: $f: missing, left out" >&2; continue; }
+	real=$(readlink -f "$f")
+	if [ ! -f "$real" ]; then
+		echo "$me: $f: missing, left out" >&2
+		continue
+	fi
 	out=$("$T/cfi_build" -r "$RUNS" "$real") || die "$real: cfi_build failed"
 	rows=$(echo "$out" | awk '{ print $3 }')
 	bytes=$(echo "$out" | awk '{ print $5 }')
 	ms=$(echo "$out" | sed -n 's/.* cpu_ms \([0-9.]*\).*/\1/p')
+	# runstat.pl prints "WALL CPU MAXRSS STATUS": split into $1..$4.
+	# shellcheck disable=SC2046
 	set -- $(perl bench/runstat.pl /dev/null "$T/out" "$T/cfi_build" "$real")
 	pms=$(echo "$2" | awk '{ printf "%.2f", $1 * 1000 }')
 	rss=$3
 	i=0
 	: > "$T/rtimes"
 	while [ $i -lt "$RUNS" ]; do
+		# shellcheck disable=SC2046
 		set -- $(perl bench/runstat.pl /dev/null "$T/readelf.out" readelf -W \
 			--debug-dump=no-follow-links --debug-dump=frames-interp "$real")
 		echo "$2 $3" >> "$T/rtimes"
