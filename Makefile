@@ -175,6 +175,8 @@ $(FUZZ_DIR)/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(call fuzz_objs,jitdump jit
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_hints: tests/fuzz/fuzz_hints.c $(call fuzz_objs,hints)
 	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_cfi: tests/fuzz/fuzz_cfi.c $(call fuzz_objs,cfi cfi_parse cfi_eval cfi_merge)
+	$(FUZZ_LINK)
 $(FUZZ_BINS): $(HDRS)
 
 # The report seeds come from the real writer, itself sanitized.

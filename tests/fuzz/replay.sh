@@ -36,11 +36,11 @@ if [ $# -eq 0 ]; then
 fi
 case $secs in ''|*[!0-9]*) echo "replay.sh: -t wants whole seconds, not '$secs'" >&2; exit 2 ;; esac
 
-# Bigger inputs only slow the fuzzer down: ELF seeds and reports are a few
-# KiB to 64 KiB, a maps or kallsyms excerpt that shows every case far less.
+# Bigger inputs only slow the fuzzer down: ELF seeds (elfsym, cfi) and
+# reports are a few KiB to 64 KiB, a maps or kallsyms excerpt that shows every case far less.
 max_len() {
 	case $1 in
-	elfsym|report) echo 65536 ;;
+	elfsym|report|cfi) echo 65536 ;;
 	*) echo 16384 ;;
 	esac
 }

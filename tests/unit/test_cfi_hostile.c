@@ -688,7 +688,7 @@ static void test_hostile_cies(void)
 {
 	static const uint8_t r_sdata4[] = { 1, 0x1b }, r_indirect[] = { 1, 0x9b }, r_omit[] = { 1, 0xff },
 			     r_funcrel[] = { 1, 0x4b }, r_bad[] = { 1, 0x07 }, p_indirect[] = { 10, 0x9c, 0, 0, 0, 0, 0, 0, 0, 0, 0x1b },
-			     long_data[] = { 100, 0x1b }, none[] = { 0 };
+			     long_data[] = { 100, 0x1b }, none[] = { 0 }, r_datarel[] = { 1, 0x3b };
 
 	expect_aug("unknown augmentation", "zX", r_sdata4, sizeof(r_sdata4), "unknown augmentation");
 	expect_aug("old eh augmentation", "eh", none, 0, "unknown augmentation");
@@ -699,6 +699,77 @@ static void test_hostile_cies(void)
 	expect_aug("unknown pointer format", "zR", r_bad, sizeof(r_bad), "unknown pointer encoding");
 	/* A personality through an indirect pointer is fine (skipped); its FDE pointer is not. */
 	expect_aug("indirect personality, then R", "zPR", p_indirect, sizeof(p_indirect) - 1, "truncated");
+	expect_aug("datarel without .got", "zR", r_datarel, sizeof(r_datarel), "datarel pointer without .got");
+}
+
+/* A CIE cut inside its fields (its length says so, the walk stays in step). */
+static void test_truncated_cie(void)
+{
+	static const uint8_t fields[] = { 1, 'z', 'R', 0, 1 };
+	struct fb f = { 0 };
+	size_t i;
+
+	for (i = 0; i <= sizeof(fields); i++) {
+		f.n = 0;
+		put_u32(&f, (uint32_t)(4 + i));
+		put_u32(&f, 0);
+		put(&f, fields, i);
+		f.z = true;
+		f.abs = false;
+		fde(&f, 0, TEXT_VA, 0x10, NULL, 0);
+		expect_err("truncated CIE", &f, NULL, 0, -EINVAL, "CIE at 0x0: ");
+	}
+	free(f.b);
+}
+
+/* 64-bit DWARF entries (initial length 0xffffffff), in .eh_frame and .debug_frame. */
+static void test_dwarf64(void)
+{
+	static const struct want w[] = { W(0, R(CFA_SP, 8, 0, 0)), W(1, R(CFA_SP, 16, 0, 0)), W(0x10, FP_END) };
+	static const uint8_t cie_body[] = { 1, 'z', 'R', 0, 1, 0x78, 16, 1, 0x1b, 0x0c, 0x07, 0x08, 0x90, 0x01 };
+	static const uint8_t cie_dbg[] = { 1, 0, 1, 0x78, 16, 0x0c, 0x07, 0x08, 0x90, 0x01 };
+	static const uint8_t insns[] = { 0x41, 0x0e, 0x10 };
+	struct img_opts dopt = { .debug_frame = true };
+	uint64_t v64;
+	int32_t rel;
+	int debug, ret;
+	struct cfi_table *t;
+	char msg[256];
+
+	for (debug = 0; debug < 2; debug++) {
+		struct fb f = { 0 };
+
+		/* CIE: 0xffffffff, length (8), id (8), body. */
+		put_u32(&f, 0xffffffffu);
+		v64 = 8 + (debug ? sizeof(cie_dbg) : sizeof(cie_body));
+		put(&f, &v64, 8);
+		v64 = debug ? ~0ULL : 0;
+		put(&f, &v64, 8);
+		put(&f, debug ? cie_dbg : cie_body, debug ? sizeof(cie_dbg) : sizeof(cie_body));
+		/* FDE at 0x2a or 0x26: its CIE pointer is 8 bytes. */
+		put_u32(&f, 0xffffffffu);
+		v64 = 8 + (debug ? 16 : 8 + 1) + sizeof(insns);
+		put(&f, &v64, 8);
+		v64 = debug ? 0 : f.n;		/* .eh_frame: back from here to 0 */
+		put(&f, &v64, 8);
+		if (debug) {
+			v64 = TEXT_VA;
+			put(&f, &v64, 8);
+			v64 = 0x10;
+			put(&f, &v64, 8);
+		} else {
+			rel = (int32_t)(TEXT_VA - (FRAME_VA + f.n));
+			put(&f, &rel, 4);
+			put_u32(&f, 0x10);
+			put_u8(&f, 0);
+		}
+		put(&f, insns, sizeof(insns));
+		t = build(&f, debug ? &dopt : NULL, 0, &ret, msg, sizeof(msg));
+		if (ASSERT_OK(ret, msg))
+			rows_are(t, w, 3, debug ? "64-bit .debug_frame" : "64-bit .eh_frame");
+		cfi_table__free(t);
+		free(f.b);
+	}
 }
 
 static void test_hostile_insns(void)
@@ -889,6 +960,8 @@ int main(void)
 	RUN_TEST(test_hostile_entries);
 	RUN_TEST(test_hostile_cies);
 	RUN_TEST(test_hostile_insns);
+	RUN_TEST(test_truncated_cie);
+	RUN_TEST(test_dwarf64);
 	RUN_TEST(test_bombs);
 	RUN_TEST(test_not_x86);
 	RUN_TEST(test_mutations);

@@ -53,6 +53,17 @@ static int check_elf(struct cfi_builder *b, Elf *elf, const char *what)
 	return 0;
 }
 
+static int seg_cmp(const void *a, const void *b)
+{
+	const struct cfi_seg *x = a, *y = b;
+
+	if (x->vaddr != y->vaddr)
+		return x->vaddr < y->vaddr ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->delta < y->delta ? -1 : x->delta > y->delta;
+}
+
 /* The executable PT_LOADs into *@segs (freed by the caller), and PT_GNU_EH_FRAME. */
 static int load_segs(struct cfi_builder *b, Elf *elf, struct cfi_seg **segs, GElf_Phdr *hdr,
 		     bool *has_hdr)
@@ -84,6 +95,8 @@ static int load_segs(struct cfi_builder *b, Elf *elf, struct cfi_seg **segs, GEl
 		s[b->nsegs].delta = (int64_t)ph.p_offset - (int64_t)ph.p_vaddr;
 		b->nsegs++;
 	}
+	/* Sorted for find_seg(); PT_LOADs are in order already in any sane file. */
+	qsort(s, b->nsegs, sizeof(*s), seg_cmp);
 	b->segs = s;
 	return 0;
 }
@@ -240,11 +253,17 @@ static int walk_debug(struct cfi_builder *b, int fd)
 }
 
 /* Build the table of @elf (ended by the caller). */
-static int build(Elf *elf, const struct cfi_opts *o, struct cfi_table **out, char *errbuf,
-		 size_t errlen)
+/*
+ * Build the table of @elf.  @elf is ended, and @img (its bytes, or NULL)
+ * freed, once every section is evaluated: the merge, which needs as much
+ * memory again as the rows, runs without the sections' bytes.
+ */
+static int build(Elf *elf, char *img, const struct cfi_opts *o, struct cfi_table **out,
+		 char *errbuf, size_t errlen)
 {
 	struct cfi_builder b = { .err = errbuf, .errlen = errlen };
 	struct cfi_seg *segs = NULL;
+	struct cfi_row *shrunk;
 	struct cfi_table *t;
 	GElf_Phdr hdr = { 0 };
 	bool has_hdr;
@@ -252,8 +271,11 @@ static int build(Elf *elf, const struct cfi_opts *o, struct cfi_table **out, cha
 
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (!t) {
+		elf_end(elf);
+		free(img);
 		return cfi_fail(&b, -ENOMEM, "out of memory");
+	}
 	b.st = &t->stats;
 	b.max_rows = o && o->max_rows ? o->max_rows : CFI_DEFAULT_MAX_ROWS;
 	err = check_elf(&b, elf, "file");
@@ -263,6 +285,11 @@ static int build(Elf *elf, const struct cfi_opts *o, struct cfi_table **out, cha
 		err = walk_main(&b, elf, &hdr, has_hdr);
 	if (!err && o && o->debug_fd >= 0)
 		err = walk_debug(&b, o->debug_fd);
+	elf_end(elf);
+	free(img);
+	/* Give back what doubling left unused: the merge allocates the table beside. */
+	if (!err && b.nraw && b.nraw < b.craw && (shrunk = realloc(b.raw, b.nraw * sizeof(*shrunk))))
+		b.raw = shrunk;
 	if (!err)
 		err = cfi_merge(&b, t);
 	free(segs);
@@ -299,9 +326,7 @@ int cfi_table__build_fd(int fd, const struct cfi_opts *o, struct cfi_table **out
 	if (ret)
 		return ret;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	ret = build(elf, o, out, err, errlen);
-	elf_end(elf);
-	return ret;
+	return build(elf, NULL, o, out, err, errlen);
 }
 
 int cfi_table__build_mem(const void *img, size_t len, const struct cfi_opts *o,
@@ -322,10 +347,7 @@ int cfi_table__build_mem(const void *img, size_t len, const struct cfi_opts *o,
 		return cfi_fail(&b, -ENOMEM, "out of memory");
 	memcpy(copy, img, len);
 	elf = elf_memory(copy, len);
-	ret = build(elf, o, out, err, errlen);
-	elf_end(elf);
-	free(copy);
-	return ret;
+	return build(elf, copy, o, out, err, errlen);
 }
 
 void cfi_table__free(struct cfi_table *t)

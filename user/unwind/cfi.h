@@ -50,11 +50,20 @@ struct cfi_table {
 };
 
 struct cfi_opts {
-	size_t max_rows;	/* 0: CFI_DEFAULT_MAX_ROWS; more is -E2BIG */
+	/*
+	 * 0: CFI_DEFAULT_MAX_ROWS.  More rows is -E2BIG: counted both as the
+	 * FDEs give them (before neighbours across FDEs merge) and in the
+	 * table, so a row bomb stops early.
+	 */
+	size_t max_rows;
 	/*
 	 * A separate debug file for the same build (its .debug_frame is used
-	 * for PCs .eh_frame does not cover); -1: none.  Its addresses are the
-	 * main file's virtual addresses.
+	 * for PCs .eh_frame does not cover); -1: none (note: 0 is a file
+	 * descriptor).  Its addresses are the main file's virtual addresses,
+	 * mapped with the main file's PT_LOADs.  Borrowed, not closed.  A
+	 * debug file that is not x86-64 ELF, or whose .debug_frame is
+	 * malformed, fails the build (-ENOEXEC, -EINVAL; the reason says
+	 * "debug file"): retry without it to get .eh_frame's rows alone.
 	 */
 	int debug_fd;
 };
@@ -63,16 +72,26 @@ struct cfi_opts {
 
 /*
  * Build the table of the ELF file open at @fd (read with pread/libelf,
- * the offset of @fd is not used).  *@out receives a new table (free with
- * cfi_table__free), also when it has no rows.  0, or -errno with a
- * one-line reason in @err (of @errlen bytes; may be NULL): -ENOEXEC (not
- * an x86-64 ELF file), -EINVAL (malformed CFI: truncated, looping CIE
- * pointers, bogus augmentation...), -E2BIG (over max_rows), -ENOMEM.
+ * the offset of @fd is not used; @fd is borrowed).  @o may be NULL (the
+ * defaults, no debug file).  *@out receives a new table (free with
+ * cfi_table__free), also when it has no rows; on error it is NULL.  0, or
+ * -errno with a one-line reason in @err (of @errlen bytes; may be NULL),
+ * such as ".eh_frame: FDE at 0x1a0: CIE pointer out of range": -ENOEXEC
+ * (not an x86-64 ELF file), -EINVAL (malformed CFI: truncated, CIE
+ * pointers that do not land on a CIE, bogus augmentation, state stack
+ * underflow...; or libelf could not read a section), -E2BIG (over
+ * max_rows, too many CIEs, a compressed .debug_frame inflating past
+ * reason), -ENOMEM.  FDEs outside every executable PT_LOAD, empty ones,
+ * and ones whose end is not a u32 file offset are skipped and counted.
  */
 int cfi_table__build_fd(int fd, const struct cfi_opts *o, struct cfi_table **out,
 			char *err, size_t errlen);
 
-/* The same for an ELF image in memory (the vdso, a fuzz input). */
+/*
+ * The same for the @len bytes of ELF image at @img (the vdso, a fuzz
+ * input): copied, so @img may be read-only; nothing points into it once
+ * this returns.
+ */
 int cfi_table__build_mem(const void *img, size_t len, const struct cfi_opts *o,
 			 struct cfi_table **out, char *err, size_t errlen);
 

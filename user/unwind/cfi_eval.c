@@ -236,7 +236,7 @@ overflow:
 static int cfa_expr(struct eval *e, struct cfi_cur *c)
 {
 	uint64_t len;
-	const uint8_t *p = c->p;
+	const uint8_t *p;
 
 	if (!cur_uleb(c, &len) || !cur_skip(c, len)) {
 		e->what = "expression past the end";

@@ -183,6 +183,8 @@ int cfi_merge(struct cfi_builder *b, struct cfi_table *t)
 	int err = 0;
 
 	b->st->rows_raw = (uint32_t)b->nraw;
+	if (!b->nfdes)
+		return 0;	/* no usable FDE: no rows */
 	sort_recs(b->fdes, neh);
 	sort_recs(b->fdes + neh, ndbg);
 	b->st->fde_starts = distinct_starts(b->fdes, neh, b->fdes + neh, ndbg);

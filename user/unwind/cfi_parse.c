@@ -171,7 +171,7 @@ static const char *parse_aug_data(struct cfi_builder *b, const struct cfi_sec *s
 			/* The personality routine: only skipped, so it may be indirect. */
 			if (!cur_u8(&d, &enc))
 				return "truncated augmentation data";
-			if (cfi_read_ptr(b, s, &d, enc, true, &v, &what))
+			if (enc != PE_OMIT && cfi_read_ptr(b, s, &d, enc, true, &v, &what))
 				return what;
 			break;
 		case 'S':
@@ -317,15 +317,23 @@ static const struct cfi_cie *get_cie(struct cfi_builder *b, const struct cfi_sec
 	return &b->cies[b->ncies++];
 }
 
-/* The executable segment holding @pc, or NULL. */
+/*
+ * The executable segment holding @pc, or NULL: the last one starting at
+ * or before it (segments are sorted by vaddr), so a file with thousands
+ * of program headers costs a log per FDE, not a scan.
+ */
 static const struct cfi_seg *find_seg(const struct cfi_builder *b, uint64_t pc)
 {
-	size_t i;
+	size_t lo = 0, hi = b->nsegs, mid;
 
-	for (i = 0; i < b->nsegs; i++)
-		if (pc >= b->segs[i].vaddr && pc < b->segs[i].end)
-			return &b->segs[i];
-	return NULL;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (b->segs[mid].vaddr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && pc < b->segs[lo - 1].end ? &b->segs[lo - 1] : NULL;
 }
 
 /*
