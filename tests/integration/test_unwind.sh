@@ -278,6 +278,8 @@ perf_user_folded() {
 
 # ustat UFOLDED: "SAMPLES WITH_USER COMPLETE" of a user_folded file: all
 # samples, those with a user frame, those whose user stack has a root frame.
+# Shares are of all samples: every sample of a user process has a user
+# side, and a walker that drops it must not leave the denominator.
 ustat() {
 	awk -F'\t' -v roots="$ROOTS" '
 	BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) root[r[i]] = 1 }
@@ -297,11 +299,11 @@ ustat() {
 }
 
 # edges UFOLDED: "CALLER->CALLEE COUNT" (samples whose user stack has the
-# edge at least once), then "TOTAL N" (samples with a user frame).
+# edge at least once), then "TOTAL N" (all samples).
 edges() {
 	awk -F'\t' '
+	{ t += $1 }
 	$2 != "" {
-		t += $1
 		k = split($2, f, ";")
 		split("", seen)
 		for (i = 1; i < k; i++)
@@ -345,7 +347,7 @@ run_workload() {
 	rw_tag=$1 rw_pid=$2 rw_fp=${3:-}
 	rcpu=1500
 	while :; do
-		W_RC=1 W_FPRC=1 W_PRC=1 W_CPU=0
+		W_RC=1 W_FPRC=1 W_PRC=1 W_CPU=0 W_PSAMPLES=0 W_NOSTART=
 		cp "/proc/$rw_pid/maps" "$T/$rw_tag.maps" 2> /dev/null
 		rw_fprec=
 		if [ -n "$rw_fp" ]; then
@@ -358,7 +360,8 @@ run_workload() {
 			fi
 		fi
 		if ! bg_record "$T/$rw_tag.data" -p "$rw_pid"; then
-			note "$rw_tag: the recording did not start (no output file within 30 s)"
+			W_NOSTART="bpfsym record -p did not start (status $REAP_RC, no output file within 30 s): $(head -1 "$T/$rw_tag.data.err")"
+			note "$rw_tag: $W_NOSTART"
 			show "$T/$rw_tag.data.err"
 			[ -n "$rw_fprec" ] && { REC=$rw_fprec; end_record; }
 			return
@@ -416,6 +419,10 @@ bpfsym_user() {
 # judge NAME TAG: the completeness and edge checks of one workload.
 judge() {
 	jn=$1 jt=$2
+	if [ -n "$W_NOSTART" ]; then
+		fail "$jn" "$W_NOSTART"
+		return
+	fi
 	if [ "$W_PRC" -ne 0 ] || [ "$W_PSAMPLES" -lt $((PERF_NEED / 2)) ]; then
 		# The oracle failed: not bpfsym's doing, but nothing is checked.
 		fail "$jn" "perf record --call-graph dwarf got $W_PSAMPLES samples of $jt (status $W_PRC) in $rcpu ms of its CPU time: no oracle"
@@ -427,8 +434,8 @@ judge() {
 	bt=$1 bu=$2 bc=$3
 	set -- $(ustat "$T/$jt.perf.u")
 	pt=$1 pu=$2 pc=$3
-	bshare=$(pct "$bc" "$bu")
-	pshare=$(pct "$pc" "$pu")
+	bshare=$(pct "$bc" "$bt")
+	pshare=$(pct "$pc" "$pt")
 	note "$jn: samples: bpfsym $bt ($bu with a user frame), perf $pt ($pu); reaching a root frame: bpfsym $bc ($bshare%), perf $pc ($pshare%)"
 	note "$jn: bpfsym's stacks end in: $(outer_ends "$T/$jt.u")"
 	note "$jn: perf's stacks end in: $(outer_ends "$T/$jt.perf.u")"
@@ -462,7 +469,7 @@ judge() {
 	if [ "$bt" -lt $((pt * REC_FREQ / PERF_FREQ / 2)) ]; then
 		why="bpfsym has $bt samples, perf $pt (at $PERF_FREQ Hz against $REC_FREQ, in a shorter window): too few"
 	elif fcmp "$bshare" lt "$COMPLETE_MIN"; then
-		why="only $bshare% of bpfsym's user stacks reach a root frame ($COMPLETE_MIN% wanted); perf, the same samples' oracle: $pshare%"
+		why="only $bshare% of bpfsym's stacks reach a root frame ($COMPLETE_MIN% wanted); perf, the same samples' oracle: $pshare%"
 		if fcmp "$pshare" lt "$COMPLETE_MIN"; then
 			why="$why (perf is short too: its stacks end in $(outer_ends "$T/$jt.perf.u"); a fixture without CFI, or names missing: libc6-dbg?)"
 		fi
@@ -512,7 +519,9 @@ if [ "$chain_fprc" -ne 0 ] || [ ! -s "$T/chain.fp.data" ]; then
 	show "$T/chain.fp.data.err"
 elif ! folded "$name" "$T/chain.fp.data" "$T/chain.fp.folded"; then
 	:
-elif [ ! -s "$T/chain.u" ]; then
+elif [ ! -s "$T/chain.u" ] && { [ ! -s "$T/chain.data" ] ||
+	! run_to 60 "$BPFSYM" report "$T/chain.data" --folded > "$T/chain.folded" 2> /dev/null ||
+	! user_folded "$T/chain.folded" "$T/chain.u" || [ ! -s "$T/chain.u" ]; }; then
 	fail "$name" "no default recording to compare with (see integration/unwind_chain)"
 else
 	user_folded "$T/chain.fp.folded" "$T/chain.fp.u"
@@ -588,7 +597,9 @@ name=integration/unwind_read_fault
 start_fixture "$T/unw_fault" 300
 run_workload fault "$FIX"
 stop "$FIX"
-if [ "$W_PRC" -ne 0 ] || [ "$W_PSAMPLES" -lt $((PERF_NEED / 2)) ]; then
+if [ -n "$W_NOSTART" ]; then
+	fail "$name" "$W_NOSTART"
+elif [ "$W_PRC" -ne 0 ] || [ "$W_PSAMPLES" -lt $((PERF_NEED / 2)) ]; then
 	fail "$name" "perf record --call-graph dwarf got $W_PSAMPLES samples of unw_fault (status $W_PRC): no oracle"
 	show "$T/fault.perf.err"
 elif bpfsym_user "$name" fault; then
