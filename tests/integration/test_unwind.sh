@@ -77,6 +77,10 @@
 #
 # What recording mode is the default is bpfsym's business: the test records
 # without --call-graph for the default and with --call-graph fp for fp.
+#
+# Run time: about 20 s on an idle 2-CPU machine (30 s with the sanitizer
+# build), about 60 s with two busy loops beside it: each round waits for
+# CPU time, never for luck.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/unwind_chain integration/unwind_qsort integration/unwind_threads \
 	integration/unwind_python integration/unwind_fp_option integration/unwind_end_reasons \
