@@ -176,6 +176,17 @@ bpf_poll() {
 	done
 }
 
+# profiler_pid TIMEPID: the profiler /usr/bin/time runs (its child), once
+# it is there (2 s at most); empty when it never was.
+profiler_pid() {
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		p=$(ps -o pid= --ppid "$1" 2>/dev/null | awk 'NR == 1 { print $1 }')
+		[ -n "$p" ] && { echo "$p"; return; }
+		kill -0 "$1" 2>/dev/null || return
+		sleep 0.1
+	done
+}
+
 # completeness FILE KIND COMM: "SAMPLES COMPLETE" of COMM's samples; KIND
 # folded (bpfsym report --folded) or script (perf script -F comm,ip,sym).
 completeness() {
@@ -234,12 +245,7 @@ run_one() {
 	BG=$tp
 	case $cfg in
 	bdwarf | bfp)
-		pp=""
-		for i in 1 2 3 4 5 6 7 8 9 10; do
-			pp=$(ps -o pid= --ppid "$tp" 2>/dev/null | awk 'NR == 1 { print $1 }')
-			[ -n "$pp" ] && break
-			sleep 0.05
-		done
+		pp=$(profiler_pid "$tp")
 		[ -n "$pp" ] && bpf_poll "$pp" "$T/poll" ;;
 	esac
 	wait "$tp"
@@ -323,8 +329,7 @@ run_system() {
 	BG="$BG $tp"
 	case $cfg in
 	bdwarf | bfp)
-		sleep 0.1
-		pp=$(ps -o pid= --ppid "$tp" 2>/dev/null | awk 'NR == 1 { print $1 }')
+		pp=$(profiler_pid "$tp")
 		[ -n "$pp" ] && bpf_poll "$pp" "$T/poll" ;;
 	esac
 	wait "$tp"
