@@ -64,12 +64,10 @@
 # if missing), PYTHON (/usr/bin/python3, Debian's), RAW (a file to keep the
 # raw results in).
 #
-# The -a run prints the recorder's lines about its unwind tables: this
-# script assumes (until the recorder prints them; adjust here otherwise)
-#   bpfsym: unwind tables: N files, N rows, X.X MiB, built in X ms     (summary, stderr)
-#   # unwind tables: N files, N rows, X.X MiB, built in X ms           (report header)
-# and shows every such line verbatim, parsing "N files", "N rows", "X MiB"
-# (or KiB) and "built in X ms" (or s) where they are.
+# The -a run prints the report header's line about the unwind tables
+# (docs/cli.md), and any "bpfsym: ... unwind tables ..." line of the
+# recorder's stderr, verbatim, and puts its numbers in the table:
+#   # unwind tables: 12 files (11 built, 1 without call-frame information, 0 unreadable, 0 not built when recording ended), 96013 rows, 1.0 MiB of BPF maps, built in 41 ms of CPU (longest file 19 ms)
 
 set -u
 
@@ -357,31 +355,44 @@ run_system() {
 		c1=$(completeness "$T/folded" folded spin-nofp)
 		c2=$(completeness "$T/folded" folded "$(wl_comm python)")
 		c3=$(completeness "$T/folded" folded unw_qsort)
-		# The hook: the recorder's lines about its unwind tables (format
-		# assumed, see the top of this file), shown verbatim and parsed.
+		# The recorder's lines about its unwind tables (see the top of
+		# this file), shown verbatim and parsed.
 		{ grep -Ei '^bpfsym: .*unwind[ -]tables?' "$T/err"; grep -Ei '^# .*unwind[ -]tables?' "$T/rep"; } >"$T/tables"
 		sed "s/^/$me: system $cfg: /" "$T/tables" >&2
 		grep '^# user stacks ended:' "$T/rep" | sed "s/^/$me: system $cfg: /" >&2
 		if [ -s "$T/tables" ]; then
 			awk '
-			function num(s) { gsub(/,/, "", s); return s + 0 }
+			# "X UNIT" right before the first match of RE in the line, as a number
+			function before(line, re,   p, w, n) {
+				p = match(line, re)
+				if (!p) return ""
+				n = split(substr(line, 1, p - 1), w, " ")
+				return (n >= 1 && w[n] ~ /^[0-9.]+$/) ? w[n] + 0 : ""
+			}
+			function after(line, re,   p, w) {
+				p = match(line, re)
+				if (!p) return ""
+				split(substr(line, p + RLENGTH), w, " ")
+				return (w[1] ~ /^[0-9.]+$/) ? w[1] + 0 : ""
+			}
 			{
-				for (i = 2; i <= NF; i++) {
-					w = $i; sub(/[,;)]$/, "", w)
-					if (w ~ /^files?$/) files = num($(i-1))
-					if (w ~ /^rows?$/) rows = num($(i-1))
-					if (w == "MiB") mib = num($(i-1))
-					if (w == "KiB") mib = num($(i-1)) / 1024
-					if (w == "GiB") mib = num($(i-1)) * 1024
-					if ($(i-1) == "built" && w == "in") { v = $(i+1); u = $(i+2); sub(/[,;)]$/, "", u)
-						ms = num(v) * (u == "s" ? 1000 : 1) }
-				}
+				l = $0
+				if ((v = before(l, " files? \\(")) != "") files = v
+				if ((v = before(l, " not built")) != "") notbuilt = v
+				if ((v = before(l, " rows?[,;]")) != "") rows = v
+				if ((v = before(l, " KiB")) != "") mib = v / 1024
+				if ((v = before(l, " MiB")) != "") mib = v
+				if ((v = before(l, " GiB")) != "") mib = v * 1024
+				if ((v = after(l, "built in ")) != "") { ms = v; if (l ~ /built in [0-9.]+ s[ ,;)]/) ms *= 1000 }
+				if ((v = after(l, "longest file ")) != "") { lms = v; if (l ~ /longest file [0-9.]+ s[ ,;)]/) lms *= 1000 }
 			}
 			END {
 				if (files != "") print "tab_files", files
+				if (notbuilt != "") print "tab_notbuilt", notbuilt
 				if (rows != "") print "tab_rows", rows
 				if (mib != "") printf "tab_mib %.2f\n", mib
 				if (ms != "") printf "tab_ms %.1f\n", ms
+				if (lms != "") printf "tab_longest_ms %.1f\n", lms
 			}' "$T/tables" | while read -r k v; do put system "$cfg" "$rep" "$k" "$v"; done
 		fi
 		if [ -s "$T/poll" ]; then
@@ -507,9 +518,11 @@ if [ "$SYSTEM" = 1 ]; then
 	row "recorder CPU, s (user+sys)" system cpu "%.2f"
 	row "recorder max RSS, KiB" system rss_kb "%d"
 	row "BPF map memory (memlock), bytes" system memlock "%d"
-	row "unwind tables: files (recorder's line)" system tab_files "%d"
-	row "unwind tables: rows (recorder's line)" system tab_rows "%d"
-	row "unwind tables: MiB (recorder's line)" system tab_mib "%.2f"
-	row "unwind tables: build time, ms (recorder's line)" system tab_ms "%.1f"
+	row "unwind tables: files (header)" system tab_files "%d"
+	row "unwind tables: files not built when recording ended (header)" system tab_notbuilt "%d"
+	row "unwind tables: rows (header)" system tab_rows "%d"
+	row "unwind tables: MiB of BPF maps (header)" system tab_mib "%.2f"
+	row "unwind tables: build CPU time, ms (header)" system tab_ms "%.1f"
+	row "unwind tables: longest file, ms (header)" system tab_longest_ms "%.1f"
 	echo
 fi

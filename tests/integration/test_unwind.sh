@@ -54,7 +54,8 @@
 #       find middle_frame, which has no frame pointer), no stack has more
 #       than FP_MAX_FRAMES (4) user frames (a walk of garbage stops), while
 #       the default recording has main;middle_frame;hot_alpha in >= 90% of
-#       the samples ending in hot_alpha.
+#       the samples ending in hot_alpha; the headers say "# call graph: fp"
+#       and "# call graph: dwarf" (docs/cli.md).
 #   unwind_end_reasons
 #       every recording's report header (`bpfsym report FILE`, the lines
 #       starting with "#") has exactly one line
@@ -535,7 +536,11 @@ else
 	fpmax=$(awk -F'\t' '$2 != "" { k = split($2, f, ";"); if (k > m) m = k } END { print m + 0 }' "$T/chain.fp.u")
 	dalpha=$(awk -F'\t' '$2 ~ /(^|;)hot_alpha$/ { c += $1 } END { print c + 0 }' "$T/chain.u")
 	dmid=$(awk -F'\t' '$2 ~ /(^|;)main;middle_frame;hot_alpha$/ { c += $1 } END { print c + 0 }' "$T/chain.u")
-	note "$name: --call-graph fp: $fpt samples, $fpmid with main;middle_frame, $fpdeep with more than $FP_MAX_FRAMES user frames (at most $fpmax); default: $dmid of $dalpha samples ending in hot_alpha have main;middle_frame;hot_alpha"
+	[ -s "$T/chain.hdr" ] || header "$T/chain.data" "$T/chain.hdr"
+	[ -s "$T/chain.fp.hdr" ] || header "$T/chain.fp.data" "$T/chain.fp.hdr"
+	cg=$(sed -n 's/^# call graph: \([^ ]*\).*/\1/p' "$T/chain.hdr" | head -1)
+	fpcg=$(sed -n 's/^# call graph: \([^ ]*\).*/\1/p' "$T/chain.fp.hdr" | head -1)
+	note "$name: --call-graph fp: $fpt samples, $fpmid with main;middle_frame, $fpdeep with more than $FP_MAX_FRAMES user frames (at most $fpmax), header '# call graph: ${fpcg:-?}'; default: $dmid of $dalpha samples ending in hot_alpha have main;middle_frame;hot_alpha, header '# call graph: ${cg:-?}'"
 	want=$(want_samples "${W_CPU:-0}" $FP_FREQ)
 	if [ "$fpt" -lt "$want" ]; then
 		fail "$name" "--call-graph fp: $fpt samples in ${W_CPU:-0} ms of the fixture's CPU time at $FP_FREQ Hz (at least $want wanted)"
@@ -545,6 +550,8 @@ else
 	elif [ "$fpdeep" -gt 0 ]; then
 		fail "$name" "$fpdeep --call-graph fp stacks have more than $FP_MAX_FRAMES user frames (up to $fpmax): a walk of garbage"
 		top_stacks "$T/chain.fp.u"
+	elif [ "$fpcg" != fp ] || [ "$cg" != dwarf ]; then
+		fail "$name" "the headers say '# call graph: ${fpcg:-(no line)}' for --call-graph fp and '# call graph: ${cg:-(no line)}' for the default (fp and dwarf wanted)"
 	elif [ "$dalpha" -lt 100 ]; then
 		fail "$name" "the default recording has only $dalpha samples ending in hot_alpha"
 	elif [ $((100 * dmid)) -lt $((90 * dalpha)) ]; then
