@@ -58,9 +58,14 @@
 # A configuration that fails (today's bpfsym has no --call-graph) is
 # logged and shows "-" in the tables.
 #
+# Noise: before each run the script waits (up to QUIET_MAX s) until the
+# machine is idle, and it notes the CPU time used meanwhile by anything but
+# the run ("other CPU, s" in the tables: a noisy run has more than a tenth
+# of a CPU of it; compare with bench/sampling.sh, which drops such runs).
+#
 # Environment: DURATION (5), REPS (3), FREQ (999), WORKLOADS (all, in the
 # order above), WORKERS (spin's processes, online CPUs), DEPTH (spin's
-# call depth, 8), SYSTEM (1: the -a run), BPFSYM (default ./bpfsym, built
+# call depth, 8), SYSTEM (1: the -a run), QUIET_MAX (10), BPFSYM (default ./bpfsym, built
 # if missing), PYTHON (/usr/bin/python3, Debian's), RAW (a file to keep the
 # raw results in).
 #
@@ -78,6 +83,7 @@ WORKLOADS=${WORKLOADS:-"spin spin-nofp chain qsort threads python"}
 WORKERS=${WORKERS:-$(getconf _NPROCESSORS_ONLN)}
 DEPTH=${DEPTH:-8}
 SYSTEM=${SYSTEM:-1}
+QUIET_MAX=${QUIET_MAX:-10}
 PYTHON=${PYTHON:-/usr/bin/python3}
 CONFIGS="base bdwarf bfp pdwarf pfp"
 ROOTS='_start __libc_start_call_main __libc_start_main __libc_start_main_impl start_thread clone3 clone __clone __clone3'
@@ -108,6 +114,9 @@ BG=""
 cleanup() {
 	for p in $BG; do
 		for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do
+			for g in $(ps -o pid= --ppid "$c" 2>/dev/null); do
+				kill -TERM "$g" 2>/dev/null	# spin's workers
+			done
 			kill -TERM "$c" 2>/dev/null
 		done
 		kill -TERM "$p" 2>/dev/null
@@ -162,7 +171,9 @@ wl_comm() {
 
 # bpf_poll PID OUT: until PID exits, every 0.2 s, the sums of run_time_ns
 # and run_cnt of its perf_event programs (prog_type 7) and the memlock of
-# its maps, one "NS CNT MEMLOCK" line each.
+# its maps, one "NS CNT MEMLOCK" line each.  The counters only grow while
+# the programs live: the reading with the largest count is the last whole
+# one (a reading while bpfsym exits may miss programs already closed).
 bpf_poll() {
 	while kill -0 "$1" 2>/dev/null; do
 		for f in /proc/"$1"/fdinfo/*; do
@@ -171,6 +182,32 @@ bpf_poll() {
 			     END { if (t == 7) print n + 0, c + 0, 0; else if (m) print 0, 0, ml + 0 }' "$f" 2>/dev/null
 		done | awk '{ n += $1; c += $2; m += $3 } END { if (NR) print n + 0, c + 0, m + 0 }' >>"$2"
 		sleep 0.2
+	done
+}
+
+# Busy jiffies of the whole machine (/proc/stat, USER_HZ).
+busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+# utime+stime ticks of the processes PIDS and their children (running, and
+# reaped: cutime, cstime).
+tree_ticks() {
+	for p in "$@" $(for q in "$@"; do ps -o pid= --ppid "$q" 2>/dev/null; done); do
+		awk '{ sub(/.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$p/stat" 2>/dev/null
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# Wait until the machine has been idle (under 0.1 CPU busy) for 0.5 s.
+wait_quiet() {
+	waited=0
+	while :; do
+		a=$(busy_ticks); sleep 0.5; b=$(busy_ticks)
+		busy=$(echo "$a $b $(getconf CLK_TCK)" | awk '{ print ($2 - $1) / $3 / 0.5 }')
+		awk -v b="$busy" 'BEGIN { exit !(b < 0.1) }' && return 0
+		if [ "$waited" -ge "$QUIET_MAX" ]; then
+			log "machine still busy ($busy CPUs) after ${QUIET_MAX}s; measuring anyway"
+			return 0
+		fi
+		sleep 1
+		waited=$((waited + 1))
 	done
 }
 
@@ -237,7 +274,9 @@ run_one() {
 	pfp) set -- perf record -q -N -g -e cpu-clock -F "$FREQ" -o "$out" -- "$@" ;;
 	esac
 	log "$wl rep $rep $cfg"
+	wait_quiet
 	: >"$T/poll"
+	s0=$(busy_ticks)
 	/usr/bin/time -f '%e %U %S %M' -o "$T/time" "$@" >"$T/wl.out" 2>"$T/err" &
 	tp=$!
 	BG=$tp
@@ -248,6 +287,7 @@ run_one() {
 	esac
 	wait "$tp"
 	rc=$?
+	s1=$(busy_ticks)
 	BG=""
 	if [ $rc -ne 0 ]; then
 		log "$wl $cfg failed (status $rc): $(grep -v '^Command exited' "$T/err" | head -1)"
@@ -255,6 +295,10 @@ run_one() {
 		return
 	fi
 	read -r wall u s rss <"$T/time"
+	# Other CPU: the machine's busy time over the run minus the run's own
+	# (/usr/bin/time: the profiler and the workload, its children).
+	put "$wl" "$cfg" "$rep" other "$(awk -v a="$s0" -v b="$s1" -v hz="$(getconf CLK_TCK)" -v u="$u" -v s="$s" \
+		'BEGIN { o = (b - a) / hz - u - s; printf "%.2f", o < 0 ? 0 : o }')"
 	# The workload's own CPU time and work.
 	case $wl in
 	spin | spin-nofp)
@@ -282,7 +326,7 @@ run_one() {
 		set -- $(completeness "$T/folded" folded "$comm")
 		grep '^# user stacks ended:' "$T/rep" | sed "s/^/$me: $wl $cfg: /" >&2
 		if [ -s "$T/poll" ]; then
-			set -- $(head -1 "$T/poll") $(tail -1 "$T/poll") "$@"
+			set -- $(head -1 "$T/poll") $(sort -k2,2n "$T/poll" | tail -1) "$@"
 			put "$wl" "$cfg" "$rep" bpf_ns_run "$(awk -v n="$(($4 - $1))" -v c="$(($5 - $2))" 'BEGIN { if (c > 0) printf "%.0f", n / c; else print "nan" }')"
 			put "$wl" "$cfg" "$rep" bpf_ns_sample "$(awk -v n="$(($4 - $1))" -v c="${samples:-0}" 'BEGIN { if (c > 0) printf "%.0f", n / c; else print "nan" }')"
 			put "$wl" "$cfg" "$rep" memlock "$(sort -k3,3n "$T/poll" | tail -1 | awk '{ print $3 }')"
@@ -312,6 +356,7 @@ run_system() {
 	pfp) set -- perf record -q -N -a -g -e cpu-clock -F "$FREQ" -o "$out" -- sleep "$DURATION" ;;
 	esac
 	log "system rep $rep $cfg"
+	wait_quiet
 	long=$((DURATION * 3 + 10))
 	"$T/spin-nofp" "$long" 1 "$DEPTH" >/dev/null &
 	m1=$!
@@ -322,6 +367,7 @@ run_system() {
 	BG="$m1 $m2 $m3"
 	sleep 1
 	: >"$T/poll"
+	s0=$(busy_ticks) t0=$(tree_ticks $m1 $m2 $m3)
 	/usr/bin/time -f '%e %U %S %M' -o "$T/time" "$@" >"$T/out" 2>"$T/err" &
 	tp=$!
 	BG="$BG $tp"
@@ -332,8 +378,12 @@ run_system() {
 	esac
 	wait "$tp"
 	rc=$?
-	for p in $m1 $m2 $m3; do
+	s1=$(busy_ticks) t1=$(tree_ticks $m1 $m2 $m3)
+	# spin's workers first: they outlive their parent
+	for p in $(ps -o pid= --ppid "$m1" 2>/dev/null) $m1 $m2 $m3; do
 		kill -TERM "$p" 2>/dev/null
+	done
+	for p in $m1 $m2 $m3; do
 		wait "$p" 2>/dev/null
 	done
 	BG=""
@@ -343,6 +393,8 @@ run_system() {
 		return
 	fi
 	read -r wall u s rss <"$T/time"
+	put system "$cfg" "$rep" other "$(awk -v a="$s0" -v b="$s1" -v ta="$t0" -v tb="$t1" -v hz="$(getconf CLK_TCK)" -v u="$u" -v s="$s" \
+		'BEGIN { o = (b - a - (tb - ta)) / hz - u - s; printf "%.2f", o < 0 ? 0 : o }')"
 	put system "$cfg" "$rep" cpu "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"
 	put system "$cfg" "$rep" rss_kb "$rss"
 	bytes=$(wc -c <"$out" | tr -d ' ')
@@ -396,7 +448,7 @@ run_system() {
 			}' "$T/tables" | while read -r k v; do put system "$cfg" "$rep" "$k" "$v"; done
 		fi
 		if [ -s "$T/poll" ]; then
-			set -- $(head -1 "$T/poll") $(tail -1 "$T/poll")
+			set -- $(head -1 "$T/poll") $(sort -k2,2n "$T/poll" | tail -1)
 			put system "$cfg" "$rep" bpf_ns_run "$(awk -v n="$(($4 - $1))" -v c="$(($5 - $2))" 'BEGIN { if (c > 0) printf "%.0f", n / c; else print "nan" }')"
 			put system "$cfg" "$rep" bpf_ns_sample "$(awk -v n="$(($4 - $1))" -v c="${samples:-0}" 'BEGIN { if (c > 0) printf "%.0f", n / c; else print "nan" }')"
 			put system "$cfg" "$rep" memlock "$(sort -k3,3n "$T/poll" | tail -1 | awk '{ print $3 }')"
@@ -486,6 +538,7 @@ for wl in $WORKLOADS; do
 	row "recorder CPU, s (user+sys, the workload's own removed)" "$wl" cpu "%.2f"
 	row "max RSS, KiB (recorder or workload)" "$wl" rss_kb "%d"
 	row "BPF map memory (memlock), bytes" "$wl" memlock "%d"
+	row "other CPU during the run, s (noise)" "$wl" other "%.2f"
 	case $wl in
 	spin | spin-nofp)
 		printf "| workload rate, units/s (baseline %s) |" "$(cell "$wl" base rate "%.0f")"
@@ -518,6 +571,7 @@ if [ "$SYSTEM" = 1 ]; then
 	row "recorder CPU, s (user+sys)" system cpu "%.2f"
 	row "recorder max RSS, KiB" system rss_kb "%d"
 	row "BPF map memory (memlock), bytes" system memlock "%d"
+	row "other CPU during the run, s (noise; the mix excluded)" system other "%.2f"
 	row "unwind tables: files (header)" system tab_files "%d"
 	row "unwind tables: files not built when recording ended (header)" system tab_notbuilt "%d"
 	row "unwind tables: rows (header)" system tab_rows "%d"
