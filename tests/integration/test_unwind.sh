@@ -472,7 +472,7 @@ judge() {
 	nbad=$(grep -c '^BAD' "$T/$jt.cmp")
 	why=
 	if [ "$bt" -lt $((pt * REC_FREQ / PERF_FREQ / 2)) ]; then
-		why="bpfsym has $bt samples, perf $pt (at $PERF_FREQ Hz against $REC_FREQ, in a shorter window): too few"
+		why="bpfsym has $bt samples at $REC_FREQ Hz, perf $pt at $PERF_FREQ Hz in a window inside bpfsym's: too few"
 	elif fcmp "$bshare" lt "$COMPLETE_MIN"; then
 		why="only $bshare% of bpfsym's stacks reach a root frame ($COMPLETE_MIN% wanted); perf, the same samples' oracle: $pshare%"
 		if fcmp "$pshare" lt "$COMPLETE_MIN"; then
