@@ -58,18 +58,21 @@
 # A configuration that fails (today's bpfsym has no --call-graph) is
 # logged and shows "-" in the tables.
 #
+# Noise: before each run the script waits (up to QUIET_MAX s) until the
+# machine is idle, and it notes the CPU time used meanwhile by anything but
+# the run ("other CPU, s" in the tables: a noisy run has more than a tenth
+# of a CPU of it; compare with bench/sampling.sh, which drops such runs).
+#
 # Environment: DURATION (5), REPS (3), FREQ (999), WORKLOADS (all, in the
 # order above), WORKERS (spin's processes, online CPUs), DEPTH (spin's
-# call depth, 8), SYSTEM (1: the -a run), BPFSYM (default ./bpfsym, built
+# call depth, 8), SYSTEM (1: the -a run), QUIET_MAX (10), BPFSYM (default ./bpfsym, built
 # if missing), PYTHON (/usr/bin/python3, Debian's), RAW (a file to keep the
 # raw results in).
 #
-# The -a run prints the recorder's lines about its unwind tables: this
-# script assumes (until the recorder prints them; adjust here otherwise)
-#   bpfsym: unwind tables: N files, N rows, X.X MiB, built in X ms     (summary, stderr)
-#   # unwind tables: N files, N rows, X.X MiB, built in X ms           (report header)
-# and shows every such line verbatim, parsing "N files", "N rows", "X MiB"
-# (or KiB) and "built in X ms" (or s) where they are.
+# The -a run prints the report header's line about the unwind tables
+# (docs/cli.md), and any "bpfsym: ... unwind tables ..." line of the
+# recorder's stderr, verbatim, and puts its numbers in the table:
+#   # unwind tables: 12 files (11 built, 1 without call-frame information, 0 unreadable, 0 not built when recording ended), 96013 rows, 1.0 MiB of BPF maps, built in 41 ms of CPU (longest file 19 ms)
 
 set -u
 
@@ -80,6 +83,7 @@ WORKLOADS=${WORKLOADS:-"spin spin-nofp chain qsort threads python"}
 WORKERS=${WORKERS:-$(getconf _NPROCESSORS_ONLN)}
 DEPTH=${DEPTH:-8}
 SYSTEM=${SYSTEM:-1}
+QUIET_MAX=${QUIET_MAX:-10}
 PYTHON=${PYTHON:-/usr/bin/python3}
 CONFIGS="base bdwarf bfp pdwarf pfp"
 ROOTS='_start __libc_start_call_main __libc_start_main __libc_start_main_impl start_thread clone3 clone __clone __clone3'
@@ -110,6 +114,9 @@ BG=""
 cleanup() {
 	for p in $BG; do
 		for c in $(ps -o pid= --ppid "$p" 2>/dev/null); do
+			for g in $(ps -o pid= --ppid "$c" 2>/dev/null); do
+				kill -TERM "$g" 2>/dev/null	# spin's workers
+			done
 			kill -TERM "$c" 2>/dev/null
 		done
 		kill -TERM "$p" 2>/dev/null
@@ -164,7 +171,9 @@ wl_comm() {
 
 # bpf_poll PID OUT: until PID exits, every 0.2 s, the sums of run_time_ns
 # and run_cnt of its perf_event programs (prog_type 7) and the memlock of
-# its maps, one "NS CNT MEMLOCK" line each.
+# its maps, one "NS CNT MEMLOCK" line each.  The counters only grow while
+# the programs live: the reading with the largest count is the last whole
+# one (a reading while bpfsym exits may miss programs already closed).
 bpf_poll() {
 	while kill -0 "$1" 2>/dev/null; do
 		for f in /proc/"$1"/fdinfo/*; do
@@ -173,6 +182,43 @@ bpf_poll() {
 			     END { if (t == 7) print n + 0, c + 0, 0; else if (m) print 0, 0, ml + 0 }' "$f" 2>/dev/null
 		done | awk '{ n += $1; c += $2; m += $3 } END { if (NR) print n + 0, c + 0, m + 0 }' >>"$2"
 		sleep 0.2
+	done
+}
+
+# Busy jiffies of the whole machine (/proc/stat, USER_HZ).
+busy_ticks() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat; }
+# utime+stime ticks of the processes PIDS and their children (running, and
+# reaped: cutime, cstime).
+tree_ticks() {
+	for p in "$@" $(for q in "$@"; do ps -o pid= --ppid "$q" 2>/dev/null; done); do
+		awk '{ sub(/.*\) /, ""); print $12 + $13 + $14 + $15 }' "/proc/$p/stat" 2>/dev/null
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# Wait until the machine has been idle (under 0.1 CPU busy) for 0.5 s.
+wait_quiet() {
+	waited=0
+	while :; do
+		a=$(busy_ticks); sleep 0.5; b=$(busy_ticks)
+		busy=$(echo "$a $b $(getconf CLK_TCK)" | awk '{ print ($2 - $1) / $3 / 0.5 }')
+		awk -v b="$busy" 'BEGIN { exit !(b < 0.1) }' && return 0
+		if [ "$waited" -ge "$QUIET_MAX" ]; then
+			log "machine still busy ($busy CPUs) after ${QUIET_MAX}s; measuring anyway"
+			return 0
+		fi
+		sleep 1
+		waited=$((waited + 1))
+	done
+}
+
+# profiler_pid TIMEPID: the profiler /usr/bin/time runs (its child), once
+# it is there (2 s at most); empty when it never was.
+profiler_pid() {
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		p=$(ps -o pid= --ppid "$1" 2>/dev/null | awk 'NR == 1 { print $1 }')
+		[ -n "$p" ] && { echo "$p"; return; }
+		kill -0 "$1" 2>/dev/null || return
+		sleep 0.1
 	done
 }
 
@@ -228,22 +274,20 @@ run_one() {
 	pfp) set -- perf record -q -N -g -e cpu-clock -F "$FREQ" -o "$out" -- "$@" ;;
 	esac
 	log "$wl rep $rep $cfg"
+	wait_quiet
 	: >"$T/poll"
+	s0=$(busy_ticks)
 	/usr/bin/time -f '%e %U %S %M' -o "$T/time" "$@" >"$T/wl.out" 2>"$T/err" &
 	tp=$!
 	BG=$tp
 	case $cfg in
 	bdwarf | bfp)
-		pp=""
-		for i in 1 2 3 4 5 6 7 8 9 10; do
-			pp=$(ps -o pid= --ppid "$tp" 2>/dev/null | awk 'NR == 1 { print $1 }')
-			[ -n "$pp" ] && break
-			sleep 0.05
-		done
+		pp=$(profiler_pid "$tp")
 		[ -n "$pp" ] && bpf_poll "$pp" "$T/poll" ;;
 	esac
 	wait "$tp"
 	rc=$?
+	s1=$(busy_ticks)
 	BG=""
 	if [ $rc -ne 0 ]; then
 		log "$wl $cfg failed (status $rc): $(grep -v '^Command exited' "$T/err" | head -1)"
@@ -251,6 +295,10 @@ run_one() {
 		return
 	fi
 	read -r wall u s rss <"$T/time"
+	# Other CPU: the machine's busy time over the run minus the run's own
+	# (/usr/bin/time: the profiler and the workload, its children).
+	put "$wl" "$cfg" "$rep" other "$(awk -v a="$s0" -v b="$s1" -v hz="$(getconf CLK_TCK)" -v u="$u" -v s="$s" \
+		'BEGIN { o = (b - a) / hz - u - s; printf "%.2f", o < 0 ? 0 : o }')"
 	# The workload's own CPU time and work.
 	case $wl in
 	spin | spin-nofp)
@@ -278,7 +326,7 @@ run_one() {
 		set -- $(completeness "$T/folded" folded "$comm")
 		grep '^# user stacks ended:' "$T/rep" | sed "s/^/$me: $wl $cfg: /" >&2
 		if [ -s "$T/poll" ]; then
-			set -- $(head -1 "$T/poll") $(tail -1 "$T/poll") "$@"
+			set -- $(head -1 "$T/poll") $(sort -k2,2n "$T/poll" | tail -1) "$@"
 			put "$wl" "$cfg" "$rep" bpf_ns_run "$(awk -v n="$(($4 - $1))" -v c="$(($5 - $2))" 'BEGIN { if (c > 0) printf "%.0f", n / c; else print "nan" }')"
 			put "$wl" "$cfg" "$rep" bpf_ns_sample "$(awk -v n="$(($4 - $1))" -v c="${samples:-0}" 'BEGIN { if (c > 0) printf "%.0f", n / c; else print "nan" }')"
 			put "$wl" "$cfg" "$rep" memlock "$(sort -k3,3n "$T/poll" | tail -1 | awk '{ print $3 }')"
@@ -308,6 +356,7 @@ run_system() {
 	pfp) set -- perf record -q -N -a -g -e cpu-clock -F "$FREQ" -o "$out" -- sleep "$DURATION" ;;
 	esac
 	log "system rep $rep $cfg"
+	wait_quiet
 	long=$((DURATION * 3 + 10))
 	"$T/spin-nofp" "$long" 1 "$DEPTH" >/dev/null &
 	m1=$!
@@ -318,19 +367,23 @@ run_system() {
 	BG="$m1 $m2 $m3"
 	sleep 1
 	: >"$T/poll"
+	s0=$(busy_ticks) t0=$(tree_ticks $m1 $m2 $m3)
 	/usr/bin/time -f '%e %U %S %M' -o "$T/time" "$@" >"$T/out" 2>"$T/err" &
 	tp=$!
 	BG="$BG $tp"
 	case $cfg in
 	bdwarf | bfp)
-		sleep 0.1
-		pp=$(ps -o pid= --ppid "$tp" 2>/dev/null | awk 'NR == 1 { print $1 }')
+		pp=$(profiler_pid "$tp")
 		[ -n "$pp" ] && bpf_poll "$pp" "$T/poll" ;;
 	esac
 	wait "$tp"
 	rc=$?
-	for p in $m1 $m2 $m3; do
+	s1=$(busy_ticks) t1=$(tree_ticks $m1 $m2 $m3)
+	# spin's workers first: they outlive their parent
+	for p in $(ps -o pid= --ppid "$m1" 2>/dev/null) $m1 $m2 $m3; do
 		kill -TERM "$p" 2>/dev/null
+	done
+	for p in $m1 $m2 $m3; do
 		wait "$p" 2>/dev/null
 	done
 	BG=""
@@ -340,6 +393,8 @@ run_system() {
 		return
 	fi
 	read -r wall u s rss <"$T/time"
+	put system "$cfg" "$rep" other "$(awk -v a="$s0" -v b="$s1" -v ta="$t0" -v tb="$t1" -v hz="$(getconf CLK_TCK)" -v u="$u" -v s="$s" \
+		'BEGIN { o = (b - a - (tb - ta)) / hz - u - s; printf "%.2f", o < 0 ? 0 : o }')"
 	put system "$cfg" "$rep" cpu "$(awk -v u="$u" -v s="$s" 'BEGIN { print u + s }')"
 	put system "$cfg" "$rep" rss_kb "$rss"
 	bytes=$(wc -c <"$out" | tr -d ' ')
@@ -352,35 +407,48 @@ run_system() {
 		c1=$(completeness "$T/folded" folded spin-nofp)
 		c2=$(completeness "$T/folded" folded "$(wl_comm python)")
 		c3=$(completeness "$T/folded" folded unw_qsort)
-		# The hook: the recorder's lines about its unwind tables (format
-		# assumed, see the top of this file), shown verbatim and parsed.
+		# The recorder's lines about its unwind tables (see the top of
+		# this file), shown verbatim and parsed.
 		{ grep -Ei '^bpfsym: .*unwind[ -]tables?' "$T/err"; grep -Ei '^# .*unwind[ -]tables?' "$T/rep"; } >"$T/tables"
 		sed "s/^/$me: system $cfg: /" "$T/tables" >&2
 		grep '^# user stacks ended:' "$T/rep" | sed "s/^/$me: system $cfg: /" >&2
 		if [ -s "$T/tables" ]; then
 			awk '
-			function num(s) { gsub(/,/, "", s); return s + 0 }
+			# "X UNIT" right before the first match of RE in the line, as a number
+			function before(line, re,   p, w, n) {
+				p = match(line, re)
+				if (!p) return ""
+				n = split(substr(line, 1, p - 1), w, " ")
+				return (n >= 1 && w[n] ~ /^[0-9.]+$/) ? w[n] + 0 : ""
+			}
+			function after(line, re,   p, w) {
+				p = match(line, re)
+				if (!p) return ""
+				split(substr(line, p + RLENGTH), w, " ")
+				return (w[1] ~ /^[0-9.]+$/) ? w[1] + 0 : ""
+			}
 			{
-				for (i = 2; i <= NF; i++) {
-					w = $i; sub(/[,;)]$/, "", w)
-					if (w ~ /^files?$/) files = num($(i-1))
-					if (w ~ /^rows?$/) rows = num($(i-1))
-					if (w == "MiB") mib = num($(i-1))
-					if (w == "KiB") mib = num($(i-1)) / 1024
-					if (w == "GiB") mib = num($(i-1)) * 1024
-					if ($(i-1) == "built" && w == "in") { v = $(i+1); u = $(i+2); sub(/[,;)]$/, "", u)
-						ms = num(v) * (u == "s" ? 1000 : 1) }
-				}
+				l = $0
+				if ((v = before(l, " files? \\(")) != "") files = v
+				if ((v = before(l, " not built")) != "") notbuilt = v
+				if ((v = before(l, " rows?[,;]")) != "") rows = v
+				if ((v = before(l, " KiB")) != "") mib = v / 1024
+				if ((v = before(l, " MiB")) != "") mib = v
+				if ((v = before(l, " GiB")) != "") mib = v * 1024
+				if ((v = after(l, "built in ")) != "") { ms = v; if (l ~ /built in [0-9.]+ s[ ,;)]/) ms *= 1000 }
+				if ((v = after(l, "longest file ")) != "") { lms = v; if (l ~ /longest file [0-9.]+ s[ ,;)]/) lms *= 1000 }
 			}
 			END {
 				if (files != "") print "tab_files", files
+				if (notbuilt != "") print "tab_notbuilt", notbuilt
 				if (rows != "") print "tab_rows", rows
 				if (mib != "") printf "tab_mib %.2f\n", mib
 				if (ms != "") printf "tab_ms %.1f\n", ms
+				if (lms != "") printf "tab_longest_ms %.1f\n", lms
 			}' "$T/tables" | while read -r k v; do put system "$cfg" "$rep" "$k" "$v"; done
 		fi
 		if [ -s "$T/poll" ]; then
-			set -- $(head -1 "$T/poll") $(tail -1 "$T/poll")
+			set -- $(head -1 "$T/poll") $(sort -k2,2n "$T/poll" | tail -1)
 			put system "$cfg" "$rep" bpf_ns_run "$(awk -v n="$(($4 - $1))" -v c="$(($5 - $2))" 'BEGIN { if (c > 0) printf "%.0f", n / c; else print "nan" }')"
 			put system "$cfg" "$rep" bpf_ns_sample "$(awk -v n="$(($4 - $1))" -v c="${samples:-0}" 'BEGIN { if (c > 0) printf "%.0f", n / c; else print "nan" }')"
 			put system "$cfg" "$rep" memlock "$(sort -k3,3n "$T/poll" | tail -1 | awk '{ print $3 }')"
@@ -470,6 +538,7 @@ for wl in $WORKLOADS; do
 	row "recorder CPU, s (user+sys, the workload's own removed)" "$wl" cpu "%.2f"
 	row "max RSS, KiB (recorder or workload)" "$wl" rss_kb "%d"
 	row "BPF map memory (memlock), bytes" "$wl" memlock "%d"
+	row "other CPU during the run, s (noise)" "$wl" other "%.2f"
 	case $wl in
 	spin | spin-nofp)
 		printf "| workload rate, units/s (baseline %s) |" "$(cell "$wl" base rate "%.0f")"
@@ -502,9 +571,12 @@ if [ "$SYSTEM" = 1 ]; then
 	row "recorder CPU, s (user+sys)" system cpu "%.2f"
 	row "recorder max RSS, KiB" system rss_kb "%d"
 	row "BPF map memory (memlock), bytes" system memlock "%d"
-	row "unwind tables: files (recorder's line)" system tab_files "%d"
-	row "unwind tables: rows (recorder's line)" system tab_rows "%d"
-	row "unwind tables: MiB (recorder's line)" system tab_mib "%.2f"
-	row "unwind tables: build time, ms (recorder's line)" system tab_ms "%.1f"
+	row "other CPU during the run, s (noise; the mix excluded)" system other "%.2f"
+	row "unwind tables: files (header)" system tab_files "%d"
+	row "unwind tables: files not built when recording ended (header)" system tab_notbuilt "%d"
+	row "unwind tables: rows (header)" system tab_rows "%d"
+	row "unwind tables: MiB of BPF maps (header)" system tab_mib "%.2f"
+	row "unwind tables: build CPU time, ms (header)" system tab_ms "%.1f"
+	row "unwind tables: longest file, ms (header)" system tab_longest_ms "%.1f"
 	echo
 fi

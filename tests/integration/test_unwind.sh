@@ -54,7 +54,8 @@
 #       find middle_frame, which has no frame pointer), no stack has more
 #       than FP_MAX_FRAMES (4) user frames (a walk of garbage stops), while
 #       the default recording has main;middle_frame;hot_alpha in >= 90% of
-#       the samples ending in hot_alpha.
+#       the samples ending in hot_alpha; the headers say "# call graph: fp"
+#       and "# call graph: dwarf" (docs/cli.md).
 #   unwind_end_reasons
 #       every recording's report header (`bpfsym report FILE`, the lines
 #       starting with "#") has exactly one line
@@ -77,6 +78,10 @@
 #
 # What recording mode is the default is bpfsym's business: the test records
 # without --call-graph for the default and with --call-graph fp for fp.
+#
+# Run time: about 20 s on an idle 2-CPU machine (30 s with the sanitizer
+# build), about 60 s with two busy loops beside it: each round waits for
+# CPU time, never for luck.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/unwind_chain integration/unwind_qsort integration/unwind_threads \
 	integration/unwind_python integration/unwind_fp_option integration/unwind_end_reasons \
@@ -278,6 +283,8 @@ perf_user_folded() {
 
 # ustat UFOLDED: "SAMPLES WITH_USER COMPLETE" of a user_folded file: all
 # samples, those with a user frame, those whose user stack has a root frame.
+# Shares are of all samples: every sample of a user process has a user
+# side, and a walker that drops it must not leave the denominator.
 ustat() {
 	awk -F'\t' -v roots="$ROOTS" '
 	BEGIN { n = split(roots, r, " "); for (i = 1; i <= n; i++) root[r[i]] = 1 }
@@ -297,11 +304,11 @@ ustat() {
 }
 
 # edges UFOLDED: "CALLER->CALLEE COUNT" (samples whose user stack has the
-# edge at least once), then "TOTAL N" (samples with a user frame).
+# edge at least once), then "TOTAL N" (all samples).
 edges() {
 	awk -F'\t' '
+	{ t += $1 }
 	$2 != "" {
-		t += $1
 		k = split($2, f, ";")
 		split("", seen)
 		for (i = 1; i < k; i++)
@@ -345,7 +352,7 @@ run_workload() {
 	rw_tag=$1 rw_pid=$2 rw_fp=${3:-}
 	rcpu=1500
 	while :; do
-		W_RC=1 W_FPRC=1 W_PRC=1 W_CPU=0
+		W_RC=1 W_FPRC=1 W_PRC=1 W_CPU=0 W_PSAMPLES=0 W_NOSTART=
 		cp "/proc/$rw_pid/maps" "$T/$rw_tag.maps" 2> /dev/null
 		rw_fprec=
 		if [ -n "$rw_fp" ]; then
@@ -358,7 +365,8 @@ run_workload() {
 			fi
 		fi
 		if ! bg_record "$T/$rw_tag.data" -p "$rw_pid"; then
-			note "$rw_tag: the recording did not start (no output file within 30 s)"
+			W_NOSTART="bpfsym record -p did not start (status $REAP_RC, no output file within 30 s): $(head -1 "$T/$rw_tag.data.err")"
+			note "$rw_tag: $W_NOSTART"
 			show "$T/$rw_tag.data.err"
 			[ -n "$rw_fprec" ] && { REC=$rw_fprec; end_record; }
 			return
@@ -416,6 +424,10 @@ bpfsym_user() {
 # judge NAME TAG: the completeness and edge checks of one workload.
 judge() {
 	jn=$1 jt=$2
+	if [ -n "$W_NOSTART" ]; then
+		fail "$jn" "$W_NOSTART"
+		return
+	fi
 	if [ "$W_PRC" -ne 0 ] || [ "$W_PSAMPLES" -lt $((PERF_NEED / 2)) ]; then
 		# The oracle failed: not bpfsym's doing, but nothing is checked.
 		fail "$jn" "perf record --call-graph dwarf got $W_PSAMPLES samples of $jt (status $W_PRC) in $rcpu ms of its CPU time: no oracle"
@@ -427,8 +439,8 @@ judge() {
 	bt=$1 bu=$2 bc=$3
 	set -- $(ustat "$T/$jt.perf.u")
 	pt=$1 pu=$2 pc=$3
-	bshare=$(pct "$bc" "$bu")
-	pshare=$(pct "$pc" "$pu")
+	bshare=$(pct "$bc" "$bt")
+	pshare=$(pct "$pc" "$pt")
 	note "$jn: samples: bpfsym $bt ($bu with a user frame), perf $pt ($pu); reaching a root frame: bpfsym $bc ($bshare%), perf $pc ($pshare%)"
 	note "$jn: bpfsym's stacks end in: $(outer_ends "$T/$jt.u")"
 	note "$jn: perf's stacks end in: $(outer_ends "$T/$jt.perf.u")"
@@ -460,9 +472,9 @@ judge() {
 	nbad=$(grep -c '^BAD' "$T/$jt.cmp")
 	why=
 	if [ "$bt" -lt $((pt * REC_FREQ / PERF_FREQ / 2)) ]; then
-		why="bpfsym has $bt samples, perf $pt (at $PERF_FREQ Hz against $REC_FREQ, in a shorter window): too few"
+		why="bpfsym has $bt samples at $REC_FREQ Hz, perf $pt at $PERF_FREQ Hz in a window inside bpfsym's: too few"
 	elif fcmp "$bshare" lt "$COMPLETE_MIN"; then
-		why="only $bshare% of bpfsym's user stacks reach a root frame ($COMPLETE_MIN% wanted); perf, the same samples' oracle: $pshare%"
+		why="only $bshare% of bpfsym's stacks reach a root frame ($COMPLETE_MIN% wanted); perf, the same samples' oracle: $pshare%"
 		if fcmp "$pshare" lt "$COMPLETE_MIN"; then
 			why="$why (perf is short too: its stacks end in $(outer_ends "$T/$jt.perf.u"); a fixture without CFI, or names missing: libc6-dbg?)"
 		fi
@@ -512,7 +524,9 @@ if [ "$chain_fprc" -ne 0 ] || [ ! -s "$T/chain.fp.data" ]; then
 	show "$T/chain.fp.data.err"
 elif ! folded "$name" "$T/chain.fp.data" "$T/chain.fp.folded"; then
 	:
-elif [ ! -s "$T/chain.u" ]; then
+elif [ ! -s "$T/chain.u" ] && { [ ! -s "$T/chain.data" ] ||
+	! run_to 60 "$BPFSYM" report "$T/chain.data" --folded > "$T/chain.folded" 2> /dev/null ||
+	! user_folded "$T/chain.folded" "$T/chain.u" || [ ! -s "$T/chain.u" ]; }; then
 	fail "$name" "no default recording to compare with (see integration/unwind_chain)"
 else
 	user_folded "$T/chain.fp.folded" "$T/chain.fp.u"
@@ -522,7 +536,11 @@ else
 	fpmax=$(awk -F'\t' '$2 != "" { k = split($2, f, ";"); if (k > m) m = k } END { print m + 0 }' "$T/chain.fp.u")
 	dalpha=$(awk -F'\t' '$2 ~ /(^|;)hot_alpha$/ { c += $1 } END { print c + 0 }' "$T/chain.u")
 	dmid=$(awk -F'\t' '$2 ~ /(^|;)main;middle_frame;hot_alpha$/ { c += $1 } END { print c + 0 }' "$T/chain.u")
-	note "$name: --call-graph fp: $fpt samples, $fpmid with main;middle_frame, $fpdeep with more than $FP_MAX_FRAMES user frames (at most $fpmax); default: $dmid of $dalpha samples ending in hot_alpha have main;middle_frame;hot_alpha"
+	[ -s "$T/chain.hdr" ] || header "$T/chain.data" "$T/chain.hdr"
+	[ -s "$T/chain.fp.hdr" ] || header "$T/chain.fp.data" "$T/chain.fp.hdr"
+	cg=$(sed -n 's/^# call graph: \([^ ]*\).*/\1/p' "$T/chain.hdr" | head -1)
+	fpcg=$(sed -n 's/^# call graph: \([^ ]*\).*/\1/p' "$T/chain.fp.hdr" | head -1)
+	note "$name: --call-graph fp: $fpt samples, $fpmid with main;middle_frame, $fpdeep with more than $FP_MAX_FRAMES user frames (at most $fpmax), header '# call graph: ${fpcg:-?}'; default: $dmid of $dalpha samples ending in hot_alpha have main;middle_frame;hot_alpha, header '# call graph: ${cg:-?}'"
 	want=$(want_samples "${W_CPU:-0}" $FP_FREQ)
 	if [ "$fpt" -lt "$want" ]; then
 		fail "$name" "--call-graph fp: $fpt samples in ${W_CPU:-0} ms of the fixture's CPU time at $FP_FREQ Hz (at least $want wanted)"
@@ -532,6 +550,8 @@ else
 	elif [ "$fpdeep" -gt 0 ]; then
 		fail "$name" "$fpdeep --call-graph fp stacks have more than $FP_MAX_FRAMES user frames (up to $fpmax): a walk of garbage"
 		top_stacks "$T/chain.fp.u"
+	elif [ "$fpcg" != fp ] || [ "$cg" != dwarf ]; then
+		fail "$name" "the headers say '# call graph: ${fpcg:-(no line)}' for --call-graph fp and '# call graph: ${cg:-(no line)}' for the default (fp and dwarf wanted)"
 	elif [ "$dalpha" -lt 100 ]; then
 		fail "$name" "the default recording has only $dalpha samples ending in hot_alpha"
 	elif [ $((100 * dmid)) -lt $((90 * dalpha)) ]; then
@@ -588,7 +608,9 @@ name=integration/unwind_read_fault
 start_fixture "$T/unw_fault" 300
 run_workload fault "$FIX"
 stop "$FIX"
-if [ "$W_PRC" -ne 0 ] || [ "$W_PSAMPLES" -lt $((PERF_NEED / 2)) ]; then
+if [ -n "$W_NOSTART" ]; then
+	fail "$name" "$W_NOSTART"
+elif [ "$W_PRC" -ne 0 ] || [ "$W_PSAMPLES" -lt $((PERF_NEED / 2)) ]; then
 	fail "$name" "perf record --call-graph dwarf got $W_PSAMPLES samples of unw_fault (status $W_PRC): no oracle"
 	show "$T/fault.perf.err"
 elif bpfsym_user "$name" fault; then
