@@ -424,6 +424,8 @@ static void test_merge(void)
 	MERGE("nested", L(F(0, 0x100, 16), F(0x10, 0x10, 24)), W(0, R(CFA_SP, 16, 0, 0)), W(0x100, FP_END));
 	MERGE("gap", L(F(0, 0x10, 16), F(0x20, 0x10, 24)),
 	      W(0, R(CFA_SP, 16, 0, 0)), W(0x10, FP_END), W(0x20, R(CFA_SP, 24, 0, 0)), W(0x30, FP_END));
+	MERGE("padding under 16 bytes: covered by the rule before", L(F(0, 0x18, 16), F(0x20, 0x10, 24)),
+	      W(0, R(CFA_SP, 16, 0, 0)), W(0x20, R(CFA_SP, 24, 0, 0)), W(0x30, FP_END));
 	MERGE("adjacent and equal", L(F(0x10, 0x10, 16), F(0, 0x10, 16)),
 	      W(0, R(CFA_SP, 16, 0, 0)), W(0x20, FP_END));
 	MERGE("outside the code, empty", L(F(0x7ff000, 0x10, 16), F(0x10, 0, 16), F(0xfff000, 0x10, 24)));

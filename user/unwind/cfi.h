@@ -39,9 +39,11 @@ struct cfi_stats {
 /*
  * The rows of one file.  Sorted by pc, strictly increasing; two
  * neighbours never have the same rule; after the last FDE of a run of
- * adjacent FDEs comes a BPFSYM_UNW_FP_RULE row at the PC where it ends (so
- * a PC past every FDE, or in a gap between FDEs, takes the frame-pointer
- * rule).  nr == 0: the file has no usable call-frame information.
+ * FDEs less than 16 bytes apart (what is between is alignment padding,
+ * covered by the rule before it) comes a BPFSYM_UNW_FP_RULE row at the PC
+ * where it ends (so a PC past every FDE, or in a real gap between FDEs,
+ * takes the frame-pointer rule).  nr == 0: the file has no usable
+ * call-frame information.
  */
 struct cfi_table {
 	struct cfi_row *rows;
