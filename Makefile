@@ -175,7 +175,7 @@ $(FUZZ_DIR)/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(call fuzz_objs,jitdump jit
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_hints: tests/fuzz/fuzz_hints.c $(call fuzz_objs,hints)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_cfi: tests/fuzz/fuzz_cfi.c $(call fuzz_objs,cfi cfi_parse cfi_eval cfi_merge)
+$(FUZZ_DIR)/fuzz_cfi: tests/fuzz/fuzz_cfi.c $(call fuzz_objs,cfi cfi_enc cfi_parse cfi_eval cfi_merge)
 	$(FUZZ_LINK)
 $(FUZZ_BINS): $(HDRS)
 

@@ -111,6 +111,24 @@ struct cfi_builder {
 	size_t errlen;
 };
 
+/* DW_EH_PE_*: the value's format (low nibble) and how it applies (next 3 bits). */
+#define PE_ABSPTR	0x00
+#define PE_ULEB128	0x01
+#define PE_UDATA2	0x02
+#define PE_UDATA4	0x03
+#define PE_UDATA8	0x04
+#define PE_SLEB128	0x09
+#define PE_SDATA2	0x0a
+#define PE_SDATA4	0x0b
+#define PE_SDATA8	0x0c
+#define PE_PCREL	0x10
+#define PE_TEXTREL	0x20
+#define PE_DATAREL	0x30
+#define PE_FUNCREL	0x40
+#define PE_ALIGNED	0x50
+#define PE_INDIRECT	0x80
+#define PE_OMIT		0xff
+
 /* Set the builder's one-line reason (the first one wins) and return @err. */
 int cfi_fail(struct cfi_builder *b, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -184,6 +202,9 @@ static inline bool cur_sleb(struct cfi_cur *c, int64_t *v)
 	*v = (int64_t)x;
 	return true;
 }
+
+/* The value of format @fmt (low nibble of an encoding), sign-extended: false if truncated or unknown. */
+bool cfi_read_format(struct cfi_cur *c, uint8_t fmt, uint64_t *v);
 
 /*
  * Read a pointer of encoding @enc (DW_EH_PE_*) of section @s at @c: the

@@ -10,138 +10,12 @@
  * loop: an FDE never leads to another FDE.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/hash.h"
 #include "unwind/cfi_int.h"
-
-/* DW_EH_PE_*: the value's format (low nibble) and how it applies (next 3 bits). */
-#define PE_ABSPTR	0x00
-#define PE_ULEB128	0x01
-#define PE_UDATA2	0x02
-#define PE_UDATA4	0x03
-#define PE_UDATA8	0x04
-#define PE_SLEB128	0x09
-#define PE_SDATA2	0x0a
-#define PE_SDATA4	0x0b
-#define PE_SDATA8	0x0c
-#define PE_PCREL	0x10
-#define PE_TEXTREL	0x20
-#define PE_DATAREL	0x30
-#define PE_FUNCREL	0x40
-#define PE_ALIGNED	0x50
-#define PE_INDIRECT	0x80
-#define PE_OMIT		0xff
-
-int cfi_fail(struct cfi_builder *b, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (b->err && b->errlen && !b->err[0]) {
-		va_start(ap, fmt);
-		vsnprintf(b->err, b->errlen, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
-/* The value of format @fmt (low nibble of an encoding), sign-extended: false if truncated or unknown. */
-static bool read_format(struct cfi_cur *c, uint8_t fmt, uint64_t *v)
-{
-	int64_t s;
-
-	switch (fmt) {
-	case PE_ABSPTR:
-	case PE_UDATA8:
-	case PE_SDATA8:
-		return cur_un(c, 8, v);
-	case PE_UDATA2:
-		return cur_un(c, 2, v);
-	case PE_UDATA4:
-		return cur_un(c, 4, v);
-	case PE_ULEB128:
-		return cur_uleb(c, v);
-	case PE_SDATA2:
-		if (!cur_un(c, 2, v))
-			return false;
-		*v = (uint64_t)(int64_t)(int16_t)*v;
-		return true;
-	case PE_SDATA4:
-		if (!cur_un(c, 4, v))
-			return false;
-		*v = (uint64_t)(int64_t)(int32_t)*v;
-		return true;
-	case PE_SLEB128:
-		if (!cur_sleb(c, &s))
-			return false;
-		*v = (uint64_t)s;
-		return true;
-	}
-	return false;
-}
-
-int cfi_read_ptr(const struct cfi_builder *b, const struct cfi_sec *s, struct cfi_cur *c,
-		 uint8_t enc, bool may_indirect, uint64_t *out, const char **what)
-{
-	uint64_t base = 0, v;
-	size_t at;
-
-	if (enc == PE_OMIT) {
-		*what = "omitted pointer where one is required";
-		return -EINVAL;
-	}
-	if ((enc & PE_INDIRECT) && !may_indirect) {
-		*what = "indirect pointer";
-		return -EINVAL;
-	}
-	if ((enc & 0x70) == PE_ALIGNED) {
-		at = (size_t)(c->p - s->data);
-		if (!cur_skip(c, ((s->vaddr + at + 7) & ~7ULL) - (s->vaddr + at)))
-			goto truncated;
-	}
-	at = (size_t)(c->p - s->data);
-	if (!read_format(c, enc & 0x0f, &v)) {
-		if ((enc & 0x0f) > PE_UDATA8 && (enc & 0x0f) != PE_SLEB128 &&
-		    (enc & 0x0f) != PE_SDATA2 && (enc & 0x0f) != PE_SDATA4 && (enc & 0x0f) != PE_SDATA8) {
-			*what = "unknown pointer encoding";
-			return -EINVAL;
-		}
-		goto truncated;
-	}
-	switch (enc & 0x70) {
-	case PE_ABSPTR:
-	case PE_ALIGNED:
-		break;
-	case PE_PCREL:
-		base = s->vaddr + at;
-		break;
-	case PE_TEXTREL:
-		if (!b->text) {
-			*what = "textrel pointer without .text";
-			return -EINVAL;
-		}
-		base = b->text;
-		break;
-	case PE_DATAREL:
-		if (!b->got) {
-			*what = "datarel pointer without .got";
-			return -EINVAL;
-		}
-		base = b->got;
-		break;
-	default:
-		*what = "unusable pointer encoding (funcrel or unknown)";
-		return -EINVAL;
-	}
-	*out = base + v;
-	return 0;
-truncated:
-	*what = "truncated pointer";
-	return -EINVAL;
-}
 
 /* The augmentation data of a 'z' CIE: the FDE encoding, the signal flag; the rest skipped. */
 static const char *parse_aug_data(struct cfi_builder *b, const struct cfi_sec *s, struct cfi_cur *c,
@@ -348,7 +222,7 @@ static bool fde_range(struct cfi_builder *b, const struct cfi_sec *s, const stru
 	if (s->kind == CFI_EH_FRAME) {
 		if (cfi_read_ptr(b, s, c, cie->fde_enc, false, &f->pc, what))
 			return false;
-		if (!read_format(c, cie->fde_enc & 0x0f, &range)) {
+		if (!cfi_read_format(c, cie->fde_enc & 0x0f, &range)) {
 			*what = "truncated FDE";
 			return false;
 		}
