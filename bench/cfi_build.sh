@@ -37,7 +37,7 @@ L=/usr/lib/x86_64-linux-gnu
 FILES=${FILES:-"$L/libc.so.6 /usr/bin/python3.11 /lib64/ld-linux-x86-64.so.2 /usr/bin/bash
 	/usr/bin/perl $L/libperl.so.5.36 $L/libsqlite3.so.0 /usr/bin/xz $L/liblzma.so.5 $L/libLLVM-14.so.1"}
 
-objs="build/rel/unwind/cfi.o build/rel/unwind/cfi_parse.o build/rel/unwind/cfi_eval.o
+objs="build/rel/unwind/cfi.o build/rel/unwind/cfi_enc.o build/rel/unwind/cfi_parse.o build/rel/unwind/cfi_eval.o
 	build/rel/unwind/cfi_merge.o build/rel/base/htab.o"
 # shellcheck disable=SC2086
 make --no-print-directory $objs >&2 || die "make failed"
