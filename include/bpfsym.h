@@ -174,9 +174,9 @@ struct bpfsym_unmap_ev {
  * is shard i >> BPFSYM_UNW_SHARD_SHIFT, slot i & (SHARD_ROWS - 1); as a u64
  * the PC is the low 32 bits, the rule the high 32.
  */
-#define BPFSYM_UNW_SHARD_SHIFT	16
+#define BPFSYM_UNW_SHARD_SHIFT	15		/* 256 KiB a shard: memory grows in small steps */
 #define BPFSYM_UNW_SHARD_ROWS	(1u << BPFSYM_UNW_SHARD_SHIFT)
-#define BPFSYM_UNW_MAX_SHARDS	1024		/* 64 Mi rows, 512 MiB: the hard limit */
+#define BPFSYM_UNW_MAX_SHARDS	2048		/* 64 Mi rows, 512 MiB: the hard limit */
 #define BPFSYM_UNW_MAX_TABLES	16384		/* file identities with a table id (the loader may set fewer) */
 #define BPFSYM_UNW_PROC_RANGES	256		/* executable mappings per process view */
 #define BPFSYM_UNW_NO_TABLE	0xffffffffu	/* bpfsym_unw_range.table: no table (anon, JIT) */

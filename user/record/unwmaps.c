@@ -25,8 +25,12 @@
 
 struct unwmaps {
 	struct probes_unwind_fds fds;
-	uint64_t *shard[BPFSYM_UNW_MAX_SHARDS];	/* mmap of each shard created */
-	int shard_fd[BPFSYM_UNW_MAX_SHARDS];
+	/*
+	 * The mmap of each shard created.  Its fd is closed once the shard is
+	 * in the outer array: the mapping and the array keep the map alive,
+	 * and a recording near the cap would otherwise hold thousands of fds.
+	 */
+	uint64_t *shard[BPFSYM_UNW_MAX_SHARDS];
 	uint32_t nr_shards;			/* shards [0, nr) exist */
 	struct unwinder *unw;
 	struct proc_table *procs;		/* where files are opened through */
@@ -49,10 +53,8 @@ void unwmaps__free(struct unwmaps *m)
 	if (!m)
 		return;
 	unwinder__free(m->unw);	/* first: its worker writes the shards */
-	for (i = 0; i < m->nr_shards; i++) {
+	for (i = 0; i < m->nr_shards; i++)
 		munmap(m->shard[i], SHARD_BYTES);
-		close(m->shard_fd[i]);
-	}
 	free(m);
 }
 
@@ -81,14 +83,13 @@ static int add_shard(struct unwmaps *m)
 		close(fd);
 		return err;
 	}
-	if (bpf_map_update_elem(m->fds.shards, &idx, &fd, BPF_ANY)) {
-		err = -errno;
+	err = bpf_map_update_elem(m->fds.shards, &idx, &fd, BPF_ANY) ? -errno : 0;
+	close(fd);
+	if (err) {
 		munmap(mem, SHARD_BYTES);
-		close(fd);
 		return err;
 	}
 	m->shard[idx] = mem;
-	m->shard_fd[idx] = fd;
 	m->nr_shards++;
 	return 0;
 }
