@@ -15,8 +15,8 @@
 #   base    no profiler
 #   perf    perf record -a -g -e cpu-clock -F HZ
 #   perfz   the same with -z (zstd), if perf has zstd
-#   dwarf   perf record -a --call-graph dwarf -e cpu-clock -F HZ (99 Hz only)
-#   bpfsym  ./bpfsym record -a -F HZ (or $BPFSYM)
+#   dwarf   perf record -a --call-graph dwarf -e cpu-clock -F HZ (at DWARF_FREQ only)
+#   bpfsym  ./bpfsym record -a -F HZ (or $BPFSYM): its default, --call-graph dwarf
 # The profiler starts LEAD s before the workload and stops TAIL s after it,
 # so the workload only sees steady-state sampling; the profiler's CPU time
 # (/usr/bin/time, user+sys) is for its whole life, start-up and
@@ -30,7 +30,9 @@
 # DEPTH (call depth of the workload, 8), LEAD (1), TAIL (1), QUIET_MAX (s
 # to wait before a run for the machine to be idle, 20), BPFSYM (the binary
 # to measure, default ./bpfsym), NOISE_MAX (CPUs of other load that make a
-# run noisy, 0.1), RAW (a file to keep the raw results in); FROM_RAW=FILE
+# run noisy, 0.1), DWARF_FREQ (the one frequency perf --call-graph dwarf
+# runs at, 99: at 999 Hz it writes ~16 MB/s), RAW (a file to keep the raw
+# results in); FROM_RAW=FILE
 # prints the tables of such a file again without measuring.
 #
 # Noise: before each run the script waits (up to QUIET_MAX s) until the
@@ -54,7 +56,7 @@ LEAD=${LEAD:-1}
 TAIL=${TAIL:-1}
 QUIET_MAX=${QUIET_MAX:-20}
 NOISE_MAX=${NOISE_MAX:-0.1}
-DWARF_FREQ=99
+DWARF_FREQ=${DWARF_FREQ:-99}
 
 me=sampling.sh
 die() { echo "$me: $*" >&2; exit 1; }
