@@ -272,7 +272,7 @@ static __always_inline int unw_step_signal(struct unw_walk *w)
 static __always_inline int unw_step_rule(struct unw_walk *w, __u32 rule)
 {
 	__u32 kind = BPFSYM_UNW_RULE_KIND(rule), off = BPFSYM_UNW_RULE_CFA_OFF(rule);
-	__u64 cfa, ra, fp = w->fp;
+	__u64 cfa, ra, fp = w->fp, pair[2];
 
 	switch (kind) {
 	case BPFSYM_UNW_FP_RULE:
@@ -300,14 +300,27 @@ static __always_inline int unw_step_rule(struct unw_walk *w, __u32 rule)
 		w->end = BPFSYM_UEND_BAD_FRAME;
 		return 1;
 	}
-	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
-		w->end = BPFSYM_UEND_READ_FAULT;
-		return 1;
-	}
-	if ((rule & BPFSYM_UNW_FP_SAVED) &&
-	    bpf_probe_read_user(&fp, sizeof(fp), (void *)(cfa - BPFSYM_UNW_RULE_FP_NEG(rule)))) {
-		w->end = BPFSYM_UEND_READ_FAULT;
-		return 1;
+	/*
+	 * rbp saved right below the return address (push %rbp first in the
+	 * prologue: most frames that save it) comes in the same read.
+	 */
+	if ((rule & BPFSYM_UNW_FP_SAVED) && BPFSYM_UNW_RULE_FP_NEG(rule) == 16) {
+		if (bpf_probe_read_user(pair, sizeof(pair), (void *)(cfa - 16))) {
+			w->end = BPFSYM_UEND_READ_FAULT;
+			return 1;
+		}
+		fp = pair[0];
+		ra = pair[1];
+	} else {
+		if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
+			w->end = BPFSYM_UEND_READ_FAULT;
+			return 1;
+		}
+		if ((rule & BPFSYM_UNW_FP_SAVED) &&
+		    bpf_probe_read_user(&fp, sizeof(fp), (void *)(cfa - BPFSYM_UNW_RULE_FP_NEG(rule)))) {
+			w->end = BPFSYM_UEND_READ_FAULT;
+			return 1;
+		}
 	}
 	w->sp = cfa;
 	w->fp = fp;
