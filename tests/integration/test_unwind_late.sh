@@ -20,13 +20,21 @@
 #                   lib_burn have main;lib_burn above it and reach _start.
 #                   A table built only at start-up would leave them at the
 #                   leaf (the library was not mapped then).
+#   unwind_fork     `record -- unw_fork 40 0.05`: 40 children made by fork
+#                   alone, one after the other, each burning 50 ms of CPU
+#                   time in main -> child_work -> child_burn.  At least
+#                   90% of their samples in child_burn reach _start
+#                   through main;child_work: a child has its parent's view
+#                   from its first instruction (the BPF side copies it at
+#                   fork), not from when its FORK record is read.
 #   unwind_vdso     at least 90% of the samples in the vdso (vdso_burn:
 #                   clock_gettime in a loop, recorded for 2 s of its CPU
 #                   time) reach _start through main: the vdso is walked by
 #                   its own .eh_frame (the unwinder reads our vdso image;
 #                   perf --call-graph dwarf loses these stacks).
 . "$(dirname "$0")/lib.sh"
-lib_init integration/unwind_exec integration/unwind_dlopen integration/unwind_vdso
+lib_init integration/unwind_exec integration/unwind_dlopen integration/unwind_vdso \
+	integration/unwind_fork
 
 [ "$(uname -m)" = x86_64 ] || skip_all "the unwinder is x86-64 only"
 UNW_CFLAGS="-fomit-frame-pointer -fasynchronous-unwind-tables"
@@ -34,6 +42,7 @@ need_fixture unw_chain unw_chain $UNW_CFLAGS
 need_fixture dlopen_burn dlopen_burn -ldl $UNW_CFLAGS
 need_fixture libburn lib_burn.so -shared -fPIC -DNAME=lib_burn $UNW_CFLAGS
 need_fixture vdso_burn vdso_burn $UNW_CFLAGS
+need_fixture unw_fork unw_fork $UNW_CFLAGS
 
 # root_stats FOLDED COMM LEAF: "USER LEAFN ROOTED": samples of COMM with a
 # user frame; of those, whose user leaf is LEAF (any, when LEAF is "");
@@ -133,6 +142,48 @@ else
 		else
 			pass "$name"
 		fi
+	fi
+fi
+
+# ---- fork: children that live 50 ms each
+name=integration/unwind_fork
+run_to 120 "$BPFSYM" record -F 499 -q -o "$T/fork.data" -- "$T/unw_fork" 40 0.05 2> "$T/fork.err"
+rc=$?
+if record_ok "$name" "$T/fork.data" "$T/fork.err" $rc && folded "$name" "$T/fork.data" "$T/fork.folded"; then
+	set -- $(awk '
+	{
+		n = $NF
+		stack = substr($0, 1, length($0) - length($NF) - 1)
+		k = split(stack, f, ";")
+		if (f[1] != "unw_fork")
+			next
+		leaf = ""; first = ""; chain = 0
+		for (i = 2; i <= k; i++) {
+			if (f[i] ~ /_\[k\]$/)
+				continue
+			if (first == "")
+				first = f[i]
+			if (f[i] == "child_work" && f[i - 1] == "main")
+				chain = 1
+			leaf = f[i]
+		}
+		if (leaf != "child_burn")
+			next
+		hit += n
+		if (first == "_start" && chain)
+			rooted += n
+	}
+	END { print hit + 0, rooted + 0 }' "$T/fork.folded")
+	note "unw_fork: $1 samples in child_burn, $2 reach _start through main;child_work; $("$BPFSYM" report "$T/fork.data" 2> /dev/null | grep '^# user stacks ended:')"
+	# 40 x 50 ms of CPU time at 499 Hz: ~1000 samples.
+	if [ "$1" -lt 400 ]; then
+		fail "$name" "only $1 samples in child_burn (40 x 50 ms of CPU time at 499 Hz: ~1000 expected)"
+		top_stacks "$T/fork.folded" unw_fork
+	elif [ $((100 * $2)) -lt $((90 * $1)) ]; then
+		fail "$name" "only $2 of the $1 samples in child_burn reach _start through main;child_work"
+		top_stacks "$T/fork.folded" unw_fork
+	else
+		pass "$name"
 	fi
 fi
 
