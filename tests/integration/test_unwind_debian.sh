@@ -15,8 +15,16 @@
 # table walk went through its frames, not around them), over at least
 # 200 such samples (rounds are lengthened while fewer: a busy machine
 # stretches wall time, not the samples).
+#
+#   unwind_mem_cap       `record -a --unwind-mem 1M` while perl and
+#                        python3 run (their tables and libc's need more
+#                        than 1 MiB): the recording ends well, the header
+#                        says how many files the table memory refused
+#                        ("# unwind caps hit: N files not built: table
+#                        memory full"), and the tables' BPF map memory it
+#                        reports stays within the cap.
 . "$(dirname "$0")/lib.sh"
-lib_init integration/unwind_debian_xz integration/unwind_debian_perl
+lib_init integration/unwind_debian_xz integration/unwind_debian_perl integration/unwind_mem_cap
 
 [ "$(uname -m)" = x86_64 ] || skip_all "the unwinder is x86-64 only"
 XZ=/usr/bin/xz
@@ -102,5 +110,34 @@ if [ -x "$PERL" ]; then
 	check integration/unwind_debian_perl perl "$PERL" -e 'my $s = 0; while (1) { for my $i (1 .. 1000000) { $s += ($i * $i) % 7 } }'
 else
 	skip integration/unwind_debian_perl "$PERL is not installed (perl-base)"
+fi
+name=integration/unwind_mem_cap
+if [ -x "$PERL" ] && [ -x /usr/bin/python3 ]; then
+	bg_start "$PERL" -e 'my $s = 0; while (1) { $s += $_ for 1 .. 1000 }'
+	p1=$BG_PID
+	bg_start /usr/bin/python3 -c 'while True: sum(range(1000))'
+	p2=$BG_PID
+	sleep 0.5
+	run_to 90 "$BPFSYM" record -a -F 99 -q -d 2 --unwind-mem 1M -o "$T/cap.data" 2> "$T/cap.err"
+	rc=$?
+	stop "$p1"
+	stop "$p2"
+	if record_ok "$name" "$T/cap.data" "$T/cap.err" $rc; then
+		"$BPFSYM" report "$T/cap.data" 2> /dev/null | grep '^#' > "$T/cap.hdr"
+		capl=$(grep '^# unwind caps hit:' "$T/cap.hdr")
+		mib=$(sed -n 's/^# unwind tables: .*rows, \([0-9.]*\) MiB of BPF maps.*/\1/p' "$T/cap.hdr")
+		note "$(grep '^# unwind tables:' "$T/cap.hdr")"
+		note "${capl:-(no caps line)}"
+		if ! echo "$capl" | grep -q 'files not built: table memory full'; then
+			fail "$name" "the header does not say the table memory refused files"
+			show "$T/cap.hdr"
+		elif [ -z "$mib" ] || [ "$(awk -v m="$mib" 'BEGIN { print (m <= 1.0) }')" != 1 ]; then
+			fail "$name" "the tables take ${mib:-?} MiB of BPF maps, over the 1 MiB cap"
+		else
+			pass "$name"
+		fi
+	fi
+else
+	skip "$name" "$PERL or /usr/bin/python3 is not installed"
 fi
 lib_done
