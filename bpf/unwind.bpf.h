@@ -19,6 +19,8 @@
 #ifndef BPFSYM_UNWIND_BPF_H
 #define BPFSYM_UNWIND_BPF_H
 
+#include "inode.bpf.h"
+
 /* How user stacks are walked: enum bpfsym_ustack_mode. */
 const volatile __u32 ustack_mode = BPFSYM_USTACK_TABLES;
 
@@ -59,6 +61,13 @@ struct {
 
 /* unw_procs, the process views, is in maps.bpf.h: the tracker keeps them through fork and exec. */
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BPFSYM_UNW_MAX_TABLES);
+	__type(key, struct bpfsym_unw_file);
+	__type(value, __u32);	/* table id */
+} unw_files SEC(".maps");
+
 /*
  * The walk's state.  In a per-CPU map, not on the stack: the verifier
  * then knows nothing precise of it and checks the bpf_loop() callback in
@@ -84,6 +93,10 @@ struct unw_walk {
 	__u32 r_table;		/* table id, or BPFSYM_UNW_NO_TABLE */
 	__u32 t_state, t_first, t_nr;
 	__u32 t_base, t_idx_first, t_idx_nr;	/* its page index */
+	/* A mapping the view does not hold, as bpf_find_vma saw it (unw_vma_cb). */
+	__u32 vma_tried, vma_found;
+	__u64 v_start, v_end, v_pgoff;
+	struct bpfsym_unw_file vkey;
 };
 
 /*
@@ -329,6 +342,72 @@ static __always_inline int unw_step_rule(struct unw_walk *w, __u32 rule)
 	return 0;
 }
 
+/* Fill the table part of @w's mapping cache from table @tid's entry. */
+static __always_inline void unw_cache_table(struct unw_walk *w, __u32 tid)
+{
+	const struct bpfsym_unw_table *t = bpf_map_lookup_elem(&unw_tables, &tid);
+
+	w->r_table = tid;
+	w->t_state = t ? t->state : BPFSYM_UNW_PENDING;
+	w->t_first = t ? t->first : 0;
+	w->t_nr = t ? t->nr : 0;
+	w->t_base = t ? t->base : 0;
+	w->t_idx_first = t ? t->idx_first : 0;
+	w->t_idx_nr = t ? t->idx_nr : 0;
+}
+
+/* bpf_find_vma's callback: the file mapping and identity of the VMA found. */
+static long unw_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
+{
+	struct unw_walk *w;
+	struct inode *inode;
+	struct file *file;
+	__u32 zero = 0;
+
+	w = bpf_map_lookup_elem(&unw_walks, &zero);
+	file = BPF_CORE_READ(vma, vm_file);
+	if (!w || !file)
+		return 0;
+	inode = BPF_CORE_READ(file, f_inode);
+	w->vkey.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	w->vkey.ino = BPF_CORE_READ(inode, i_ino);
+	inode_mtime(inode, &w->vkey.mtime_sec, &w->vkey.mtime_nsec);
+	w->vkey.pad = 0;
+	w->v_start = BPF_CORE_READ(vma, vm_start);
+	w->v_end = BPF_CORE_READ(vma, vm_end);
+	w->v_pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	w->vma_found = 1;
+	return 0;
+}
+
+/*
+ * @pc is in no mapping of the view: the view may lag (a library mapped
+ * since userspace last wrote it).  Ask the kernel for the VMA, once a
+ * sample (bpf_find_vma's mmap-lock release goes through a per-CPU
+ * irq_work, so a second call in one interrupt would fail anyway), and
+ * take its file's table if the unwinder has one.  1 when @w's mapping
+ * cache now holds it.
+ */
+static __always_inline int unw_vma_fallback(struct unw_walk *w, __u64 pc)
+{
+	__u32 *id;
+
+	if (w->vma_tried)
+		return 0;
+	w->vma_tried = 1;
+	w->vma_found = 0;
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, unw_vma_cb, NULL, 0) || !w->vma_found)
+		return 0;
+	id = bpf_map_lookup_elem(&unw_files, &w->vkey);
+	if (!id || pc < w->v_start || pc >= w->v_end)
+		return 0;
+	w->r_start = w->v_start;
+	w->r_len = w->v_end - w->v_start;
+	w->r_base = w->v_start - (w->v_pgoff << 12);
+	unw_cache_table(w, *id);
+	return 1;
+}
+
 /*
  * Fill @w's mapping cache for @pc from its process view and the table's
  * entry.  1 when the walk ends (no mapping), else 0 (w->no_view: none).
@@ -337,7 +416,6 @@ static __always_inline int unw_find_mapping(struct unw_walk *w, __u64 pc)
 {
 	const struct bpfsym_unw_proc *v;
 	const struct bpfsym_unw_range *r;
-	const struct bpfsym_unw_table *t;
 	__u32 tid;
 
 	v = bpf_map_lookup_elem(&unw_procs, &w->tgid);
@@ -347,6 +425,8 @@ static __always_inline int unw_find_mapping(struct unw_walk *w, __u64 pc)
 	}
 	r = unw_find_range(w, v, pc);
 	if (!r) {
+		if (unw_vma_fallback(w, pc))
+			return 0;
 		w->end = BPFSYM_UEND_NO_MAPPING;
 		return 1;
 	}
@@ -357,13 +437,7 @@ static __always_inline int unw_find_mapping(struct unw_walk *w, __u64 pc)
 	w->t_state = BPFSYM_UNW_NONE;
 	if (tid == BPFSYM_UNW_NO_TABLE)
 		return 0;
-	t = bpf_map_lookup_elem(&unw_tables, &tid);
-	w->t_state = t ? t->state : BPFSYM_UNW_PENDING;
-	w->t_first = t ? t->first : 0;
-	w->t_nr = t ? t->nr : 0;
-	w->t_base = t ? t->base : 0;
-	w->t_idx_first = t ? t->idx_first : 0;
-	w->t_idx_nr = t ? t->idx_nr : 0;
+	unw_cache_table(w, tid);
 	return 0;
 }
 
@@ -465,6 +539,7 @@ static __always_inline long unw_walk_user(struct bpf_perf_event_data *ctx, struc
 	w->exact = 1;
 	w->no_view = ustack_mode != BPFSYM_USTACK_TABLES;
 	w->r_len = 0;
+	w->vma_tried = 0;
 	if (w->pc == 0) {
 		*end = BPFSYM_UEND_ROOT;
 		return 0;

@@ -14,6 +14,8 @@
 #define VM_SHARED	0x00000008
 #define PAGE_SHIFT	12		/* x86 */
 
+#include "inode.bpf.h"
+
 /*
  * The path is built right to left in a per-CPU buffer.  Offsets are masked
  * with PATHBUF_MASK, and the buffer is twice that size, so every write the
@@ -48,33 +50,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pathbuf);
 } pathbufs SEC(".maps");
-
-/* Before 6.11, the mtime was one struct timespec64 (6.6-6.10: __i_mtime). */
-struct inode___timespec {
-	struct timespec64 i_mtime;
-} __attribute__((preserve_access_index));
-
-struct inode___private_timespec {
-	struct timespec64 __i_mtime;
-} __attribute__((preserve_access_index));
-
-static __always_inline void inode_mtime(struct inode *inode, __s64 *sec, __u32 *nsec)
-{
-	if (bpf_core_field_exists(inode->i_mtime_sec)) {
-		*sec = BPF_CORE_READ(inode, i_mtime_sec);
-		*nsec = BPF_CORE_READ(inode, i_mtime_nsec);
-	} else if (bpf_core_field_exists(((struct inode___private_timespec *)inode)->__i_mtime)) {
-		struct inode___private_timespec *i = (void *)inode;
-
-		*sec = BPF_CORE_READ(i, __i_mtime.tv_sec);
-		*nsec = BPF_CORE_READ(i, __i_mtime.tv_nsec);
-	} else {
-		struct inode___timespec *i = (void *)inode;
-
-		*sec = BPF_CORE_READ(i, i_mtime.tv_sec);
-		*nsec = BPF_CORE_READ(i, i_mtime.tv_nsec);
-	}
-}
 
 /*
  * One step up: prepend a component, or cross from the top of a mount to its

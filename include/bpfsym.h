@@ -244,6 +244,20 @@ struct bpfsym_unw_range {
 	__u32 pad;
 };
 
+/*
+ * unw_files[identity]: a file's table id, for a mapping the process view
+ * does not hold yet (a library just mapped: the walk finds it with
+ * bpf_find_vma, once a sample).  The identity as the mapping events carry
+ * it: the kernel's dev_t (major << 20 | minor), inode, mtime.
+ */
+struct bpfsym_unw_file {
+	__u64 dev;
+	__u64 ino;
+	__s64 mtime_sec;
+	__u32 mtime_nsec;
+	__u32 pad;
+};
+
 /* unw_procs[tgid]: the process's executable mappings, sorted by start. */
 struct bpfsym_unw_proc {
 	__u32 nr;

@@ -14,7 +14,8 @@
 # __libc_start_call_main, with the program's own module in the stack (the
 # table walk went through its frames, not around them), over at least
 # 200 such samples (rounds are lengthened while fewer: a busy machine
-# stretches wall time, not the samples).
+# stretches wall time, not the samples); and no file's table was built
+# twice (the shell and every xz map libc: one file identity, one table).
 #
 #   unwind_mem_cap       `record -a --unwind-mem 1M` while perl and
 #                        python3 run (their tables and libc's need more
@@ -70,7 +71,7 @@ check() {
 	pid=$BG_PID
 	rsecs=3
 	while :; do
-		run_to $((rsecs + 60)) "$BPFSYM" record -a -F 199 -q -d "$rsecs" -o "$T/$comm.data" 2> "$T/$comm.err"
+		run_to $((rsecs + 60)) "$BPFSYM" record -v -a -F 199 -q -d "$rsecs" -o "$T/$comm.data" 2> "$T/$comm.err"
 		rc=$?
 		if ! record_ok "$name" "$T/$comm.data" "$T/$comm.err" $rc ||
 		   ! folded "$name" "$T/$comm.data" "$T/$comm.folded"; then
@@ -84,7 +85,12 @@ check() {
 		rsecs=$((rsecs * 2))
 	done
 	stop "$pid"
-	if [ "$user" -lt "$NEED" ]; then
+	# -v: "unwind: PATH: N rows in T ms" per table built.  Every process
+	# here maps libc: one identity, one table, however many map it.
+	twice=$(sed -n 's/^unwind: \(.*\): [0-9]* rows in .*/\1/p' "$T/$comm.err" | sort | uniq -d | head -3)
+	if [ -n "$twice" ]; then
+		fail "$name" "tables built twice for one file: $(echo $twice)"
+	elif [ "$user" -lt "$NEED" ]; then
 		fail "$name" "only $user samples of $comm with a user frame in $rsecs s at 199 Hz ($NEED wanted)"
 	elif [ $((100 * ok)) -lt $((COMPLETE_MIN * user)) ]; then
 		fail "$name" "only $ok of $user samples of $comm reach __libc_start_call_main ($COMPLETE_MIN% wanted)"

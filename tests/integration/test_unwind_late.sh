@@ -12,7 +12,8 @@
 #                   a user frame reach _start through main (the first
 #                   samples may end "no-table" while a table is built: at
 #                   199 Hz a build of a few ms costs a sample or two), and
-#                   the header's end reasons count every one of them.
+#                   the header's end reasons count every one of them, and
+#                   no file's table is built twice (-v's log lines).
 #   unwind_dlopen   `record -p` of dlopen_burn, which dlopen()s
 #                   lib_burn.so (built -fomit-frame-pointer) after the
 #                   recording started and runs lib_burn in it for 1 s of
@@ -94,8 +95,10 @@ top_stacks() {
 
 # ---- exec: recorded from before the process exists
 name=integration/unwind_exec
-run_to 120 "$BPFSYM" record -F 199 -q -o "$T/exec.data" -- "$T/unw_chain" 1.5 2> "$T/exec.err"
+run_to 120 "$BPFSYM" record -v -F 199 -q -o "$T/exec.data" -- "$T/unw_chain" 1.5 2> "$T/exec.err"
 rc=$?
+# -v: "unwind: PATH: N rows in T ms" per table built; a file is one identity, one table.
+twice=$(sed -n 's/^unwind: \(.*\): [0-9]* rows in .*/\1/p' "$T/exec.err" | sort | uniq -d | head -3)
 if record_ok "$name" "$T/exec.data" "$T/exec.err" $rc && folded "$name" "$T/exec.data" "$T/exec.folded"; then
 	"$BPFSYM" report "$T/exec.data" 2> /dev/null | grep '^#' > "$T/exec.hdr"
 	set -- $(root_stats "$T/exec.folded" unw_chain "")
@@ -109,6 +112,8 @@ if record_ok "$name" "$T/exec.data" "$T/exec.err" $rc && folded "$name" "$T/exec
 		top_stacks "$T/exec.folded" unw_chain
 	elif [ "$ends" -lt "$user" ]; then
 		fail "$name" "the header's end reasons count $ends samples, fewer than the $user with a user frame"
+	elif [ -n "$twice" ]; then
+		fail "$name" "tables built twice for one file: $(echo $twice)"
 	else
 		pass "$name"
 	fi

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -28,6 +29,8 @@ struct mem_sink {
 	uint32_t view_pid[16];
 	struct bpfsym_unw_proc views[16];
 	int nr_views, dels, opens, fail_opens;
+	struct bpfsym_unw_file files[8];	/* put_file, by table id */
+	int nr_files;
 };
 
 static int put_rows(void *ctx, uint32_t first, const struct cfi_row *rows, uint32_t nr)
@@ -78,6 +81,17 @@ static int del_proc(void *ctx, uint32_t pid)
 	return 0;
 }
 
+static int put_file(void *ctx, const struct bpfsym_unw_file *f, uint32_t id)
+{
+	struct mem_sink *m = ctx;
+
+	if (id >= 8)
+		return -ENOSPC;
+	m->files[id] = *f;
+	m->nr_files++;
+	return 0;
+}
+
 static int open_path(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *mp,
 		     int *debug_fd)
 {
@@ -124,7 +138,7 @@ static struct unwinder *new_unwinder(struct mem_sink *m, const struct unwind_opt
 {
 	struct unwind_opts o = extra ? *extra : (struct unwind_opts){ 0 };
 
-	o.sink = (struct unwind_sink){ m, put_rows, put_table, put_proc, del_proc };
+	o.sink = (struct unwind_sink){ m, put_rows, put_table, put_proc, del_proc, put_file };
 	o.open = open_path;
 	o.open_ctx = m;
 	return unwinder__new(&o);
@@ -250,6 +264,11 @@ static void test_views_and_tables(void)
 	ASSERT_EQ(v1->r[2].table, v2->r[0].table, "libc: one table for both processes");
 	ASSERT_NEQ(v1->r[1].table, v1->r[2].table, "python and libc: two tables");
 	ASSERT_EQ(m->opens, 2, "each file opened once");
+	ASSERT_EQ(m->nr_files, 2, "each file's identity told once");
+	ASSERT_EQ(m->files[v2->r[0].table].ino, (uint64_t)sl.st_ino, "libc's inode under its table id");
+	ASSERT_EQ(m->files[v2->r[0].table].dev,
+		  (uint64_t)major(sl.st_dev) << 20 | minor(sl.st_dev), "the kernel's dev_t");
+	ASSERT_EQ(m->files[v2->r[0].table].mtime_sec, (int64_t)sl.st_mtim.tv_sec, "its mtime");
 	unwinder__stats(u, &st);
 	ASSERT_EQ(st.tables, 2ull, "two tables");
 	ASSERT_EQ(st.tables_ready, 2ull, "both built");

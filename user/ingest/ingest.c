@@ -343,6 +343,16 @@ int ingest__record(struct ingest *in, const void *rec, size_t len)
 	}
 	/* Every record moves event time, so exited processes leave the model in time. */
 	mapevents__advance(in->o.mev, h->ts);
+	/*
+	 * Views go out before the next sample is symbolized, not after the
+	 * batch: naming a new library's frames can take milliseconds, and a
+	 * process just exec'd walks without a view until then.
+	 */
+	if (h->type == BPFSYM_EV_SAMPLE && in->nr_dirty) {
+		err = ingest__sync_unwind(in);
+		if (err)
+			return err;
+	}
 	if (h->type == BPFSYM_EV_SAMPLE)
 		err = ingest_sample(in, rec, len);
 	else

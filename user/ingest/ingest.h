@@ -85,8 +85,9 @@ bool ingest__pid_is_gone(const struct ingest *in, uint32_t pid);
 
 /*
  * Rewrite the unwinder's view of every process whose mappings changed
- * since the last call (exited ones: dropped).  Call it after each batch
- * of records: a view per batch, not per record.  0, or -ENOMEM.
+ * since the last call (exited ones: dropped).  ingest__record calls it
+ * before a sample that follows such changes; call it after each batch of
+ * records too (a batch may end with them).  0, or -ENOMEM.
  */
 int ingest__sync_unwind(struct ingest *in);
 

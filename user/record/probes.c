@@ -75,8 +75,10 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	bpf_map__set_max_entries(s->maps.events, p->ring_size);
 	s->rodata->ustack_mode = o->ustack_mode;
 	bpf_map__set_max_entries(s->maps.unw_procs, o->max_unwind_procs ? o->max_unwind_procs : 4096);
-	if (o->max_unwind_tables && o->max_unwind_tables < BPFSYM_UNW_MAX_TABLES)
+	if (o->max_unwind_tables && o->max_unwind_tables < BPFSYM_UNW_MAX_TABLES) {
 		bpf_map__set_max_entries(s->maps.unw_tables, o->max_unwind_tables);
+		bpf_map__set_max_entries(s->maps.unw_files, o->max_unwind_tables);
+	}
 	err = sampler_bpf__load(s);
 	if (err) {
 		pr_err("bpfsym: loading the BPF sampler failed: %s%s\n", strerror(-err),
@@ -182,6 +184,7 @@ void probes__unwind_fds(const struct probes *p, struct probes_unwind_fds *fds)
 	fds->shards = bpf_map__fd(p->sampler->maps.unw_shards);
 	fds->tables = bpf_map__fd(p->sampler->maps.unw_tables);
 	fds->procs = bpf_map__fd(p->sampler->maps.unw_procs);
+	fds->files = bpf_map__fd(p->sampler->maps.unw_files);
 }
 
 int probes__add_target(struct probes *p, uint32_t pid)

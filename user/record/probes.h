@@ -70,9 +70,9 @@ int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, co
 /* Stop sampling (the tracker stays, so the ring buffer can be drained). */
 void probes__detach_sampler(struct probes *p);
 
-/* The unwinder's maps: the shards' outer array, the tables, the process views. */
+/* The unwinder's maps: the shards' outer array, the tables, the process views, the file ids. */
 struct probes_unwind_fds {
-	int shards, tables, procs;
+	int shards, tables, procs, files;
 };
 void probes__unwind_fds(const struct probes *p, struct probes_unwind_fds *fds);
 

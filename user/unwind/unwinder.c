@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include <elf.h>
@@ -66,9 +67,11 @@ static uint64_t key_hash(const struct file_key *k)
 
 static bool key_eq(const void *ctx, const void *key, uint64_t val)
 {
-	const struct unwinder *u = ctx;
+	const struct file_key *a = &((const struct unwinder *)ctx)->keys[val - 1], *b = key;
 
-	return memcmp(&u->keys[val - 1], key, sizeof(struct file_key)) == 0;
+	/* Field by field: the struct's padding is not part of the identity. */
+	return a->dev == b->dev && a->ino == b->ino && a->mtime_sec == b->mtime_sec &&
+	       a->mtime_nsec == b->mtime_nsec;
 }
 
 static bool pid_eq(const void *ctx, const void *key, uint64_t val)
@@ -261,7 +264,7 @@ static void run_job(struct unwinder *u, struct job *j)
 		publish(u, j, NULL);
 		return;
 	}
-	pr_debug("unwind: %s: %zu rows in %.1f ms\n", j->name, t->nr, dt / 1e6);
+	pr_debug("unwind: %s: %zu rows in %.1f ms (table %u)\n", j->name, t->nr, dt / 1e6, j->id);
 	publish(u, j, t);
 	cfi_table__free(t);
 }
@@ -420,6 +423,21 @@ static uint32_t new_id(struct unwinder *u)
 	return u->nr_ids++;
 }
 
+/* Tell the BPF side file @k's table id (the kernel's dev_t: major << 20 | minor). */
+static void publish_file(struct unwinder *u, const struct file_key *k, uint32_t id)
+{
+	struct bpfsym_unw_file f = {
+		.dev = (uint64_t)major(k->dev) << 20 | minor(k->dev),
+		.ino = k->ino, .mtime_sec = k->mtime_sec, .mtime_nsec = k->mtime_nsec,
+	};
+
+	if (u->o.sink.put_file && u->o.sink.put_file(u->o.sink.ctx, &f, id)) {
+		pthread_mutex_lock(&u->lock);
+		u->st.sink_errors++;
+		pthread_mutex_unlock(&u->lock);
+	}
+}
+
 /*
  * The table id of the file @m maps (first sight: opened and queued), or
  * BPFSYM_UNW_NO_TABLE.  A file that cannot be opened gets no id, so the
@@ -448,6 +466,7 @@ static uint32_t file_table(struct unwinder *u, const struct proc *p, const struc
 		return BPFSYM_UNW_NO_TABLE;
 	}
 	u->keys[id] = k;
+	publish_file(u, &k, id);
 	if (enqueue(u, id, fd, debug_fd, m->path))
 		return BPFSYM_UNW_NO_TABLE;
 	return id;

@@ -37,6 +37,12 @@ struct unwind_sink {
 	int (*put_table)(void *ctx, uint32_t id, const struct bpfsym_unw_table *t);
 	int (*put_proc)(void *ctx, uint32_t pid, const struct bpfsym_unw_proc *v);
 	int (*del_proc)(void *ctx, uint32_t pid);
+	/*
+	 * File identity @f has table @id (called when the id is given): the
+	 * walk finds a mapping its process view does not hold yet by it.
+	 * May be NULL.
+	 */
+	int (*put_file)(void *ctx, const struct bpfsym_unw_file *f, uint32_t id);
 };
 
 /*
