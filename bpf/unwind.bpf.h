@@ -449,11 +449,20 @@ static __always_inline int unw_rule_at(struct unw_walk *w, __u32 *rule)
 	__u32 zero = 0, key, slot;
 
 	*rule = BPFSYM_UNW_FP_RULE;
-	if (ustack_mode != BPFSYM_USTACK_TABLES || w->no_view)
+	if (ustack_mode != BPFSYM_USTACK_TABLES)
 		return 0;
-	if (pc - w->r_start >= w->r_len && unw_find_mapping(w, pc))
-		return 1;
-	if (w->no_view || w->t_state == BPFSYM_UNW_NONE)
+	if (pc - w->r_start >= w->r_len) {
+		if (!w->no_view && unw_find_mapping(w, pc))
+			return 1;
+		/*
+		 * No view yet (a process exec'd a moment ago): the VMA of this
+		 * PC, once a sample, walks the frames of its file by its
+		 * table; the rest by frame pointers.
+		 */
+		if (w->no_view && !unw_vma_fallback(w, pc))
+			return 0;
+	}
+	if (w->t_state == BPFSYM_UNW_NONE)
 		return 0;
 	if (w->t_state != BPFSYM_UNW_READY) {
 		w->end = BPFSYM_UEND_NO_TABLE;
