@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,6 +17,7 @@
 
 #include "base/util.h"
 #include "record/unwmaps.h"
+#include "symbolize/debugfile.h"
 #include "symbolize/fileid.h"
 
 #define SHARD_BYTES ((size_t)BPFSYM_UNW_SHARD_ROWS * sizeof(uint64_t))
@@ -164,21 +164,18 @@ static int open_file(void *ctx, uint32_t pid, uint64_t pstart, const struct mapp
 		     int *debug_fd)
 {
 	uint8_t id[FILEID_BUILD_ID_MAX];
-	char path[PATH_MAX], *p;
 	struct unwmaps *m = ctx;
+	char path[PATH_MAX];
 	struct stat st;
-	size_t len = 0, i;
+	size_t len = 0;
 	int fd;
 
 	(void)pstart;
 	*debug_fd = -1;
 	fd = fileid__open_mapped("/proc", m->procs, pid, mp);
-	if (fd < 0 || fileid__build_id(fd, id, &len) || len < 2)
+	if (fd < 0 || fileid__build_id(fd, id, &len) || len < 2 ||
+	    !debugfile__build_id_path(path, sizeof(path), DEBUG_ROOT, id, len))
 		return fd;
-	p = path + snprintf(path, sizeof(path), "%s/.build-id/%02x/", DEBUG_ROOT, id[0]);
-	for (i = 1; i < len; i++)
-		p += snprintf(p, 3, "%02x", id[i]);
-	snprintf(p, 7, ".debug");
 	*debug_fd = fileid__open_in_root(AT_FDCWD, path, &st);
 	if (*debug_fd < 0)
 		*debug_fd = -1;

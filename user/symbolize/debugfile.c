@@ -141,8 +141,8 @@ static int debug_root_fd(const struct debugfile_query *q)
 	return q->debug_root_in_root ? q->root_fd : AT_FDCWD;
 }
 
-/* DEBUG_ROOT/.build-id/xx/rest.debug into @buf: false when it does not fit. */
-static bool build_id_path(char *buf, size_t size, const char *root, const uint8_t *id, size_t len)
+bool debugfile__build_id_path(char *buf, size_t size, const char *root, const uint8_t *id,
+			      size_t len)
 {
 	size_t i;
 	int off;
@@ -205,7 +205,7 @@ struct elfsym *debugfile__open(const struct debugfile_query *q)
 	int err = 0;
 
 	id = elfsym__build_id(q->es, &len);
-	if (id && len >= 2 && q->debug_root && build_id_path(path, sizeof(path), q->debug_root, id, len))
+	if (id && len >= 2 && q->debug_root && debugfile__build_id_path(path, sizeof(path), q->debug_root, id, len))
 		dbg = try_candidate(q, debug_root_fd(q), path, NULL, &err);
 	name = elfsym__debuglink(q->es, &crc);
 	if (!dbg && !err && name)

@@ -45,4 +45,11 @@ struct debugfile_query {
  */
 struct elfsym *debugfile__open(const struct debugfile_query *q);
 
+/*
+ * ROOT/.build-id/xx/rest.debug for the build-id @id of @len bytes (at
+ * least 1) into @buf of @size bytes: false when it does not fit.
+ */
+bool debugfile__build_id_path(char *buf, size_t size, const char *root, const uint8_t *id,
+			      size_t len);
+
 #endif /* BPFSYM_DEBUGFILE_H */
