@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hash.h"
+
 struct htab_slot {
 	uint64_t hash;
 	uint64_t val;		/* 0: empty */
@@ -82,5 +84,33 @@ static inline size_t htab__bytes(const struct htab *t)
 
 /* Free the slots; @t is then an empty table again.  NULL is a no-op. */
 void htab__free(struct htab *t);
+
+/*
+ * A set of 32-bit numbers (pids, say) in a htab: @v is stored as v + 1
+ * under hash_fin(v), which is one-to-one, so no key is kept elsewhere.
+ */
+static inline bool htab__u32_eq(const void *ctx, const void *key, uint64_t val)
+{
+	(void)ctx;
+	return val - 1 == *(const uint32_t *)key;
+}
+
+/* Whether @v is in the set @t. */
+static inline bool htab__has_u32(const struct htab *t, uint32_t v)
+{
+	return htab__find(t, hash_fin(v), htab__u32_eq, NULL, &v) != 0;
+}
+
+/* Put @v (not in it yet) in the set @t.  0 or -ENOMEM. */
+static inline int htab__add_u32(struct htab *t, uint32_t v)
+{
+	return htab__add(t, hash_fin(v), (uint64_t)v + 1);
+}
+
+/* Take @v out of the set @t: true when it was there. */
+static inline bool htab__del_u32(struct htab *t, uint32_t v)
+{
+	return htab__del(t, hash_fin(v), (uint64_t)v + 1);
+}
 
 #endif /* BPFSYM_HTAB_H */

@@ -291,18 +291,12 @@ static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_
 	return 0;
 }
 
-static bool pid_eq(const void *ctx, const void *key, uint64_t val)
-{
-	(void)ctx;
-	return val - 1 == *(const uint32_t *)key;
-}
-
 /* @pid is gone: no view to write for it (its slot in the list is left as pid 0, skipped). */
 static void forget_dirty(struct ingest *in, uint32_t pid)
 {
 	size_t i;
 
-	if (!htab__del(&in->dirty, hash_fin(pid), (uint64_t)pid + 1))
+	if (!htab__del_u32(&in->dirty, pid))
 		return;
 	for (i = 0; i < in->nr_dirty; i++)
 		if (in->dirty_pids[i] == pid)
@@ -315,7 +309,7 @@ static int note_dirty(struct ingest *in, uint32_t pid)
 	uint32_t *v;
 	size_t cap;
 
-	if (htab__find(&in->dirty, hash_fin(pid), pid_eq, NULL, &pid))
+	if (htab__has_u32(&in->dirty, pid))
 		return 0;
 	if (in->nr_dirty == in->cap_dirty) {
 		cap = in->cap_dirty ? 2 * in->cap_dirty : 64;
@@ -325,7 +319,7 @@ static int note_dirty(struct ingest *in, uint32_t pid)
 		in->dirty_pids = v;
 		in->cap_dirty = cap;
 	}
-	if (htab__add(&in->dirty, hash_fin(pid), (uint64_t)pid + 1))
+	if (htab__add_u32(&in->dirty, pid))
 		return -ENOMEM;
 	in->dirty_pids[in->nr_dirty++] = pid;
 	return 0;
@@ -387,7 +381,7 @@ int ingest__sync_unwind(struct ingest *in)
 		pid = in->dirty_pids[i];
 		if (!pid)
 			continue;	/* exited since it was noted */
-		htab__del(&in->dirty, hash_fin(pid), (uint64_t)pid + 1);
+		htab__del_u32(&in->dirty, pid);
 		p = proc_table__find_pid(in->o.procs, pid);
 		if (!p) {
 			unwinder__drop_proc(in->o.unw, pid);

@@ -74,12 +74,6 @@ static bool key_eq(const void *ctx, const void *key, uint64_t val)
 	       a->mtime_nsec == b->mtime_nsec;
 }
 
-static bool pid_eq(const void *ctx, const void *key, uint64_t val)
-{
-	(void)ctx;
-	return val - 1 == *(const uint32_t *)key;
-}
-
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -505,7 +499,7 @@ int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
 	const struct mapping *m;
 	uint32_t pid = proc__pid(p);
 	size_t i, n = proc__nr_maps(p);
-	bool known = htab__find(&u->procs, hash_fin(pid), pid_eq, NULL, &pid) != 0;
+	bool known = htab__has_u32(&u->procs, pid);
 	int err;
 
 	if (!known && htab__nr(&u->procs) >= u->o.max_procs) {
@@ -541,13 +535,13 @@ int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
 		u->st.views++;
 	pthread_mutex_unlock(&u->lock);
 	if (!err && !known)
-		err = htab__add(&u->procs, hash_fin(pid), (uint64_t)pid + 1);
+		err = htab__add_u32(&u->procs, pid);
 	return err;
 }
 
 int unwinder__drop_proc(struct unwinder *u, uint32_t pid)
 {
-	bool known = htab__del(&u->procs, hash_fin(pid), (uint64_t)pid + 1);
+	bool known = htab__del_u32(&u->procs, pid);
 	int err;
 
 	/* Also when we never wrote one: the BPF side copies a parent's view at fork. */
