@@ -177,7 +177,7 @@ $(FUZZ_DIR)/fuzz_hints: tests/fuzz/fuzz_hints.c $(call fuzz_objs,hints)
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_cfi: tests/fuzz/fuzz_cfi.c $(call fuzz_objs,cfi cfi_enc cfi_parse cfi_eval cfi_merge)
 	$(FUZZ_LINK)
-$(FUZZ_BINS): $(HDRS)
+$(FUZZ_BINS): $(HDRS) $(wildcard tests/fuzz/*.h)
 
 # The report seeds come from the real writer, itself sanitized.
 $(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_read report_end reasons) $(wildcard user/base/*.c) \

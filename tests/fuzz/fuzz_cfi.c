@@ -20,45 +20,10 @@
 #include "bpfsym.h"
 #include "unwind/cfi.h"
 
+#define FUZZ_NAME "fuzz_cfi"
+#include "fuzz_common.h"
+
 #define MAX_ROWS (1u << 16)
-
-/* A broken contract is a bug: abort so libFuzzer keeps the input. */
-#define CHECK(cond) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "fuzz_cfi: %s:%d: check failed: %s\n",		\
-			__FILE__, __LINE__, #cond);				\
-		abort();							\
-	}									\
-} while (0)
-
-/* One memfd for the whole run: a new one per input would cost a syscall storm. */
-static int memfd = -1;
-
-static void load(const uint8_t *data, size_t len)
-{
-	size_t off = 0;
-	ssize_t n;
-
-	if (memfd < 0) {
-		memfd = memfd_create("fuzz_cfi", MFD_CLOEXEC);
-		if (memfd < 0) {
-			perror("fuzz_cfi: memfd_create");
-			exit(1);
-		}
-	}
-	if (ftruncate(memfd, 0)) {
-		perror("fuzz_cfi: ftruncate");
-		exit(1);
-	}
-	while (off < len) {
-		n = pwrite(memfd, data + off, len - off, (off_t)off);
-		if (n <= 0) {
-			perror("fuzz_cfi: pwrite");
-			exit(1);
-		}
-		off += (size_t)n;
-	}
-}
 
 static void check_rule(uint32_t r)
 {
@@ -106,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct cfi_opts o = { .max_rows = MAX_ROWS, .debug_fd = -1 };
 	struct cfi_table *t = (void *)1, *u = (void *)1;
 	char err[256], err2[256];
-	int ret, ret2;
+	int ret, ret2, memfd;
 
 	ret = cfi_table__build_mem(data, len, &o, &t, err, sizeof(err));
 	if (ret) {
@@ -117,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		check_table(t);
 	}
 	/* The same bytes as a file; and as its own debug file (.debug_frame only). */
-	load(data, len);
+	memfd = fuzz_memfd_load(data, len);
 	o.debug_fd = memfd;
 	ret2 = cfi_table__build_fd(memfd, &o, &u, err2, sizeof(err2));
 	if (!ret2) {

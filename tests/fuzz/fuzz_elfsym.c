@@ -23,48 +23,12 @@
 #include "symbolize/elf/elfsym.h"
 #include "symbolize/elf/minidebug.h"
 
+#define FUZZ_NAME "fuzz_elfsym"
+#include "fuzz_common.h"
+
 /* Enough to hit most symbol values of a small file, few enough to stay fast. */
 #define MAX_PROBES 2048
 #define MAX_DEBUGDATA (1 << 20)
-
-/* A broken contract is a bug: abort so libFuzzer keeps the input. */
-#define CHECK(cond) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "fuzz_elfsym: %s:%d: check failed: %s\n",	\
-			__FILE__, __LINE__, #cond);				\
-		abort();							\
-	}									\
-} while (0)
-
-/* One memfd for the whole run: a new one per input would cost a syscall storm. */
-static int memfd = -1;
-
-static void load(const uint8_t *data, size_t len)
-{
-	size_t off = 0;
-	ssize_t n;
-
-	if (memfd < 0) {
-		memfd = memfd_create("fuzz_elfsym", MFD_CLOEXEC);
-		if (memfd < 0) {
-			perror("fuzz_elfsym: memfd_create");
-			exit(1);
-		}
-	}
-	/* Truncate first: the file must be exactly this input, no tail of the last one. */
-	if (ftruncate(memfd, 0)) {
-		perror("fuzz_elfsym: ftruncate");
-		exit(1);
-	}
-	while (off < len) {
-		n = pwrite(memfd, data + off, len - off, (off_t)off);
-		if (n <= 0) {
-			perror("fuzz_elfsym: pwrite");
-			exit(1);
-		}
-		off += (size_t)n;
-	}
-}
 
 static void probe(const struct elfsym *es, uint64_t v)
 {
@@ -148,9 +112,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	uint8_t copy[64], *buf;
 	const uint8_t *id, *mem_id;
 	size_t id_len, mem_id_len, nr;
+	int memfd;
 
 	check_decompress(data, len);
-	load(data, len);
+	memfd = fuzz_memfd_load(data, len);
 	es = elfsym__open_fd(memfd, "fuzz", &opts);
 	/* From memory: the same answers (elf_memory wants writable bytes). */
 	buf = malloc(len ? len : 1);

@@ -29,19 +29,13 @@
 #include "symbolize/jit/jitdump.h"
 #include "symbolize/jit/jitsyms.h"
 
+#define FUZZ_NAME "fuzz_jitdump"
+#include "fuzz_common.h"
+
 #define MAX_ENTS	4096
 #define MAX_IDX		4096
 #define MAX_PROBE_ENTS	512
 #define NAME_MAX_DEF	4096
-
-/* A broken contract is a bug: abort so libFuzzer keeps the input. */
-#define CHECK(cond) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "fuzz_jitdump: %s:%d: check failed: %s\n",	\
-			__FILE__, __LINE__, #cond);				\
-		abort();							\
-	}									\
-} while (0)
 
 struct ent {
 	uint64_t start, size;

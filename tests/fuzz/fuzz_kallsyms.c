@@ -28,21 +28,15 @@
 
 #include "symbolize/kernel/kallsyms.h"
 
+#define FUZZ_NAME "fuzz_kallsyms"
+#include "fuzz_common.h"
+
 #define MAX_PROBES 4096
 /* ksyms__find() is a linear scan: a few calls, or big inputs crawl. */
 #define MAX_FINDS 16
 /* kallsyms.c's read buffer. */
 #define LOAD_BUF ((size_t)256 * 1024)
 #define PAD_SPREAD 4096
-
-/* A broken contract is a bug: abort so libFuzzer keeps the input. */
-#define CHECK(cond) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "fuzz_kallsyms: %s:%d: check failed: %s\n",	\
-			__FILE__, __LINE__, #cond);				\
-		abort();							\
-	}									\
-} while (0)
 
 /* Made once: a memfd and a padding line per input would be a syscall and 256 KiB of writes more. */
 static int memfd = -1;

@@ -31,18 +31,12 @@
 #include "symbolize/jit/jitsyms.h"
 #include "symbolize/jit/perfmap.h"
 
+#define FUZZ_NAME "fuzz_perfmap"
+#include "fuzz_common.h"
+
 #define MAX_ENTS	4096
 #define MAX_PROBE_ENTS	512	/* entries whose ends are probed: the model is linear */
 #define SMALL_LINE_MAX	40
-
-/* A broken contract is a bug: abort so libFuzzer keeps the input. */
-#define CHECK(cond) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "fuzz_perfmap: %s:%d: check failed: %s\n",	\
-			__FILE__, __LINE__, #cond);				\
-		abort();							\
-	}									\
-} while (0)
 
 struct ent {
 	uint64_t start, size;

@@ -32,20 +32,14 @@
 
 #include "model/procmap.h"
 
+#define FUZZ_NAME "fuzz_procmaps"
+#include "fuzz_common.h"
+
 #define MAX_PROBES	4096
 #define UNITS		16
 #define SLOTS		4
 #define PID0		100
 #define MAX_OPS		1024
-
-/* A broken contract is a bug: abort so libFuzzer keeps the input. */
-#define CHECK(cond) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "fuzz_procmaps: %s:%d: check failed: %s\n",	\
-			__FILE__, __LINE__, #cond);				\
-		abort();							\
-	}									\
-} while (0)
 
 /* ---- maps text ---- */
 

@@ -28,14 +28,8 @@
 #include "view/format/report_script.h"
 #include "view/report_view.h"
 
-/* A broken contract is a bug: abort so libFuzzer keeps the input. */
-#define CHECK(cond) do {							\
-	if (!(cond)) {								\
-		fprintf(stderr, "fuzz_report: %s:%d: check failed: %s\n",	\
-			__FILE__, __LINE__, #cond);				\
-		abort();							\
-	}									\
-} while (0)
+#define FUZZ_NAME "fuzz_report"
+#include "fuzz_common.h"
 
 /* Made once: costly to create, and they hold no state between inputs. */
 static ZSTD_CCtx *cctx;

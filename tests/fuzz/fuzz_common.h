@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * What the fuzz targets share.  Define FUZZ_NAME ("fuzz_cfi", ...) before
+ * including: it names the target in what they print.
+ */
+#ifndef BPFSYM_FUZZ_COMMON_H
+#define BPFSYM_FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef FUZZ_NAME
+#error "define FUZZ_NAME before including fuzz_common.h"
+#endif
+
+/* A broken contract is a bug: abort so libFuzzer keeps the input. */
+#define CHECK(cond) do {							\
+	if (!(cond)) {								\
+		fprintf(stderr, FUZZ_NAME ": %s:%d: check failed: %s\n",	\
+			__FILE__, __LINE__, #cond);				\
+		abort();							\
+	}									\
+} while (0)
+
+/*
+ * The input as the contents of one memfd, made on the first call and
+ * reused for the whole run (a new one per input would cost a syscall
+ * storm); truncated first, so it is exactly this input.  Its fd.
+ */
+static __attribute__((unused)) int fuzz_memfd_load(const uint8_t *data, size_t len)
+{
+	static int memfd = -1;
+	size_t off = 0;
+	ssize_t n;
+
+	if (memfd < 0) {
+		memfd = memfd_create(FUZZ_NAME, MFD_CLOEXEC);
+		if (memfd < 0) {
+			perror(FUZZ_NAME ": memfd_create");
+			exit(1);
+		}
+	}
+	if (ftruncate(memfd, 0)) {
+		perror(FUZZ_NAME ": ftruncate");
+		exit(1);
+	}
+	while (off < len) {
+		n = pwrite(memfd, data + off, len - off, (off_t)off);
+		if (n <= 0) {
+			perror(FUZZ_NAME ": pwrite");
+			exit(1);
+		}
+		off += (size_t)n;
+	}
+	return memfd;
+}
+
+#endif /* BPFSYM_FUZZ_COMMON_H */
