@@ -139,26 +139,32 @@ static __always_inline __u64 unw_row(__u32 idx)
 }
 
 /*
- * One step of the binary search for the last row at or below w->key among
- * rows w->first + [w->lo, w->hi).  A bpf_loop callback with its bounds in
- * the per-CPU walk state: checked once, whatever the table's size.
+ * One step of the binary search for the first row past w->key among rows
+ * w->first + [w->lo, w->hi), its bounds in the per-CPU walk state (so the
+ * verifier checks it once, whatever the table's size): 1 when it is over.
+ * Taken inline for a page's few rows, as a bpf_loop callback
+ * (unw_search_step) for more.
  */
-static long unw_search_step(__u64 i, void *ctx)
+static __always_inline int unw_search_halve(struct unw_walk *w)
 {
-	struct unw_walk *w;
-	__u32 zero = 0, mid;
-	__u64 at;
+	__u32 mid;
 
-	w = bpf_map_lookup_elem(&unw_walks, &zero);
-	if (!w || w->lo >= w->hi)
+	if (w->lo >= w->hi)
 		return 1;
 	mid = w->lo + (w->hi - w->lo) / 2;
-	at = (__u32)unw_row(w->first + mid);
-	if (at <= w->key)
+	if ((__u32)unw_row(w->first + mid) <= w->key)
 		w->lo = mid + 1;
 	else
 		w->hi = mid;
 	return 0;
+}
+
+static long unw_search_step(__u64 i, void *ctx)
+{
+	__u32 zero = 0;
+	struct unw_walk *w = bpf_map_lookup_elem(&unw_walks, &zero);
+
+	return w ? unw_search_halve(w) : 1;
 }
 
 /*
@@ -202,7 +208,7 @@ static __always_inline const struct bpfsym_unw_range *unw_find_range(struct unw_
  */
 static __always_inline __u32 unw_find_rule(struct unw_walk *w, __u32 key)
 {
-	__u32 j, i, mid;
+	__u32 j, i;
 	__u64 e, row;
 
 	if (key < w->t_base)
@@ -223,15 +229,9 @@ static __always_inline __u32 unw_find_rule(struct unw_walk *w, __u32 key)
 		bpf_loop(ROW_SEARCH_STEPS, unw_search_step, NULL, 0);
 	} else {
 #pragma clang loop unroll(disable)
-		for (i = 0; i < PAGE_SEARCH_STEPS; i++) {
-			if (w->lo >= w->hi)
+		for (i = 0; i < PAGE_SEARCH_STEPS; i++)
+			if (unw_search_halve(w))
 				break;
-			mid = w->lo + (w->hi - w->lo) / 2;
-			if ((__u32)unw_row(w->first + mid) <= key)
-				w->lo = mid + 1;
-			else
-				w->hi = mid;
-		}
 	}
 	if (w->lo == 0 || w->lo > w->t_nr)
 		return BPFSYM_UNW_FP_RULE;
