@@ -22,14 +22,33 @@ struct mod_memo {
 	uint32_t id;
 };
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MEMO_MIN 64			/* slots of the first module memo (a power of two) */
+
+/*
+ * A writer samples go to, with its own module memo (ids are per writer).
+ * out[0] is the recording's file; out[1..] are taps (ingest__add_writer).
+ */
+struct ingest_out {
+	struct report_writer *w;	/* NULL: a free slot (out[0]: no file now) */
+	struct mod_memo *memo;		/* open addressing by module pointer, under half full */
+	size_t nr_memo, cap_memo;	/* cap_memo: 0 or a power of two */
+	int err;			/* taps: the first error; the tap gets nothing more */
+};
+
+/* A sample's frames, symbolized once for every writer. */
+struct named_frame {
+	struct sym_frame sf;
+	uint64_t addr;			/* as sampled */
+	uint32_t kind;			/* enum rpt_frame_kind */
+};
 
 struct ingest {
 	struct ingest_opts o;
 	uint8_t *pid_gone;		/* one per o.pids[i]: its exit is known */
 	struct ingest_stats st;
-	struct mod_memo *memo;		/* open addressing by module pointer, under half full */
-	size_t nr_memo, cap_memo;	/* cap_memo: 0 or a power of two */
+	struct ingest_out out[1 + INGEST_MAX_TAPS];
+	struct named_frame frames[2 * BPFSYM_MAX_FRAMES];
 	struct htab dirty;		/* pid + 1 of processes whose view is stale */
 	uint32_t *dirty_pids;
 	size_t nr_dirty, cap_dirty;
@@ -39,7 +58,7 @@ struct ingest *ingest__new(const struct ingest_opts *o)
 {
 	struct ingest *in;
 
-	if (!o || !o->procs || !o->mev || !o->sym || !o->w || (o->nr_pids && !o->pids)) {
+	if (!o || !o->procs || !o->mev || !o->sym || (o->nr_pids && !o->pids)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -47,6 +66,7 @@ struct ingest *ingest__new(const struct ingest_opts *o)
 	if (!in)
 		return NULL;
 	in->o = *o;
+	in->out[0].w = o->w;
 	in->pid_gone = calloc(o->nr_pids + 1, 1);
 	if (!in->pid_gone) {
 		free(in);
@@ -62,7 +82,8 @@ void ingest__free(struct ingest *in)
 	if (!in)
 		return;
 	free(in->pid_gone);
-	free(in->memo);
+	for (size_t i = 0; i < ARRAY_SIZE(in->out); i++)
+		free(in->out[i].memo);
 	htab__free(&in->dirty);
 	free(in->dirty_pids);
 	free(in);
@@ -114,7 +135,7 @@ static bool same_identity(const struct rpt_module *a, const struct rpt_module *b
 }
 
 /* Double the memo (load kept under a half).  0 or -ENOMEM, the memo unchanged. */
-static int memo_grow(struct ingest *in)
+static int memo_grow(struct ingest_out *in)
 {
 	size_t cap = in->cap_memo ? 2 * in->cap_memo : MEMO_MIN, i, j;
 	struct mod_memo *t = calloc(cap, sizeof(*t));
@@ -134,6 +155,13 @@ static int memo_grow(struct ingest *in)
 	return 0;
 }
 
+/* Point @out at writer @w (NULL: none), forgetting the ids of the writer before. */
+static void out__reset(struct ingest_out *out, struct report_writer *w)
+{
+	free(out->memo);
+	*out = (struct ingest_out){ .w = w };
+}
+
 /*
  * The writer's id of module @m.  The writer owns the ids: it deduplicates
  * modules by identity.  Its answer is remembered per module with the
@@ -142,7 +170,7 @@ static int memo_grow(struct ingest *in)
  * when its file was first read) is another module of the report, asked
  * for again.  0 or -errno.
  */
-static int module_id(struct ingest *in, const struct sym_module *m, uint32_t *id)
+static int module_id(struct ingest_out *in, const struct sym_module *m, uint32_t *id)
 {
 	struct mod_memo *e = NULL;
 	size_t i, mask;
@@ -160,7 +188,7 @@ static int module_id(struct ingest *in, const struct sym_module *m, uint32_t *id
 			return 0;
 		}
 	}
-	err = report_writer__module(in->o.w, &m->rpt, id);
+	err = report_writer__module(in->w, &m->rpt, id);
 	if (err || !e)
 		return err;
 	in->nr_memo += !e->m;
@@ -170,14 +198,14 @@ static int module_id(struct ingest *in, const struct sym_module *m, uint32_t *id
 	return 0;
 }
 
-static int frame_id(struct ingest *in, const struct sym_frame *sf, uint32_t kind,
-		    uint64_t addr, uint32_t *id)
+static int frame_id(struct ingest_out *out, const struct named_frame *nf, uint32_t *id)
 {
+	const struct sym_frame *sf = &nf->sf;
 	struct rpt_frame f = {
-		.kind = kind,
+		.kind = nf->kind,
 		.module = RPT_NONE,
 		.offset = sf->offset,
-		.addr = addr,
+		.addr = nf->addr,
 		.sym = sf->sym,
 		.sym_off = sf->sym_off,
 		.reason = sf->reason,
@@ -185,11 +213,11 @@ static int frame_id(struct ingest *in, const struct sym_frame *sf, uint32_t kind
 	int err;
 
 	if (sf->module) {
-		err = module_id(in, sf->module, &f.module);
+		err = module_id(out, sf->module, &f.module);
 		if (err)
 			return err;
 	}
-	return report_writer__frame(in->o.w, &f, id);
+	return report_writer__frame(out->w, &f, id);
 }
 
 /*
@@ -219,47 +247,55 @@ static struct proc *proc_of(struct ingest *in, uint32_t pid, uint64_t pstart)
 }
 
 /*
- * Symbolize and intern the @nk kernel then @nu user addresses of @s into
- * @ids, leaf first.  Callers' addresses are return addresses: ip - 1 is
- * looked up, so a call that is the last instruction of a function names
- * that function; the frame keeps the address sampled.
+ * Symbolize the @nk kernel then @nu user addresses of @s into in->frames,
+ * leaf first.  Callers' addresses are return addresses: ip - 1 is looked
+ * up, so a call that is the last instruction of a function names that
+ * function; the frame keeps the address sampled.
  */
-static int sample_frames(struct ingest *in, const struct bpfsym_sample *s, uint32_t nk,
-			 uint32_t nu, uint32_t *ids)
+static void sample_frames(struct ingest *in, const struct bpfsym_sample *s, uint32_t nk, uint32_t nu)
 {
-	struct sym_frame sf;
+	struct named_frame *nf = in->frames;
 	struct proc *p;
-	uint32_t i, n = 0;
-	int err;
+	uint32_t i;
 
-	for (i = 0; i < nk; i++) {
-		uint64_t ip = s->ips[i];
-
-		symbolizer__kernel(in->o.sym, i ? ip - 1 : ip, &sf);
-		err = frame_id(in, &sf, RPT_FRAME_KERNEL, ip, &ids[n++]);
-		if (err)
-			return err;
+	for (i = 0; i < nk; i++, nf++) {
+		nf->addr = s->ips[i];
+		nf->kind = RPT_FRAME_KERNEL;
+		symbolizer__kernel(in->o.sym, i ? nf->addr - 1 : nf->addr, &nf->sf);
 	}
 	/* Every sampled process is counted, kernel threads too. */
 	p = proc_of(in, s->pid, s->pstart);
 	if (p)
 		proc__note_sampled(p);
-	for (i = 0; i < nu; i++) {
-		uint64_t ip = s->ips[nk + i];
+	for (i = 0; i < nu; i++, nf++) {
+		nf->addr = s->ips[nk + i];
+		nf->kind = RPT_FRAME_USER;
+		symbolizer__user(in->o.sym, s->pid, p, i ? nf->addr - 1 : nf->addr, &nf->sf);
+	}
+}
 
-		symbolizer__user(in->o.sym, s->pid, p, i ? ip - 1 : ip, &sf);
-		err = frame_id(in, &sf, RPT_FRAME_USER, ip, &ids[n++]);
+/* Write the sample @out, whose @nr frames are in->frames, to @o's writer.  0 or -errno. */
+static int sample_out(struct ingest *in, struct ingest_out *o, struct rpt_sample *out, uint32_t nr)
+{
+	uint32_t ids[2 * BPFSYM_MAX_FRAMES], i;
+	int err;
+
+	for (i = 0; i < nr; i++) {
+		err = frame_id(o, &in->frames[i], &ids[i]);
 		if (err)
 			return err;
 	}
-	return 0;
+	err = report_writer__stack(o->w, ids, nr, &out->stack);
+	return err ? err : report_writer__sample(o->w, out);
 }
 
 static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_t len)
 {
-	uint32_t ids[2 * BPFSYM_MAX_FRAMES], nk = s->nr_kernel, nu = s->nr_user, why;
+	uint32_t nk = s->nr_kernel, nu = s->nr_user, why;
 	char comm[BPFSYM_COMM_LEN + 1];
 	struct rpt_sample out = {};
+	struct ingest_out *o;
+	size_t i;
 	int err;
 
 	if (nk > BPFSYM_MAX_FRAMES || nu > BPFSYM_MAX_FRAMES ||
@@ -270,25 +306,66 @@ static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_
 	why = (s->flags & BPFSYM_SF_UEND_MASK) >> BPFSYM_SF_UEND_SHIFT;
 	if (why && why < BPFSYM_UEND_MAX)
 		in->st.uend[why]++;
-	err = sample_frames(in, s, nk, nu, ids);
-	if (err)
-		return err;
+	sample_frames(in, s, nk, nu);
+	in->st.symbolized++;
 	memcpy(comm, s->comm, BPFSYM_COMM_LEN);
 	comm[BPFSYM_COMM_LEN] = '\0';
-	err = report_writer__stack(in->o.w, ids, nk + nu, &out.stack);
-	if (err)
-		return err;
 	out.time = s->hdr.ts > in->o.start_mono_ns ? s->hdr.ts - in->o.start_mono_ns : 0;
 	out.pid = s->pid;
 	out.tid = s->tid;
 	out.cpu = s->hdr.cpu;
 	out.cgroup = s->cgroup_id;
 	out.comm = comm;
-	err = report_writer__sample(in->o.w, &out);
+	/* The taps first: the file's error ends the recording, a tap's only the tap. */
+	for (i = 1; i < ARRAY_SIZE(in->out); i++) {
+		o = &in->out[i];
+		if (o->w && !o->err)
+			o->err = sample_out(in, o, &out, nk + nu);
+	}
+	if (!in->out[0].w)
+		return 0;
+	err = sample_out(in, &in->out[0], &out, nk + nu);
 	if (err)
 		return err;
 	in->st.samples++;
 	return 0;
+}
+
+int ingest__set_writer(struct ingest *in, struct report_writer *w)
+{
+	out__reset(&in->out[0], w);
+	in->o.w = w;
+	return 0;
+}
+
+int ingest__add_writer(struct ingest *in, struct report_writer *w)
+{
+	size_t i;
+
+	if (!w)
+		return -EINVAL;
+	for (i = 1; i < ARRAY_SIZE(in->out); i++) {
+		if (in->out[i].w)
+			continue;
+		out__reset(&in->out[i], w);
+		return 0;
+	}
+	return -ENOSPC;
+}
+
+int ingest__remove_writer(struct ingest *in, struct report_writer *w)
+{
+	size_t i;
+	int err;
+
+	for (i = 1; i < ARRAY_SIZE(in->out); i++) {
+		if (!w || in->out[i].w != w)
+			continue;
+		err = in->out[i].err;
+		out__reset(&in->out[i], NULL);
+		return err;
+	}
+	return -ENOENT;
 }
 
 /* @pid is gone: no view to write for it (its slot in the list is left as pid 0, skipped). */

@@ -29,7 +29,7 @@ struct ingest_opts {
 	struct proc_table *procs;	/* the mapping model */
 	struct mapevents *mev;		/* replays mapping and process records into procs */
 	struct symbolizer *sym;
-	struct report_writer *w;
+	struct report_writer *w;	/* the recording's file (NULL: none yet); ingest__set_writer */
 	uint64_t start_mono_ns;		/* the report's time base (rpt_header.start_mono_ns) */
 	/*
 	 * No user frames are recorded: the mappings of a process the model
@@ -47,7 +47,8 @@ struct ingest_opts {
 };
 
 struct ingest_stats {
-	uint64_t samples;		/* samples written to the report */
+	uint64_t samples;		/* samples written to the file's writer (opts.w) */
+	uint64_t symbolized;		/* samples named, whether a writer took them or not */
 	uint64_t bad;			/* malformed records skipped here (mapevents counts its own) */
 	uint64_t model_misses;		/* samples of processes the model did not know */
 	size_t pids_alive;		/* of opts.pids, those not known to have exited */
@@ -57,8 +58,9 @@ struct ingest_stats {
 struct ingest;
 
 /*
- * An ingest over @o's model, replayer, symbolizer and writer, which must
- * outlive it.  NULL + errno (EINVAL: one of them missing; ENOMEM).
+ * An ingest over @o's model, replayer, symbolizer and writer (which may be
+ * NULL), which must outlive it.  NULL + errno (EINVAL: one of them
+ * missing; ENOMEM).
  */
 struct ingest *ingest__new(const struct ingest_opts *o);
 
@@ -90,6 +92,31 @@ bool ingest__pid_is_gone(const struct ingest *in, uint32_t pid);
  * records too (a batch may end with them).  0, or -ENOMEM.
  */
 int ingest__sync_unwind(struct ingest *in);
+
+/* Taps a recording can have at once (ingest__add_writer). */
+#define INGEST_MAX_TAPS 8
+
+/*
+ * Send samples from now on to @w (NULL: to no file) instead of the writer
+ * before, which the caller closes: rotation, or a file that could not be
+ * written.  Ids are the writer's, so the new file is self-contained: each
+ * module, frame and stack is written again at its first use there.  0.
+ */
+int ingest__set_writer(struct ingest *in, struct report_writer *w);
+
+/*
+ * Also send every sample from now on to @w, a tap (say the window of a
+ * pull request), until ingest__remove_writer.  A tap's write error stops
+ * that tap only, never the recording.  0, -EINVAL (@w NULL), -ENOSPC
+ * (INGEST_MAX_TAPS taps already).
+ */
+int ingest__add_writer(struct ingest *in, struct report_writer *w);
+
+/*
+ * Stop sending samples to tap @w (which the caller then closes).  0, the
+ * first write error the tap had (-errno), or -ENOENT (@w is no tap).
+ */
+int ingest__remove_writer(struct ingest *in, struct report_writer *w);
 
 /* The counters so far, updated in place by each later call on @in. */
 const struct ingest_stats *ingest__stats(const struct ingest *in);
