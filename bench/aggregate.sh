@@ -25,6 +25,7 @@
 #
 #   sudo bench/aggregate.sh                       # from the repository root
 #   DURATION=30 INTERVAL=15 FREQS="19 99" sudo -E bench/aggregate.sh
+#   WORKLOADS= sudo -E bench/aggregate.sh        # bpfsym's cost per sample only
 #
 # Needs clang, libbpf-dev (what `make bpfsym` needs).  BPFSYM: the binary
 # (default ./bpfsym, built if missing).
@@ -102,7 +103,7 @@ workload() {
 }
 
 : >"$T/raw"
-for wl in spin churn; do
+for wl in ${WORKLOADS-spin churn}; do
 	for hz in $FREQS; do
 		for mode in stream count; do
 			"$T/agg" "$T/agg.bpf.o" "$mode" "$hz" $((DURATION + 2)) $((INTERVAL * 1000)) "$ENTRIES" \
@@ -124,12 +125,18 @@ for wl in spin churn; do
 	done
 done
 
-# bpfsym's userspace CPU per sample on spin: (long - short) / (samples long - samples short).
+# bpfsym's userspace CPU per sample on spin, recorded with -p (so the
+# tracker sees only spin, and other work on the machine stays out; not as
+# a command: time(1) would add spin's CPU, bpfsym's child): (long - short)
+# / (samples long - samples short).
 rec_cpu() {
-	"$T/spin" $(($1 + 2)) "$WORKERS" >/dev/null &
+	"$T/spin" $(($1 + 3)) "$WORKERS" >/dev/null &
 	sp=$!
 	BG=$sp
-	/usr/bin/time -f "%U %S" -o "$T/time" "$BPFSYM" record -a -F "$2" -d "$1" -o "$T/b.data" >/dev/null 2>"$T/rec.err"
+	sleep 0.5
+	pids=$(pgrep -P "$sp" | paste -sd, -)
+	/usr/bin/time -f "%U %S" -o "$T/time" "$BPFSYM" record -F "$2" -d "$1" -o "$T/b.data" -p "$pids" \
+		>/dev/null 2>"$T/rec.err"
 	wait "$sp"
 	BG=""
 	s=$(sed -n 's/.* \([0-9][0-9]*\) samples.*/\1/p' "$T/rec.err" | tail -1)
@@ -151,7 +158,7 @@ awk -v d="$DURATION" '{
 		$7 / d, $15 / d, ($3 == "count") ? $11 " / " $10 : "-", ($3 == "count") ? $13 " / " $12 : "-", $14 / 1048576
 }' "$T/raw"
 echo
-echo "bpfsym record -a on spin, userspace CPU per sample (marginal, $((DURATION + 5)) s against 5 s):"
+echo "bpfsym record -p (the spin workers), userspace CPU per sample (marginal, $((DURATION + 5)) s against 5 s):"
 echo
 echo "| Hz | us per sample | samples |"
 echo "|---|---|---|"
