@@ -60,7 +60,7 @@ static bool setup(void)
 static void test_resolve(void)
 {
 	struct cgpaths_opts o = { .mount = mnt, .proc = proc, .rescan_ns = 1000 };
-	uint64_t sys, dock, sess, gone;
+	uint64_t sys, dock, sess, gone, late;
 	const struct cgpaths_stats *st;
 	struct cgpaths *c;
 
@@ -93,7 +93,22 @@ static void test_resolve(void)
 	ASSERT_EQ(st->walks, (uint64_t)2, "two walks");
 	ASSERT_STREQ(cgpaths__lookup(c, mkcg(""), 300, 5000), "/", "the root");
 	ASSERT_NULL(cgpaths__lookup(c, 0, 100, 6000), "id 0");
+	/* An id nowhere: walks back off while they find nothing. */
 	ASSERT_NULL(cgpaths__lookup(c, 1, 100, 7000), "an id nowhere");
+	ASSERT_EQ(st->walks, (uint64_t)4, "walked for it");
+	ASSERT_NULL(cgpaths__lookup(c, 1, 100, 8500), "within twice the interval");
+	ASSERT_EQ(st->walks, (uint64_t)4, "no walk");
+	ASSERT_NULL(cgpaths__lookup(c, 1, 100, 9000), "after twice the interval");
+	ASSERT_EQ(st->walks, (uint64_t)5, "a walk");
+	ASSERT_NULL(cgpaths__lookup(c, 1, 100, 12000), "within four times");
+	ASSERT_EQ(st->walks, (uint64_t)5, "no walk");
+	/* An unknown id asks /proc again once per interval, not per sample. */
+	late = mkcg("/system.slice/later.scope");
+	ASSERT_NULL(cgpaths__lookup(c, late, 600, 12100), "no process, no walk yet");
+	mkproc(600, "/system.slice/later.scope");
+	ASSERT_NULL(cgpaths__lookup(c, late, 600, 12200), "/proc not asked again yet");
+	ASSERT_STREQ(cgpaths__lookup(c, late, 600, 13100), "/system.slice/later.scope", "asked again");
+	ASSERT_EQ(st->by_proc, (uint64_t)2, "by /proc");
 	cgpaths__free(c);
 	cgpaths__free(NULL);
 }

@@ -25,6 +25,7 @@ struct cg_entry {
 	struct lru_node lru;
 	uint64_t id;
 	char *path;		/* NULL: not known (yet) */
+	uint64_t retry_at;	/* unknown: event time before which /proc is not asked again */
 };
 
 struct cgpaths {
@@ -32,6 +33,7 @@ struct cgpaths {
 	size_t cap;
 	uint64_t rescan_ns;
 	uint64_t next_walk;	/* event time before which no walk starts */
+	uint64_t walk_gap;	/* the gap after the last walk: doubles while walks find nothing */
 	struct htab tab;	/* hash_fin(id) -> struct cg_entry * */
 	struct lru lru;
 	size_t nr_unknown;	/* entries without a path: what a walk looks for */
@@ -68,6 +70,7 @@ struct cgpaths *cgpaths__new(const struct cgpaths_opts *o)
 	c->proc = strdup(o && o->proc ? o->proc : "/proc");
 	c->cap = o && o->cap ? o->cap : CGPATHS_CAP;
 	c->rescan_ns = o && o->rescan_ns ? o->rescan_ns : CGPATHS_RESCAN_NS;
+	c->walk_gap = c->rescan_ns;
 	if (!c->mount || !c->proc) {
 		int err = !c->mount && !(o && o->mount) ? ENOENT : ENOMEM;
 
@@ -236,11 +239,39 @@ static void walk(struct cgpaths *c, int fd, size_t len, int depth, size_t *budge
 	closedir(d);
 }
 
+/*
+ * Walk the hierarchy for every id still unknown (@e's among them).  One
+ * walk names them all, so an interval costs one walk; the interval
+ * doubles, up to 64 times the rescan, while walks name nothing (ids of
+ * cgroups already removed), so they cannot cost a share of a CPU.
+ */
+static void walk_all(struct cgpaths *c, struct cg_entry *e, uint64_t now_ns)
+{
+	uint64_t before = c->st.by_walk;
+	size_t budget = CGPATHS_WALK_MAX;
+	int fd;
+
+	c->st.walks++;
+	if (id_of_path(c, "/") == e->id) {
+		set_path(c, e, "/");
+		c->st.by_walk += e->path != NULL;
+	}
+	c->buf[0] = '\0';
+	fd = open(c->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0 && c->nr_unknown)
+		walk(c, fd, 0, 0, &budget);
+	else if (fd >= 0)
+		close(fd);
+	if (c->st.by_walk > before)
+		c->walk_gap = c->rescan_ns;
+	else if (c->walk_gap < 64 * c->rescan_ns)
+		c->walk_gap *= 2;
+	c->next_walk = now_ns + c->walk_gap;
+}
+
 const char *cgpaths__lookup(struct cgpaths *c, uint64_t id, uint32_t pid, uint64_t now_ns)
 {
 	struct cg_entry *e;
-	size_t budget = CGPATHS_WALK_MAX;
-	int fd;
 
 	if (!c || !id)
 		return NULL;
@@ -254,22 +285,16 @@ const char *cgpaths__lookup(struct cgpaths *c, uint64_t id, uint32_t pid, uint64
 	c->st.misses++;
 	if (!e && !(e = add(c, id)))
 		return NULL;
-	if (!from_proc(c, e, pid)) {
-		c->st.by_proc++;
-		return e->path;
+	/* An id that stays unknown costs a hash lookup per sample, not a /proc read. */
+	if (now_ns >= e->retry_at) {
+		e->retry_at = now_ns + c->rescan_ns;
+		if (!from_proc(c, e, pid)) {
+			c->st.by_proc++;
+			return e->path;
+		}
 	}
 	if (now_ns < c->next_walk)
 		return NULL;
-	/* One walk names every id still unknown, so each interval costs one walk. */
-	c->next_walk = now_ns + c->rescan_ns;
-	c->st.walks++;
-	if (id_of_path(c, "/") == id)
-		set_path(c, e, "/");
-	c->buf[0] = '\0';
-	fd = open(c->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0 && c->nr_unknown)
-		walk(c, fd, 0, 0, &budget);
-	else if (fd >= 0)
-		close(fd);
+	walk_all(c, e, now_ns);
 	return e->path;
 }

@@ -7,7 +7,9 @@
  * of MOUNT/PATH.  A miss asks the sampled process first (the "0::" line of
  * /proc/PID/cgroup, one read and one stat); when that fails (the process
  * is gone, or moved since), the hierarchy is walked for every id still
- * unknown, at most once per rescan interval of event time.  The cache is
+ * unknown, at most once per rescan interval of event time (the interval
+ * doubling, up to 64 times, while walks find nothing); an unknown id asks
+ * /proc again at most once per interval too.  The cache is
  * bounded (LRU), unknown ids included, so a machine creating cgroups for
  * weeks keeps it flat.  Not thread-safe: the recorder thread owns it.
  * No libbpf here.
