@@ -109,6 +109,11 @@ static void test_resolve(void)
 	ASSERT_NULL(cgpaths__lookup(c, late, 600, 12200), "/proc not asked again yet");
 	ASSERT_STREQ(cgpaths__lookup(c, late, 600, 13100), "/system.slice/later.scope", "asked again");
 	ASSERT_EQ(st->by_proc, (uint64_t)2, "by /proc");
+	/* Outside our cgroup namespace: "/../x" is not followed out of the mount. */
+	late = mkcg("/ns.scope");
+	mkproc(700, "/../ns.scope");
+	ASSERT_STREQ(cgpaths__lookup(c, late, 700, 13200), "/ns.scope", "found by the walk instead");
+	ASSERT_EQ(st->by_proc, (uint64_t)2, "not by /proc");
 	cgpaths__free(c);
 	cgpaths__free(NULL);
 }

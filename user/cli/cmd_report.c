@@ -305,7 +305,7 @@ static int report_run(struct report_args *a)
 	/* The prefix becomes the one container it names in this recording, and its cgroups. */
 	if (a->container && view_ctr__resolve(run.r, a->container, &a->ctr_cgroups, &a->vo.nr_cgroups,
 					      a->ctr_full, err, sizeof(err))) {
-		pr_err("bpfsym: --container '%s': %s\n", a->container, err);
+		pr_err("bpfsym: --container '%s': %s\n", a->container, err[0] ? err : strerror(ENOMEM));
 		ret = 2;
 		goto out;
 	}

@@ -185,10 +185,15 @@ static int from_proc(struct cgpaths *c, struct cg_entry *e, uint32_t pid)
 	if (!pid || read_file_capped(path, 1u << 20, &buf, &len))
 		return -ENOENT;
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "0::/", 4) || strlen(line + 3) > CGPATHS_PATH_MAX)
+		if (strncmp(line, "0::/", 4))
 			continue;
-		/* The process may have moved since the sample: the inode says. */
-		if (id_of_path(c, line + 3) == e->id) {
+		/*
+		 * Outside our cgroup namespace the kernel prints "/../x": not a
+		 * path under our mount, so not one to stat.  The process may
+		 * have moved since the sample: the inode says.
+		 */
+		if (strlen(line + 3) <= CGPATHS_PATH_MAX && !strstr(line, "/..") &&
+		    id_of_path(c, line + 3) == e->id) {
 			set_path(c, e, line + 3);
 			err = e->path ? 0 : -ENOMEM;
 		}
