@@ -27,6 +27,7 @@
 #include "report/report_fmt.h"
 #include "view/format/report_script.h"
 #include "view/report_view.h"
+#include "view/view_ctr.h"
 
 #define FUZZ_NAME "fuzz_report"
 #include "fuzz_common.h"
@@ -122,6 +123,43 @@ static void walk(const struct report *r)
 		CHECK(report__stack(r, s->stack, &n));
 	}
 	CHECK(!report__sample(r, ns));
+	for (i = 0; i < report__nr_cgroups(r); i++) {
+		const struct rpt_cgroup *g = report__cgroup(r, i);
+
+		CHECK(g && g->id && g->path && g->path[0] == '/' && strlen(g->path) <= RPT_CGROUP_PATH_MAX);
+		CHECK(report__cgroup_path(r, g->id) == g->path);
+	}
+	CHECK(!report__cgroup(r, report__nr_cgroups(r)));
+}
+
+/* --container with the first container of @r, if it has one: only its cgroups' samples pass. */
+static void container_views(const struct report *r)
+{
+	struct container_id c;
+	struct view_opts o = { .sort = { VIEW_KEY_CONTAINER }, .nr_sort = 1 };
+	char full[CONTAINER_ID_LEN + 1], err[256];
+	uint64_t *cgs = NULL;
+	size_t i, nr = 0;
+
+	report_view__table(devnull, r, &o);
+	for (i = 0; i < report__nr_cgroups(r); i++)
+		if (container__from_cgroup(report__cgroup(r, i)->path, &c))
+			break;
+	if (i == report__nr_cgroups(r)) {
+		CHECK(view_ctr__resolve(r, "0123456789ab", &cgs, &nr, full, err, sizeof(err)) == -EINVAL);
+		return;
+	}
+	c.id[CONTAINER_SHORT_LEN] = '\0';
+	if (view_ctr__resolve(r, c.id, &cgs, &nr, full, err, sizeof(err)))
+		return;	/* two containers share the prefix */
+	CHECK(nr >= 1 && !strncmp(full, c.id, CONTAINER_SHORT_LEN));
+	o.container = full;
+	o.cgroups = cgs;
+	o.nr_cgroups = nr;
+	report_view__table(devnull, r, &o);
+	report_view__folded(devnull, r, &o);
+	report_script__write(devnull, r, &o);
+	free(cgs);
 }
 
 /*
@@ -205,6 +243,7 @@ static void check(const uint8_t *data, size_t len)
 	}
 	walk(r);
 	views(r);
+	container_views(r);
 	report__free(r);
 }
 

@@ -142,7 +142,11 @@ static int write_recording(const struct recording *rec, const char *path)
 		s.time = i % 7 == 3 ? t - 2000000 : t;
 		s.pid = i % 5 == 4 ? 4000000000u : 100 + (uint32_t)(i % 3) * 100;
 		s.tid = i % 4 == 0 ? s.pid : i % 4 == 1 ? s.pid + 7 : i % 4 == 2 ? s.pid - 1 : 0;
-		err = report_writer__sample(w, &s);
+		/* One cgroup a docker container's (a CGROUP record, once), the other unnamed. */
+		if (s.cgroup == 0x1234)
+			err = report_writer__cgroup(w, s.cgroup, "/system.slice/docker-"
+				"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope");
+		err = err ?: report_writer__sample(w, &s);
 		if (!err && rec->flush_every && (i + 1) % rec->flush_every == 0)
 			err = report_writer__flush(w);
 	}

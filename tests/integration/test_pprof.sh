@@ -12,7 +12,7 @@
 #    (leaf first in pprof's print) for at least 90% of hot_a's samples, as
 #    test_oracle_perf.sh asks of the folded stacks;
 #  - pprof_labels: `pprof -tags` has the fixture's pid, comm and its two
-#    threads, and its cgroup v2 id when the machine has cgroup v2;
+#    threads, and its cgroup v2 path when the machine has cgroup v2;
 #  - pprof_total: pprof's total is the recording's sample count;
 #  - pprof_filter: `--pid` keeps only that process (`--comm` of nobody:
 #    an empty profile pprof still opens).
@@ -169,12 +169,13 @@ else
 	fcmp "$(share comm hot)" ge 90 || why="${why:+$why; }comm hot has $(share comm hot)%"
 	ntid=$(awk -v p="$hot" '$1 == "tid" && $3 >= 0.2 * '"$nsamples"' { n++ } END { print n + 0 }' "$T/tag.rows")
 	[ "$ntid" -eq 2 ] || why="${why:+$why; }$ntid threads with 20% or more of the samples (expected 2)"
-	# The cgroup v2 id is the inode number of the cgroup's directory.
+	# The cgroup label is the cgroup's path in the v2 hierarchy, as the
+	# fixture's /proc/PID/cgroup says (the recording names it: a CGROUP record).
 	cg=$(sed -n 's/^0:://p' /proc/self/cgroup)
 	mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 	if [ -n "$cg" ] && [ -n "$mnt" ] && id=$(stat -c %i "$mnt$cg" 2>/dev/null); then
 		note "cgroup v2: '$cg' under $mnt, id $id"
-		fcmp "$(share cgroup "$id")" ge 90 || why="${why:+$why; }cgroup $id has $(share cgroup "$id")%"
+		fcmp "$(share cgroup "$cg")" ge 90 || why="${why:+$why; }cgroup $cg has $(share cgroup "$cg")%"
 	else
 		note "no cgroup v2 hierarchy: the cgroup label is not checked"
 	fi

@@ -167,6 +167,7 @@ struct rec {
 
 static const uint32_t *watch_pids;	/* given to the next rec_open() */
 static size_t nr_watch_pids;
+static struct cgpaths *watch_cgroups;	/* given to the next rec_open() */
 
 IFX bool rec_open(struct rec *r, const char *name, bool kernel_only)
 {
@@ -187,7 +188,7 @@ IFX bool rec_open(struct rec *r, const char *name, bool kernel_only)
 	r->in = ingest__new(&(struct ingest_opts){
 		.procs = r->pt, .mev = r->mev, .sym = r->sym, .w = r->w,
 		.start_mono_ns = START_NS, .kernel_only = kernel_only,
-		.pids = watch_pids, .nr_pids = nr_watch_pids,
+		.pids = watch_pids, .nr_pids = nr_watch_pids, .cgroups = watch_cgroups,
 	});
 	return ASSERT_OK_PTR(r->in, "ingest__new");
 }

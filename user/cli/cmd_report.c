@@ -19,6 +19,7 @@
 #include "view/format/formats.h"
 #include "view/frame_namer.h"
 #include "view/report_view.h"
+#include "view/view_ctr.h"
 
 static const char report_usage[] =
 "Usage: bpfsym report [FILE] [OPTIONS]\n"
@@ -28,6 +29,10 @@ static const char report_usage[] =
 "Filters:\n"
 "  --pid PID[,PID...]        only these processes\n"
 "  --comm NAME[,NAME...]     only these process names\n"
+"  --container ID            only this container's processes: its full id or a\n"
+"                            unique prefix of 12+ hex digits (docker ps's short\n"
+"                            id), as its cgroup v2 path names it (docker,\n"
+"                            containerd/CRI, CRI-O, podman, Kubernetes)\n"
 "\n"
 "Symbols:\n"
 "  --kallsyms FILE           name kernel frames again from FILE, a copy of\n"
@@ -49,13 +54,15 @@ static const char report_usage[] =
 "  --perf-script             every sample as `perf script` prints it, for Firefox\n"
 "                            Profiler, speedscope, stackcollapse-perf.pl\n"
 "  -s, --sort KEY[,KEY...]   table order: self (default; alias samples), total,\n"
-"                            comm (process), module (dso), symbol (sym); counts\n"
-"                            most first, names A to Z; ties by self, total,\n"
-"                            symbol, process, module\n"
+"                            comm (process), module (dso), symbol (sym),\n"
+"                            container (rows in none last); counts most first,\n"
+"                            names A to Z; ties by self, total, symbol,\n"
+"                            process, module\n"
 "  --limit N                 table rows (default 50, 0: all)\n"
 "  --pprof OUT               write a pprof profile (gzip-compressed profile.proto)\n"
 "                            to OUT instead, for `go tool pprof`: values samples\n"
-"                            and cpu (ns), labels pid, tid, comm, cgroup\n"
+"                            and cpu (ns), labels pid, tid, comm, cgroup (its\n"
+"                            path), container_id\n"
 "  -h, --help                this help\n"
 "\n"
 "Examples:\n"
@@ -64,14 +71,16 @@ static const char report_usage[] =
 "  bpfsym report --comm nginx --folded > nginx.folded\n"
 "  bpfsym report --flamegraph flame.svg     # open it in a browser\n"
 "  bpfsym report --sort total,comm --limit 0   # every row, callers first\n"
+"  bpfsym report --sort container           # each container's samples, its rows together\n"
+"  bpfsym report --container 4f797c539e6c   # one container (docker ps's short id)\n"
 "  bpfsym report --perf-script > app.perf       # load in Firefox Profiler\n"
 "  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n"
 "  bpfsym report --pprof app.pb.gz && go tool pprof -top app.pb.gz\n"
 "  bpfsym report --symfs /srv/host1-root     # user names from another machine's files\n";
 
 /* Options without a short letter; a format's is OPT_FORMAT + its row. */
-enum { OPT_PID = 256, OPT_COMM, OPT_LIMIT, OPT_KALLSYMS, OPT_SYMFS, OPT_FORMAT };
-#define NR_OPTS 8	/* the options above, -s and -h */
+enum { OPT_PID = 256, OPT_COMM, OPT_LIMIT, OPT_KALLSYMS, OPT_SYMFS, OPT_CONTAINER, OPT_FORMAT };
+#define NR_OPTS 9	/* the options above, -s and -h */
 #define MAX_FORMATS 16
 
 /* What the parse step fills. */
@@ -85,6 +94,9 @@ struct report_args {
 	uint32_t *pids;
 	const char **comms;
 	char *comm_arg;
+	const char *container;		/* --container as given */
+	uint64_t *ctr_cgroups;		/* its cgroups in the recording (view_ctr__resolve) */
+	char ctr_full[CONTAINER_ID_LEN + 1];
 };
 
 static void report_args__free(struct report_args *a)
@@ -92,6 +104,7 @@ static void report_args__free(struct report_args *a)
 	free(a->pids);
 	free(a->comms);
 	free(a->comm_arg);
+	free(a->ctr_cgroups);
 }
 
 /* One option @c with @arg: CLI_RUN, or the exit status. */
@@ -124,6 +137,12 @@ static int report_option(struct report_args *a, int c, const char *arg, char **a
 		a->comm_arg = strdup(arg);
 		if (!a->comm_arg || cli__split_list(a->comm_arg, &a->comms, &a->vo.nr_comms))
 			return cli__usage_error("--comm '%s': expected NAME[,NAME...]", arg);
+		return CLI_RUN;
+	case OPT_CONTAINER:
+		if (!container__valid_prefix(arg))
+			return cli__usage_error("--container '%s': expected %d to %d lowercase hex digits "
+						"of a container id", arg, CONTAINER_SHORT_LEN, CONTAINER_ID_LEN);
+		a->container = arg;
 		return CLI_RUN;
 	case 's':
 		if (view_sort__parse(&a->vo, arg, err, sizeof(err)))
@@ -164,6 +183,7 @@ static void report_longopts(struct option *v)
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "sort", required_argument, NULL, 's' },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "container", required_argument, NULL, OPT_CONTAINER },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
@@ -282,6 +302,17 @@ static int report_run(struct report_args *a)
 	}
 	if (open_namers(a, &run))
 		goto out;
+	/* The prefix becomes the one container it names in this recording, and its cgroups. */
+	if (a->container && view_ctr__resolve(run.r, a->container, &a->ctr_cgroups, &a->vo.nr_cgroups,
+					      a->ctr_full, err, sizeof(err))) {
+		pr_err("bpfsym: --container '%s': %s\n", a->container, err[0] ? err : strerror(ENOMEM));
+		ret = 2;
+		goto out;
+	}
+	if (a->container) {
+		a->vo.container = a->ctr_full;
+		a->vo.cgroups = a->ctr_cgroups;
+	}
 	if (!report__header(run.r)->complete)
 		pr_warn("bpfsym: warning: '%s' is truncated: the recording did not finish; "
 			"showing the %zu samples written before it stopped\n", a->path,

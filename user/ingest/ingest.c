@@ -274,11 +274,20 @@ static void sample_frames(struct ingest *in, const struct bpfsym_sample *s, uint
 	}
 }
 
-/* Write the sample @out, whose @nr frames are in->frames, to @o's writer.  0 or -errno. */
-static int sample_out(struct ingest *in, struct ingest_out *o, struct rpt_sample *out, uint32_t nr)
+/*
+ * Write the sample @out, whose @nr frames are in->frames, to @o's writer,
+ * after its cgroup's path (@cgpath, NULL: unknown) the first time the
+ * file sees it.  0 or -errno.
+ */
+static int sample_out(struct ingest *in, struct ingest_out *o, struct rpt_sample *out, uint32_t nr,
+		      const char *cgpath)
 {
 	uint32_t ids[2 * BPFSYM_MAX_FRAMES], i;
 	int err;
+
+	/* A path the writer refuses (-EINVAL) leaves the sample with its bare id. */
+	if (cgpath && (err = report_writer__cgroup(o->w, out->cgroup, cgpath)) && err != -EINVAL)
+		return err;
 
 	for (i = 0; i < nr; i++) {
 		err = frame_id(o, &in->frames[i], &ids[i]);
@@ -294,6 +303,7 @@ static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_
 	uint32_t nk = s->nr_kernel, nu = s->nr_user, why;
 	char comm[BPFSYM_COMM_LEN + 1];
 	struct rpt_sample out = {};
+	const char *cgpath;
 	struct ingest_out *o;
 	size_t i;
 	int err;
@@ -316,15 +326,16 @@ static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_
 	out.cpu = s->hdr.cpu;
 	out.cgroup = s->cgroup_id;
 	out.comm = comm;
+	cgpath = cgpaths__lookup(in->o.cgroups, s->cgroup_id, s->pid, s->hdr.ts);
 	/* The taps first: the file's error ends the recording, a tap's only the tap. */
 	for (i = 1; i < ARRAY_SIZE(in->out); i++) {
 		o = &in->out[i];
 		if (o->w && !o->err)
-			o->err = sample_out(in, o, &out, nk + nu);
+			o->err = sample_out(in, o, &out, nk + nu, cgpath);
 	}
 	if (!in->out[0].w)
 		return 0;
-	err = sample_out(in, &in->out[0], &out, nk + nu);
+	err = sample_out(in, &in->out[0], &out, nk + nu, cgpath);
 	if (err)
 		return err;
 	in->st.samples++;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "ingest/mapevents.h"
+#include "model/cgpaths.h"
 #include "model/procmap.h"
 #include "bpfsym.h"
 #include "report/report.h"
@@ -44,6 +45,8 @@ struct ingest_opts {
 	 * ingest__sync_unwind().
 	 */
 	struct unwinder *unw;
+	/* Sampled cgroup ids -> paths, each file's CGROUP records (NULL: ids only). */
+	struct cgpaths *cgroups;
 };
 
 struct ingest_stats {

@@ -84,6 +84,7 @@ struct recorder {
 	uint32_t *hint_ids;		/* the symbolizer's id of each --map-anon file */
 	struct unwmaps *umaps;		/* --call-graph dwarf: the unwinder and its BPF maps */
 	struct unwinder *unw;		/* its unwinder, for ingest */
+	struct cgpaths *cgp;		/* cgroup ids -> paths, for ingest (NULL: no cgroup2) */
 	uint32_t *snap_pids;		/* processes the snapshot kept, for their first views */
 	size_t nr_snap_pids, cap_snap_pids;
 	int err;			/* first write error, sticky */
@@ -346,6 +347,7 @@ static void recorder__cleanup(struct recorder *r)
 {
 	ring_buffer__free(r->rb);
 	ingest__free(r->ing);
+	cgpaths__free(r->cgp);
 	unwmaps__free(r->umaps);
 	free(r->snap_pids);
 	probes__free(r->bpf);
@@ -602,6 +604,8 @@ static int recorder__start(struct recorder *r)
 	bool pids = o->target == RECORD_PIDS;
 	int err;
 
+	/* Without a cgroup v2 hierarchy samples keep bare ids: not an error. */
+	r->cgp = cgpaths__new(NULL);
 	r->ing = ingest__new(&(struct ingest_opts){
 		.procs = r->procs, .mev = r->mev, .sym = r->sym, .w = r->w,
 		.start_mono_ns = r->hdr.start_mono_ns,
@@ -609,6 +613,7 @@ static int recorder__start(struct recorder *r)
 		.pids = pids ? o->pids : NULL,
 		.nr_pids = pids ? o->nr_pids : 0,
 		.unw = r->unw,
+		.cgroups = r->cgp,
 	});
 	if (!r->ing) {
 		pr_err("bpfsym: out of memory\n");
@@ -648,6 +653,14 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 		 (unsigned long long)mst->exits, (unsigned long long)ist->model_misses,
 		 (unsigned long long)mst->pin_errors, (unsigned long long)mst->map_errors,
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
+	if (r->cgp) {
+		const struct cgpaths_stats *c = cgpaths__stats(r->cgp);
+
+		pr_debug("bpfsym: cgroup paths: %llu misses, %llu from /proc, %llu by %llu walks, "
+			 "%zu cached, %llu evicted\n", (unsigned long long)c->misses,
+			 (unsigned long long)c->by_proc, (unsigned long long)c->by_walk,
+			 (unsigned long long)c->walks, c->cached, (unsigned long long)c->evictions);
+	}
 }
 
 /* The END record's fields: ingest's counts, the BPF side's counters. */

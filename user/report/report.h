@@ -139,6 +139,15 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 /* Intern a stack of @nr frame ids, leaf first; 0 or -errno (-EINVAL: unknown frame id). */
 int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32_t nr, uint32_t *id);
 
+/*
+ * Cgroup @id is @path in the cgroup v2 hierarchy ("/a/b", as
+ * /proc/PID/cgroup prints it): written as a CGROUP record the first time
+ * @id is declared to this writer, so each file names the cgroups its
+ * samples are in; later calls with @id are no-ops.  0 or -errno (-EINVAL:
+ * id 0, or a path not absolute or over RPT_CGROUP_PATH_MAX bytes).
+ */
+int report_writer__cgroup(struct report_writer *w, uint64_t id, const char *path);
+
 /* Append a sample; 0 or -errno (-EINVAL: unknown stack id). */
 int report_writer__sample(struct report_writer *w, const struct rpt_sample *s);
 
@@ -186,6 +195,21 @@ size_t report__nr_frames(const struct report *r);
 const struct rpt_frame *report__frame(const struct report *r, uint32_t id);	/* NULL if out of range */
 /* The frame ids of stack @id, leaf first, *@nr set; NULL if out of range. */
 const uint32_t *report__stack(const struct report *r, uint32_t id, uint32_t *nr);
+
+/* A cgroup of the recording (CGROUP record): its v2 id, as samples carry it, and its path. */
+struct rpt_cgroup {
+	uint64_t id;
+	const char *path;	/* "/a/b" in the cgroup v2 hierarchy */
+};
+
+#define RPT_CGROUP_PATH_MAX 4096	/* bytes of a cgroup path, at most */
+
+/* The path of cgroup @id, or NULL when the recording does not name it (older files: none). */
+const char *report__cgroup_path(const struct report *r, uint64_t id);
+
+/* The cgroups the recording names, in file order: @i < report__nr_cgroups(). */
+size_t report__nr_cgroups(const struct report *r);
+const struct rpt_cgroup *report__cgroup(const struct report *r, size_t i);	/* NULL if out of range */
 
 /* "ok", "no mapping", "anonymous" ... for messages and summaries. */
 const char *rpt_reason__str(uint32_t reason);

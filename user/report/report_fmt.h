@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/htab.h"
 #include "report/report.h"
 
 /* File header: magic, u32 version, u32 incompatible-feature flags. */
@@ -59,6 +60,7 @@ enum rpt_rec_type {
 	RPT_REC_SAMPLE = 6,
 	RPT_REC_END = 7,
 	RPT_REC_OPTIONAL = 64,
+	RPT_REC_CGROUP = 64,	/* optional: older readers skip it (their samples keep the bare id) */
 };
 
 /* Ids are u32 and RPT_NONE is reserved, so a table holds fewer than this. */
@@ -252,5 +254,31 @@ const char *report__source(const struct report *r);
  */
 int rpt_end__write(struct rpt_buf *b, const struct rpt_header *h, uint64_t nr_samples);
 int rpt_end__read(struct rpt_cur *c, struct rpt_header *h);
+
+/* The CGROUP records a reader read (report_cgroup.c): by id, and in file order. */
+struct rpt_cgtab {
+	struct rpt_cgroup *v;
+	size_t nr, cap;
+	struct htab tab;	/* hash_fin(id) -> index + 1 */
+};
+
+/* At most this many CGROUP records in a file (more is damage, or a bomb). */
+#define RPT_CGROUP_MAX (1u << 20)
+
+/* A CGROUP record's payload for @id and @path, appended to @b; 0 or -errno (-EINVAL: see report_writer__cgroup). */
+int rpt_cgroup__write(struct rpt_buf *b, uint64_t id, const char *path);
+
+/*
+ * Read a CGROUP record's payload from @c into @t.  0, -ENOMEM, or -EINVAL
+ * with *@why saying what is wrong (a malformed field, id 0, a path empty,
+ * not absolute, holding a NUL or over RPT_CGROUP_PATH_MAX, an id named
+ * twice, more than RPT_CGROUP_MAX records).
+ */
+int rpt_cgtab__read(struct rpt_cgtab *t, struct rpt_cur *c, const char **why);
+
+void rpt_cgtab__free(struct rpt_cgtab *t);
+
+/* Internal to the report module: the cgroups report__open() read. */
+const struct rpt_cgtab *report__cgtab(const struct report *r);
 
 #endif /* BPFSYM_REPORT_FMT_H */

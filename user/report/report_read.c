@@ -54,6 +54,7 @@ struct report {
 	size_t nr_stacks, cap_stacks;
 	struct rpt_sample *samples;
 	size_t nr_samples, cap_samples;
+	struct rpt_cgtab cgroups;
 };
 
 struct parser {
@@ -72,7 +73,7 @@ struct parser {
 static const char *const rec_names[] = {
 	[RPT_REC_HEADER] = "HEADER", [RPT_REC_STRING] = "STRING", [RPT_REC_MODULE] = "MODULE",
 	[RPT_REC_FRAME] = "FRAME", [RPT_REC_STACK] = "STACK", [RPT_REC_SAMPLE] = "SAMPLE",
-	[RPT_REC_END] = "END",
+	[RPT_REC_END] = "END", [RPT_REC_CGROUP] = "CGROUP",
 };
 
 static const char *human(char *buf, size_t len, uint64_t v)
@@ -369,6 +370,7 @@ static int parse_records(struct parser *ps, size_t len)
 {
 	const uint8_t *base = ps->data;
 	struct rpt_cur c = { base, base + len };
+	const char *why;
 	int err;
 
 	ps->prev_time = 0;
@@ -410,6 +412,11 @@ static int parse_records(struct parser *ps, size_t len)
 			break;
 		case RPT_REC_END:
 			err = parse_end(ps, &rc);
+			break;
+		case RPT_REC_CGROUP:
+			err = rpt_cgtab__read(&ps->r->cgroups, &rc, &why);
+			if (err == -EINVAL)
+				return bad_rec(ps, type, "%s", why);
 			break;
 		default:
 			if (type < RPT_REC_OPTIONAL)
@@ -588,6 +595,7 @@ void report__free(struct report *r)
 	free(r->stack_data);
 	free(r->stacks);
 	free(r->samples);
+	rpt_cgtab__free(&r->cgroups);
 	free(r);
 }
 
@@ -764,6 +772,11 @@ const uint32_t *report__stack(const struct report *r, uint32_t id, uint32_t *nr)
 	*nr = r->stacks[id].nr;
 	/* An empty stack is valid: give it a pointer that is not the NULL of "out of range". */
 	return r->stack_data ? r->stack_data + r->stacks[id].off : empty;
+}
+
+const struct rpt_cgtab *report__cgtab(const struct report *r)
+{
+	return r ? &r->cgroups : NULL;
 }
 
 const char *report__source(const struct report *r)

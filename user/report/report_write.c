@@ -78,6 +78,8 @@ struct report_writer {
 	struct wstack *stacks;
 	size_t nr_stacks, cap_stacks;
 	struct htab stack_tab;
+
+	struct htab cgroups;	/* ids with a CGROUP record in this file: hash_fin(id) -> id */
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -232,6 +234,7 @@ static void writer__free(struct report_writer *w)
 	free(w->stack_data);
 	free(w->stacks);
 	htab__free(&w->stack_tab);
+	htab__free(&w->cgroups);
 	free(w);
 }
 
@@ -489,6 +492,27 @@ int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32
 	w->nr_stack_data += nr;
 	*id = (uint32_t)w->nr_stacks++;
 	return htab__add(&w->stack_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
+}
+
+static bool cgroup_eq(const void *ctx, const void *key, uint64_t val)
+{
+	(void)ctx;
+	return val == *(const uint64_t *)key;
+}
+
+int report_writer__cgroup(struct report_writer *w, uint64_t id, const char *path)
+{
+	int err;
+
+	err = writer__begin(w);
+	if (err || htab__find(&w->cgroups, hash_fin(id), cgroup_eq, NULL, &id))
+		return err;
+	w->rec.len = 0;
+	/* Room in the set first, so a record written is always remembered. */
+	err = htab__reserve(&w->cgroups, 1);
+	err = err ?: rpt_cgroup__write(&w->rec, id, path);
+	err = err ?: writer__emit(w, RPT_REC_CGROUP);
+	return err ?: htab__add(&w->cgroups, hash_fin(id), id);
 }
 
 int report_writer__sample(struct report_writer *w, const struct rpt_sample *s)

@@ -31,7 +31,7 @@ static int agg__comm(struct agg *a, const struct view_opts *o, const char *comm,
 	return 0;
 }
 
-static int agg__add(struct agg *a, uint32_t comm, uint32_t stack)
+static int agg__add(struct agg *a, uint32_t comm, uint32_t ctr, uint32_t stack)
 {
 	uint32_t id;
 	int err;
@@ -43,7 +43,8 @@ static int agg__add(struct agg *a, uint32_t comm, uint32_t stack)
 		memset(a->head + a->nr_head, 0xff, (stack + 1 - a->nr_head) * sizeof(*a->head));
 		a->nr_head = (size_t)stack + 1;
 	}
-	for (id = a->head[stack]; id != RPT_NONE && a->pairs[id].comm != comm; id = a->pairs[id].next)
+	for (id = a->head[stack]; id != RPT_NONE && (a->pairs[id].comm != comm || a->pairs[id].ctr != ctr);
+	     id = a->pairs[id].next)
 		;
 	if (id == RPT_NONE) {
 		if (a->nr_pairs >= RPT_ID_LIMIT)
@@ -52,7 +53,7 @@ static int agg__add(struct agg *a, uint32_t comm, uint32_t stack)
 		if (err)
 			return err;
 		id = (uint32_t)a->nr_pairs++;
-		a->pairs[id] = (struct pair){ comm, stack, a->head[stack], 0 };
+		a->pairs[id] = (struct pair){ comm, stack, a->head[stack], ctr, 0 };
 		a->head[stack] = id;
 	}
 	a->pairs[id].count++;
@@ -69,14 +70,15 @@ int agg__build(struct agg *a, const struct report *r, const struct view_opts *o)
 	int err;
 
 	err = pid_set__init(&pids, o);
+	err = err ?: ctr_map__init(&a->ctrs, r);
 	for (i = 0; i < nr && !err; i++) {
 		const struct rpt_sample *s = report__sample(r, i);
 
-		if (!pid_set__keep(&pids, s->pid))
+		if (!pid_set__keep(&pids, s->pid) || !view__cgroup_ok(o, s->cgroup))
 			continue;
 		err = agg__comm(a, o, s->comm ? s->comm : "", &comm, &keep);
 		if (!err && keep)
-			err = agg__add(a, comm, s->stack);
+			err = agg__add(a, comm, ctr_map__of(&a->ctrs, s->cgroup), s->stack);
 	}
 	pid_set__free(&pids);
 	return err;
@@ -85,6 +87,7 @@ int agg__build(struct agg *a, const struct report *r, const struct view_opts *o)
 void agg__free(struct agg *a)
 {
 	strtab__free(&a->comms);
+	ctr_map__free(&a->ctrs);
 	free(a->pairs);
 	free(a->head);
 	a->pairs = NULL;

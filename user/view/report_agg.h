@@ -14,11 +14,13 @@
 
 #include "base/strtab.h"
 #include "report/report.h"
+#include "view/view_ctr.h"
 #include "view/view_opts.h"
 
 struct pair {
 	uint32_t comm, stack;	/* comm: an id of agg.comms */
 	uint32_t next;		/* next pair of the same stack, or RPT_NONE */
+	uint32_t ctr;		/* its container in agg.ctrs (from 1), 0: none */
 	uint64_t count;
 };
 
@@ -45,11 +47,12 @@ struct agg {
 		bool keep;
 	} cache[AGG_COMM_CACHE];
 	uint64_t total;		/* kept samples */
+	struct ctr_map ctrs;	/* the recording's containers, which split pairs */
 };
 
 /*
  * Count the samples of @r that pass @o (NULL: all) into @a, zeroed by the
- * caller: what view__keep() decides, without its linear scans.  0 or
+ * caller, per distinct (comm, container, stack): what view__keep() decides, without its linear scans.  0 or
  * -errno; agg__free() in either case.
  */
 int agg__build(struct agg *a, const struct report *r, const struct view_opts *o);

@@ -102,9 +102,12 @@ static void print_filters(FILE *out, const struct view_opts *o)
 {
 	size_t i, np = o && o->pids ? o->nr_pids : 0, nc = o && o->comms ? o->nr_comms : 0;
 
-	if (!np && !nc)
+	if (!np && !nc && !(o && o->container))
 		return;
 	fprintf(out, "# filters:");
+	/* The full id: the one the prefix given matched (view_ctr__resolve). */
+	if (o && o->container)
+		fprintf(out, " --container %s (%zu cgroups)", o->container, o->nr_cgroups);
 	if (np) {
 		fprintf(out, " --pid ");
 		for (i = 0; i < np && i < FILTER_ECHO; i++)

@@ -19,17 +19,19 @@
 #include "view/report_agg.h"
 #include "view/report_view_int.h"
 
-/* A row of the table: one (process, module, symbol). */
+/* A row of the table: one (process, container, module, symbol). */
 struct row {
 	uint32_t comm, fkey;
+	uint32_t ctr;		/* the agg's container, 0: none */
 	uint64_t self, total;
 	size_t stamp;		/* 1 + the last pair counted in total: recursion counts once */
 	const char *comm_s, *mod_s, *sym_s;	/* set once interning is over */
+	const char *ctr_s;	/* the container id, NULL: none */
 };
 
-/* The row a frame counted in last, and for which comm (RPT_NONE: none yet). */
+/* The row a frame counted in last, and for which comm and container (RPT_NONE: none yet). */
 struct frow {
-	uint32_t comm, row;
+	uint32_t comm, ctr, row;
 };
 
 struct table {
@@ -91,14 +93,14 @@ static bool row_eq(const void *ctx, const void *key, uint64_t val)
 {
 	const struct row *a = &((const struct table *)ctx)->rows[val - 1], *b = key;
 
-	return a->comm == b->comm && a->fkey == b->fkey;
+	return a->comm == b->comm && a->fkey == b->fkey && a->ctr == b->ctr;
 }
 
-/* The index of the row (comm, fkey), created empty if new. */
-static int table__row(struct table *t, uint32_t comm, uint32_t fkey, uint32_t *id)
+/* The index of the row (comm, ctr, fkey), created empty if new. */
+static int table__row(struct table *t, uint32_t comm, uint32_t ctr, uint32_t fkey, uint32_t *id)
 {
-	struct row k = { .comm = comm, .fkey = fkey };
-	uint64_t h = hash_u64(hash_u64(1, comm), fkey), v;
+	struct row k = { .comm = comm, .fkey = fkey, .ctr = ctr };
+	uint64_t h = hash_u64(hash_u64(hash_u64(1, comm), fkey), ctr), v;
 	int err;
 
 	v = htab__find(&t->row_tab, h, row_eq, t, &k);
@@ -120,20 +122,20 @@ static int table__row(struct table *t, uint32_t comm, uint32_t fkey, uint32_t *i
  * for @comm.  Deep stacks repeat their frames in one process, so the row
  * a frame went to last is kept beside it: most lookups end there.
  */
-static int table__row_of(struct table *t, uint32_t comm, uint32_t frame, uint32_t *id)
+static int table__row_of(struct table *t, const struct pair *p, uint32_t frame, uint32_t *id)
 {
 	struct frow *last = frame != RPT_NONE ? &t->frame_row[frame] : NULL;
 	uint32_t fk;
 	int err;
 
-	if (last && last->comm == comm) {
+	if (last && last->comm == p->comm && last->ctr == p->ctr) {
 		*id = last->row;
 		return 0;
 	}
 	err = table__fkey(t, frame, &fk);
-	err = err ?: table__row(t, comm, fk, id);
+	err = err ?: table__row(t, p->comm, p->ctr, fk, id);
 	if (!err && last)
-		*last = (struct frow){ comm, *id };
+		*last = (struct frow){ p->comm, p->ctr, *id };
 	return err;
 }
 
@@ -150,7 +152,7 @@ static int table__count(struct table *t)
 		for (j = 0; j < (nr ? nr : 1); j++) {
 			struct row *row;
 
-			err = table__row_of(t, p->comm, nr ? ids[j] : RPT_NONE, &id);
+			err = table__row_of(t, p, nr ? ids[j] : RPT_NONE, &id);
 			if (err)
 				return err;
 			row = &t->rows[id];
@@ -183,6 +185,10 @@ static int key_cmp(const struct row *a, const struct row *b, uint8_t key)
 		return strcmp(a->mod_s, b->mod_s);
 	case VIEW_KEY_SYMBOL:
 		return strcmp(a->sym_s, b->sym_s);
+	case VIEW_KEY_CONTAINER:
+		if (!a->ctr_s || !b->ctr_s)
+			return !a->ctr_s - !b->ctr_s;
+		return strcmp(a->ctr_s, b->ctr_s);
 	default:
 		return 0;
 	}
@@ -239,10 +245,93 @@ static int table__frames(struct table *t, size_t nf)
 	return 0;
 }
 
+#define TABLE_CTR_LINES 20	/* containers listed above the table, at most */
+
+/* Kept samples per container (index 0: in none), into a new array; NULL when out of memory. */
+static uint64_t *ctr_counts(const struct table *t)
+{
+	uint64_t *n = calloc(ctr_map__nr(&t->a.ctrs) + 1, sizeof(*n));
+	size_t i;
+
+	for (i = 0; n && i < t->a.nr_pairs; i++)
+		n[t->a.pairs[i].ctr] += t->a.pairs[i].count;
+	return n;
+}
+
+/*
+ * "# container ID (RUNTIME): N samples, P%" for each container with kept
+ * samples, most first, and the samples in none: above the rows, which
+ * are one per process and function.  0 or -ENOMEM.
+ */
+static int print_containers(FILE *out, const struct table *t)
+{
+	size_t nc = ctr_map__nr(&t->a.ctrs), i, best, shown = 0;
+	uint64_t *n;
+
+	if (!nc || !t->a.total)
+		return 0;
+	n = ctr_counts(t);
+	if (!n)
+		return -ENOMEM;
+	while (shown < TABLE_CTR_LINES) {
+		for (best = 0, i = 1; i <= nc; i++)
+			if (n[i] && (!best || n[i] > n[best]))
+				best = i;
+		if (!best)
+			break;
+		fprintf(out, "# container %s (%s): %" PRIu64 " samples, %.2f%%\n",
+			ctr_map__id(&t->a.ctrs, (uint32_t)best), ctr_map__runtime(&t->a.ctrs, (uint32_t)best),
+			n[best], 100.0 * (double)n[best] / (double)t->a.total);
+		n[best] = 0;
+		shown++;
+	}
+	fprintf(out, "# in no container: %" PRIu64 " samples, %.2f%%\n", n[0],
+		100.0 * (double)n[0] / (double)t->a.total);
+	free(n);
+	return 0;
+}
+
+/* The column titles, then the first @nr rows; a container column (its short id) when a row has one. */
+static void print_rows(FILE *out, const struct table *t, size_t nr)
+{
+	size_t i, cw = strlen("process"), mw = strlen("module");
+	bool ctr = false;
+
+	for (i = 0; i < nr; i++) {
+		size_t c = strlen(t->rows[i].comm_s), m = strlen(t->rows[i].mod_s);
+
+		cw = c > cw ? (c < 16 ? c : 16) : cw;
+		mw = m > mw ? (m < 32 ? m : 32) : mw;
+		ctr |= t->rows[i].ctr_s != NULL;
+	}
+	if (!t->a.total) {
+		fprintf(out, "# no samples\n");
+		return;
+	}
+	fprintf(out, "# %6s %8s %9s  %-*s  ", "self%", "total%", "samples", (int)cw, "process");
+	if (ctr)
+		fprintf(out, "%-*s  ", CONTAINER_SHORT_LEN, "container");
+	fprintf(out, "%-*s  %s\n", (int)mw, "module", "symbol");
+	for (i = 0; i < nr; i++) {
+		const struct row *row = &t->rows[i];
+		char comm[64];
+
+		snprintf(comm, sizeof(comm), "%s", row->comm_s);
+		view__sanitize(comm, strlen(comm), false);
+		fprintf(out, "%7.2f%% %7.2f%% %9" PRIu64 "  %-*s  ",
+			100.0 * (double)row->self / (double)t->a.total,
+			100.0 * (double)row->total / (double)t->a.total, row->self, (int)cw, comm);
+		if (ctr)
+			fprintf(out, "%-*.*s  ", CONTAINER_SHORT_LEN, CONTAINER_SHORT_LEN,
+				row->ctr_s ? row->ctr_s : "-");
+		fprintf(out, "%-*s  %s\n", (int)mw, row->mod_s, row->sym_s);
+	}
+}
+
 int report_view__table(FILE *out, const struct report *r, const struct view_opts *o)
 {
 	struct table t = { .r = r, .namer = view__namer(o) };
-	size_t i, nr, cw = strlen("process"), mw = strlen("module");
+	size_t i, nr;
 	int err;
 
 	if (!out || !r)
@@ -258,34 +347,17 @@ int report_view__table(FILE *out, const struct report *r, const struct view_opts
 		row->comm_s = strtab__str(&t.a.comms, row->comm);
 		row->mod_s = strtab__str(&t.fkeys, row->fkey);
 		row->sym_s = row->mod_s + strlen(row->mod_s) + 1;
+		row->ctr_s = ctr_map__id(&t.a.ctrs, row->ctr);
 	}
 	if (t.nr_rows)
 		qsort_r(t.rows, t.nr_rows, sizeof(*t.rows), row_cmp, (void *)o);
 	nr = o && o->limit && o->limit < t.nr_rows ? o->limit : t.nr_rows;
-	for (i = 0; i < nr; i++) {
-		size_t c = strlen(t.rows[i].comm_s), m = strlen(t.rows[i].mod_s);
-
-		cw = c > cw ? (c < 16 ? c : 16) : cw;
-		mw = m > mw ? (m < 32 ? m : 32) : mw;
-	}
 	view__print_header(out, r, o, t.a.total, &t.unnamed);
+	err = print_containers(out, &t);
+	if (err)
+		goto out;
 	print_order(out, o, nr, t.nr_rows);
-	if (!t.a.total)
-		fprintf(out, "# no samples\n");
-	else
-		fprintf(out, "# %6s %8s %9s  %-*s  %-*s  %s\n", "self%", "total%", "samples",
-			(int)cw, "process", (int)mw, "module", "symbol");
-	for (i = 0; i < nr && t.a.total; i++) {
-		const struct row *row = &t.rows[i];
-		char comm[64];
-
-		snprintf(comm, sizeof(comm), "%s", row->comm_s);
-		view__sanitize(comm, strlen(comm), false);
-		fprintf(out, "%7.2f%% %7.2f%% %9" PRIu64 "  %-*s  %-*s  %s\n",
-			100.0 * (double)row->self / (double)t.a.total,
-			100.0 * (double)row->total / (double)t.a.total, row->self,
-			(int)cw, comm, (int)mw, row->mod_s, row->sym_s);
-	}
+	print_rows(out, &t, nr);
 	if (fflush(out) || ferror(out))
 		err = -EIO;
 out:

@@ -29,9 +29,12 @@ const char *view__frame_name(const struct view_opts *o, const struct report *r,
  * The default view: a header with the recording's facts (duration, event
  * and frequency, samples, losses by cause, the filters and kernel-symbol
  * override in effect, the share of unnamed frames by reason), then one
- * row per (process, module, symbol): self %, total %, samples (self),
- * process, module, symbol, sorted by @o's keys then by self, total,
- * symbol, process, module; at most @o->limit rows.  0 or -errno.
+ * row per (process, container, module, symbol): self %, total %, samples
+ * (self), process, container (a column only when a row is in one),
+ * module, symbol, sorted by @o's keys then by self, total, symbol,
+ * process, module; at most @o->limit rows.  When the recording has
+ * containers, a line per container with its samples comes first.
+ * 0 or -errno.
  */
 int report_view__table(FILE *out, const struct report *r, const struct view_opts *o);
 

@@ -25,6 +25,7 @@ static const struct {
 	{ "dso", VIEW_KEY_MODULE },
 	{ "symbol", VIEW_KEY_SYMBOL },
 	{ "sym", VIEW_KEY_SYMBOL },
+	{ "container", VIEW_KEY_CONTAINER },
 };
 
 #define NR_KEY_NAMES (sizeof(key_names) / sizeof(key_names[0]))
@@ -53,7 +54,7 @@ int view_sort__parse(struct view_opts *o, const char *spec, char *err, size_t er
 				break;
 		if (i == NR_KEY_NAMES) {
 			snprintf(err, errlen, "unknown sort key '%.*s' (keys: self, samples, total, "
-				 "comm, process, module, dso, symbol, sym)", (int)(len < 64 ? len : 64), p);
+				 "comm, process, module, dso, symbol, sym, container)", (int)(len < 64 ? len : 64), p);
 			return -EINVAL;
 		}
 		if (memchr(keys, key_names[i].key, nr)) {
@@ -85,10 +86,26 @@ bool view__comm_ok(const struct view_opts *o, const char *comm)
 	return false;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+bool view__cgroup_ok(const struct view_opts *o, uint64_t cg)
+{
+	if (!o || !o->container)
+		return true;
+	return o->cgroups && bsearch(&cg, o->cgroups, o->nr_cgroups, sizeof(cg), u64_cmp);
+}
+
 int view__keep(const struct view_opts *o, const struct rpt_sample *s)
 {
 	size_t i;
 
+	if (!view__cgroup_ok(o, s->cgroup))
+		return 0;
 	if (o && o->pids && o->nr_pids) {
 		for (i = 0; i < o->nr_pids && o->pids[i] != s->pid; i++)
 			;

@@ -23,6 +23,7 @@ enum view_key {
 	VIEW_KEY_COMM,		/* process name, A to Z ("comm", "process") */
 	VIEW_KEY_MODULE,	/* module, A to Z ("module", "dso") */
 	VIEW_KEY_SYMBOL,	/* symbol, A to Z ("symbol", "sym") */
+	VIEW_KEY_CONTAINER,	/* container id, A to Z, rows in none last ("container") */
 	VIEW_KEY_MAX,
 };
 
@@ -35,6 +36,13 @@ struct view_opts {
 	const struct frame_namer *namer;	/* names overriding the recorded ones; NULL: none */
 	uint8_t sort[VIEW_KEY_MAX];	/* enum view_key, first the most significant */
 	size_t nr_sort;			/* 0: by self */
+	/*
+	 * --container: the full id (NULL: no filter), and the cgroups of the
+	 * recording in it, sorted (view_ctr__resolve); only their samples pass.
+	 */
+	const char *container;
+	const uint64_t *cgroups;
+	size_t nr_cgroups;
 };
 
 /*
@@ -53,6 +61,9 @@ const struct frame_namer *view__namer(const struct view_opts *o);
 
 /* Whether @comm passes @o's --comm filter (always when @o or its list is empty). */
 bool view__comm_ok(const struct view_opts *o, const char *comm);
+
+/* Whether cgroup @cg passes @o's --container filter (always without one). */
+bool view__cgroup_ok(const struct view_opts *o, uint64_t cg);
 
 /* Whether sample @s passes the filters of @o. */
 int view__keep(const struct view_opts *o, const struct rpt_sample *s);

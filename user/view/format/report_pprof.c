@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "report/container.h"
 #include "view/format/report_pprof.h"
 #include "view/format/report_pprof_int.h"
 
@@ -360,13 +361,33 @@ static int pprof__add(struct pprof *p, const struct psample *k)
 	return 0;
 }
 
+/*
+ * The labels of cgroup @cg: "cgroup", its path when the recording names
+ * it, else its id in decimal (older files), and "container_id", the
+ * container that path names (0: none).
+ */
+static int pprof__cgroup(struct pprof *p, uint64_t cg, uint32_t *cgroup, uint32_t *ctr)
+{
+	const char *path = report__cgroup_path(p->r, cg);
+	struct container_id c;
+	int err;
+
+	*ctr = 0;
+	if (!path)
+		return strs__printf(&p->strs, cgroup, "%" PRIu64, cg);
+	err = strs__clean(&p->strs, path, cgroup);
+	if (!err && container__from_cgroup(path, &c))
+		err = strs__add(&p->strs, c.id, CONTAINER_ID_LEN, ctr);
+	return err;
+}
+
 /* Pass one: the kept samples, aggregated, and everything they refer to. */
 static int pprof__collect(struct pprof *p)
 {
 	size_t i, nr = report__nr_samples(p->r);
 	const char *last_comm = NULL;
 	uint64_t last_cgroup = 0;
-	uint32_t comm = 0, cgroup = 0;
+	uint32_t comm = 0, cgroup = 0, ctr = 0;
 	int err = 0;
 
 	for (i = 0; i < nr && !err; i++) {
@@ -383,14 +404,15 @@ static int pprof__collect(struct pprof *p)
 			last_comm = c;
 		}
 		if (s->cgroup != last_cgroup) {
-			err = strs__printf(&p->strs, &cgroup, "%" PRIu64, s->cgroup);
+			err = pprof__cgroup(p, s->cgroup, &cgroup, &ctr);
 			if (err)
 				break;
 			last_cgroup = s->cgroup;
 		}
 		err = pprof__add(p, &(struct psample){ .stack = s->stack, .pid = s->pid,
 							.tid = s->tid, .comm = comm,
-							.cgroup = s->cgroup ? cgroup : 0 });
+							.cgroup = s->cgroup ? cgroup : 0,
+							.ctr = s->cgroup ? ctr : 0 });
 	}
 	return err;
 }
@@ -412,6 +434,7 @@ static int pprof__header_strings(struct pprof *p)
 	err = err ?: strs__add(s, "tid", 3, &p->s_tid);
 	err = err ?: strs__add(s, "comm", 4, &p->s_comm);
 	err = err ?: strs__add(s, "cgroup", 6, &p->s_cgroup);
+	err = err ?: strs__add(s, "container_id", 12, &p->s_ctr);
 	err = err ?: strs__printf(s, &p->comments[p->nr_comments++],
 				  "bpfsym recording: host %s, kernel %s, boot id %s", h->hostname,
 				  h->release, h->boot_id);

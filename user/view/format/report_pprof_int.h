@@ -27,6 +27,7 @@ struct strs {
 struct psample {
 	uint32_t stack, pid, tid;
 	uint32_t comm, cgroup;	/* string ids; 0: no label */
+	uint32_t ctr;		/* container_id's string id, 0: none (follows from cgroup) */
 	uint64_t count;
 };
 
@@ -70,7 +71,7 @@ struct pprof {
 	uint32_t max_depth;	/* of the stacks kept */
 	uint64_t kept;
 	/* String ids the header uses. */
-	uint32_t s_samples, s_count, s_cpu, s_ns, s_pid, s_tid, s_comm, s_cgroup;
+	uint32_t s_samples, s_count, s_cpu, s_ns, s_pid, s_tid, s_comm, s_cgroup, s_ctr;
 	uint32_t comments[5];
 	size_t nr_comments;
 };

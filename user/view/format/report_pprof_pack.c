@@ -206,7 +206,7 @@ static void emit_samples(struct gz_sink *s, const struct pprof *p, uint64_t *loc
 	uint64_t period = report__header(p->r)->freq ? 1000000000 / report__header(p->r)->freq : 0;
 	pb_profile m = PERFTOOLS__PROFILES__PROFILE__INIT;
 	pb_sample sm = PERFTOOLS__PROFILES__SAMPLE__INIT, *smp = &sm;
-	pb_label lb[4], *lbp[4];
+	pb_label lb[5], *lbp[5];
 	int64_t values[2];
 	size_t i, k;
 
@@ -216,7 +216,7 @@ static void emit_samples(struct gz_sink *s, const struct pprof *p, uint64_t *loc
 	sm.n_value = 2;
 	sm.value = values;
 	sm.label = lbp;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		lbp[i] = &lb[i];
 	for (i = 0; i < p->nr_samples && !s->err; i++) {
 		const struct psample *x = &p->samples[i];
@@ -230,7 +230,7 @@ static void emit_samples(struct gz_sink *s, const struct pprof *p, uint64_t *loc
 		sm.n_location_id = nr;
 		values[0] = (int64_t)(x->count > INT64_MAX ? INT64_MAX : x->count);
 		values[1] = sat_mul(x->count, period);
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < 5; k++)
 			lb[k] = (pb_label)PERFTOOLS__PROFILES__LABEL__INIT;
 		k = 0;
 		lb[k].key = p->s_pid;
@@ -244,6 +244,10 @@ static void emit_samples(struct gz_sink *s, const struct pprof *p, uint64_t *loc
 		if (x->cgroup) {
 			lb[k].key = p->s_cgroup;
 			lb[k++].str = x->cgroup;
+		}
+		if (x->ctr) {
+			lb[k].key = p->s_ctr;
+			lb[k++].str = x->ctr;
 		}
 		sm.n_label = k;
 		sink__pack(s, &m);
