@@ -341,7 +341,9 @@ static int switch_now(struct rotate *rot)
 	err = open_next(rot, mono, wall, !old);
 	if (err) {
 		log_once(rot, err, "opening it failed");
-		enter_gap(rot, mono);
+		/* A gap already begun goes on: its count of unwritten samples runs from its start. */
+		if (old)
+			enter_gap(rot, mono);
 	} else if (rot->logged_err) {
 		pr_warn("bpfsym: '%s': writing again\n", rot->env.output);
 		rot->logged_err = 0;
