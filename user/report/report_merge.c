@@ -135,7 +135,8 @@ static int merge_stack(struct merger *g, const struct report *r, uint32_t sid, u
 	    rpt_grow((void **)&m->stack_data, &m->cap_stack_data, m->nr_stack_data + s->nr,
 		     sizeof(*m->stack_data)))
 		return -ENOMEM;
-	ids = m->stack_data + m->nr_stack_data;
+	/* An empty stack may come before any storage exists: no pointer arithmetic on NULL. */
+	ids = s->nr ? m->stack_data + m->nr_stack_data : NULL;
 	for (i = 0; i < s->nr; i++) {
 		ids[i] = g->map_frames[r->stack_data[s->off + i]];
 		h = hash_u64(h, ids[i]);
