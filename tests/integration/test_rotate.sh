@@ -14,8 +14,8 @@
 #     0, 3 complete files, the last with an END record.
 #   rotate_sigusr2_ignored: without --switch-output SIGUSR2 changes
 #     nothing: the recording goes on, one complete file, status 0.
-#   rotate_no_loss: per-file samples add up to the summary line's count,
-#     and no sample was left unread; the files' time ranges (perf script's
+#   rotate_no_loss: per-file samples add up to the summary line's count
+#     and to the BPF side's count of samples put in the ring buffer; the files' time ranges (perf script's
 #     times) follow each other without overlap; the merged report has the
 #     sum of the samples and, per folded stack, the sum of the counts.
 #   rotate_merge_views: every format reads the merge (--folded, --pprof,
@@ -51,7 +51,7 @@ rotated() {
 
 # hdr_samples DATA: the "# samples: N" of DATA's report (empty on failure).
 hdr_samples() {
-	run_to 60 "$BPFSYM" report "$1" --limit 1 2> /dev/null | awk '/^# samples: / { sub(/,$/, "", $3); print $3 }'
+	run_to 60 "$BPFSYM" report "$1" --limit 1 2> /dev/null | awk '/^# samples: / { print $3 + 0 }'
 }
 
 # complete_all NAME DIR FILES: every one of FILES (in DIR; its reports in DIR.aux) reads without a
@@ -212,10 +212,12 @@ fi
 name=integration/rotate_no_loss
 D=$T/loss
 mkdir -p "$D" "$D.aux"
-run_to 60 "$BPFSYM" record -a -F 199 -q --switch-output=1s -d 4.5 -o "$D/r.data" 2> "$D/err"
+# -v: the debug line with the BPF side's own count of the samples it put in the ring buffer.
+run_to 60 "$BPFSYM" record -a -F 199 -q -v --switch-output=1s -d 4.5 -o "$D/r.data" 2> "$D/err"
 rc=$?
 files=$(rotated "$D" r.data)
 total=$(summary "$D/err" 1)
+bpf=$(sed -n 's/^bpfsym: samples: \([0-9]*\) put in the ring buffer.*/\1/p' "$D/err")
 sum=0
 prev_max=0
 overlap=
@@ -233,19 +235,22 @@ for f in $files; do
 	prev_max=${range#* }
 done
 run_to 60 "$BPFSYM" report $(for f in $files; do echo "$D/$f"; done) --limit 1 > "$D.aux/merged.rep" 2> "$D.aux/merged.err"
-merged=$(awk '/^# samples: / { print $3 }' "$D.aux/merged.rep")
+merged=$(awk '/^# samples: / { print $3 + 0 }' "$D.aux/merged.rep")
 # Per stack: the merged folded counts against the per-file ones summed.
 for f in $files; do "$BPFSYM" report "$D/$f" --folded; done |
 	awk '{ n = $NF; $NF = ""; c[$0] += n } END { for (k in c) print k c[k] }' | sort > "$D.aux/sum.folded"
 "$BPFSYM" report $(for f in $files; do echo "$D/$f"; done) --folded |
 	awk '{ n = $NF; $NF = ""; c[$0] += n } END { for (k in c) print k c[k] }' | sort > "$D.aux/merged.folded"
-note "no loss: $(echo "$files" | grep -c .) files, per-file samples $sum, summary $total, merged $merged"
+note "no loss: $(echo "$files" | grep -c .) files, per-file samples $sum, summary $total, BPF counter ${bpf:-none}, merged $merged"
 if [ $rc -ne 0 ]; then
 	fail "$name" "status $rc"
 	show "$D/err"
 elif [ -z "$total" ] || [ "$sum" -ne "$total" ] || [ "$sum" -eq 0 ]; then
 	fail "$name" "the files hold $sum samples, the summary line says ${total:-nothing}"
 	show "$D/err"
+elif [ "${bpf:-x}" != "$sum" ]; then
+	fail "$name" "the BPF side put ${bpf:-an unknown number of} samples in the ring buffer, the files hold $sum"
+	grep '^bpfsym: ' "$D/err" | show
 elif grep -q 'were not read' "$D/err"; then
 	fail "$name" "samples left unread in the ring buffer: $(grep 'were not read' "$D/err")"
 elif [ -n "$overlap" ]; then
@@ -269,7 +274,7 @@ for fmt in "--folded" "--perf-script" "--sort total,comm --limit 5" "--pprof $D.
 done
 # The same through -i and a glob bpfsym expands.
 run_to 60 "$BPFSYM" report -i "$D/r.data.*" --limit 1 > "$D.aux/glob.rep" 2> "$D.aux/glob.err" || err="$err [-i glob: status $?]"
-g=$(awk '/^# samples: / { print $3 }' "$D.aux/glob.rep")
+g=$(awk '/^# samples: / { print $3 + 0 }' "$D.aux/glob.rep")
 [ "$g" = "$sum" ] || err="$err [-i glob: $g samples, expected $sum]"
 # A truncated copy of one file among them: said, the rest still merged.
 first=$(echo "$files" | head -1)
@@ -314,7 +319,7 @@ else
 		run_to 60 "$BPFSYM" report "$D/$f" --limit 1 > "$T/full.$f.rep" 2>/dev/null
 		u=$(awk '/samples not written/ { for (i = 1; i < NF; i++) if ($(i+1) == "samples" && $(i+2) == "not") print $i }' "$T/full.$f.rep" | tr -dc 0-9)
 		unw=$((unw + ${u:-0}))
-		s=$(awk '/^# samples: / { print $3 }' "$T/full.$f.rep")
+		s=$(awk '/^# samples: / { print $3 + 0 }' "$T/full.$f.rep")
 		inf=$((inf + ${s:-0}))
 	done
 	written=$(summary "$T/full.err" 1)

@@ -652,6 +652,9 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 		 (unsigned long long)mst->exits, (unsigned long long)ist->model_misses,
 		 (unsigned long long)mst->pin_errors, (unsigned long long)mst->map_errors,
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
+	pr_debug("bpfsym: samples: %llu put in the ring buffer, %llu read, %llu written\n",
+		 (unsigned long long)stats[BPFSYM_STAT_SAMPLES], (unsigned long long)ist->symbolized,
+		 (unsigned long long)ist->samples);
 }
 
 /* The END record's fields: ingest's counts, the BPF side's counters. */
