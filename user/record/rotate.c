@@ -58,7 +58,7 @@ struct rotate {
 	uint64_t written;		/* samples that reached a file */
 	uint64_t nr_files, nr_deleted;
 	uint64_t bytes;			/* of the rotated files, when each was renamed */
-	char **kept;			/* rotated names, a ring of o.max_files (all when 0) */
+	char **kept;			/* rotated names, a ring of o.max_files (none when 0) */
 	size_t nr_kept, cap_kept, first_kept;
 	char last[PATH_MAX];		/* the newest rotated name */
 	int logged_err;			/* the error last logged, so a full disk is said once */
@@ -99,7 +99,7 @@ void rotate__free(struct rotate *rot)
 	if (!rot)
 		return;
 	for (i = 0; i < rot->nr_kept; i++)
-		free(rot->kept[(rot->first_kept + i) % rot->cap_kept]);
+		free(rot->kept[i]);
 	free(rot->kept);
 	free(rot);
 }
@@ -133,16 +133,22 @@ static void name_at(const struct rotate *rot, uint64_t wall_ns, char *buf, size_
 		 (unsigned int)(wall_ns / NSEC_PER_MSEC % 1000));
 }
 
-/* Remember @name as rotated; past --switch-max-files, delete the oldest.  0 or -ENOMEM. */
+/*
+ * Remember @name as rotated, in a ring of --switch-max-files names; once
+ * it is full, delete the oldest.  Without the option nothing is kept: a
+ * recording of weeks makes no list that grows.  0 or -ENOMEM.
+ */
 static int keep(struct rotate *rot, const char *name)
 {
-	size_t cap = rot->o.max_files ? rot->o.max_files : (rot->cap_kept ? 2 * rot->cap_kept : 64);
-	char *copy = strdup(name), **v;
-	size_t i;
+	size_t cap;
+	char *copy, **v;
 
+	if (!rot->o.max_files)
+		return 0;
+	copy = strdup(name);
 	if (!copy)
 		return -ENOMEM;
-	if (rot->o.max_files && rot->nr_kept == rot->o.max_files) {
+	if (rot->nr_kept == rot->o.max_files) {
 		char *old = rot->kept[rot->first_kept];
 
 		if (unlink(old) && errno != ENOENT)
@@ -151,23 +157,22 @@ static int keep(struct rotate *rot, const char *name)
 			rot->nr_deleted++;
 		free(old);
 		rot->kept[rot->first_kept] = copy;
-		rot->first_kept = (rot->first_kept + 1) % rot->cap_kept;
+		rot->first_kept = (rot->first_kept + 1) % rot->nr_kept;
 		return 0;
 	}
+	/* Grown as files come (N may be large), so the ring starts at 0 until it is full. */
 	if (rot->nr_kept == rot->cap_kept) {
-		v = malloc(cap * sizeof(*v));
+		cap = rot->cap_kept ? 2 * rot->cap_kept : 16;
+		cap = cap < rot->o.max_files ? cap : rot->o.max_files;
+		v = realloc(rot->kept, cap * sizeof(*v));
 		if (!v) {
 			free(copy);
 			return -ENOMEM;
 		}
-		for (i = 0; i < rot->nr_kept; i++)
-			v[i] = rot->kept[(rot->first_kept + i) % rot->cap_kept];
-		free(rot->kept);
 		rot->kept = v;
 		rot->cap_kept = cap;
-		rot->first_kept = 0;
 	}
-	rot->kept[(rot->first_kept + rot->nr_kept++) % rot->cap_kept] = copy;
+	rot->kept[rot->nr_kept++] = copy;
 	return 0;
 }
 
