@@ -319,7 +319,7 @@ int rotate__drop(struct rotate *rot, int err)
  */
 static int switch_now(struct rotate *rot)
 {
-	uint64_t mono, wall, samples = 0;
+	uint64_t start = now_ns(CLOCK_MONOTONIC), mono, wall, samples = 0;
 	struct report_writer *old;
 	struct rpt_header cum;
 	int err;
@@ -356,6 +356,8 @@ static int switch_now(struct rotate *rot)
 	/* The new file (or none) takes the samples now; the old one gets its END. */
 	if (old && (err = close_file(rot, old, samples, &cum)))
 		log_once(rot, err, "finishing the file before failed");
+	pr_debug("bpfsym: switched to a new '%s' in %.2f ms (drain to END)\n", rot->env.output,
+		 (now_ns(CLOCK_MONOTONIC) - start) / 1e6);
 	return 0;
 }
 
