@@ -365,23 +365,21 @@ int rotate__tick(struct rotate *rot)
 {
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
 	struct report_writer *w = *rot->env.w;
-	bool due = false;
+	bool due = switch_signal;
 
-	if (switch_signal) {
-		switch_signal = 0;
-		due = true;
+	switch_signal = 0;
+	if (!w) {
+		/* No file: a try every ROTATE_RETRY_NS (or at a signal), not at every loop. */
+		if (!due && now < rot->retry_at)
+			return 0;
+		rot->retry_at = now + ROTATE_RETRY_NS;
+		return switch_now(rot);
 	}
 	if (rot->o.mode == ROTATE_TIME && now - rot->file_start >= rot->o.time_ns)
 		due = true;
-	if (rot->o.mode == ROTATE_SIZE && w && report_writer__bytes(w) >= rot->o.size)
+	if (rot->o.mode == ROTATE_SIZE && report_writer__bytes(w) >= rot->o.size)
 		due = true;
-	if (!w && now >= rot->retry_at)
-		due = true;
-	if (!due)
-		return 0;
-	if (!w)
-		rot->retry_at = now + ROTATE_RETRY_NS;
-	return switch_now(rot);
+	return due ? switch_now(rot) : 0;
 }
 
 int rotate__finish(struct rotate *rot, const struct rpt_header *final)
