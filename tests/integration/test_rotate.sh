@@ -25,11 +25,14 @@
 #     the recorder goes on, writing resumes after the filler is deleted,
 #     a later file's END counts the samples not written, and the summary
 #     line's written + unwritten are every sample read; status 0.
+#   rotate_disk_full_at_end: still full when SIGINT comes: status 1 and a
+#     line saying how many samples were not written (no file can say it).
 #   rotate_bad_options: nonsense values, one line each and status 2.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/rotate_time integration/rotate_size integration/rotate_signal \
 	integration/rotate_sigusr2_ignored integration/rotate_no_loss \
-	integration/rotate_merge_views integration/rotate_disk_full integration/rotate_bad_options
+	integration/rotate_merge_views integration/rotate_disk_full integration/rotate_disk_full_at_end \
+	integration/rotate_bad_options
 
 MNTS=
 unmount_all() {
@@ -346,6 +349,39 @@ else
 	elif [ "${written:-0}" -ne "$inf" ]; then
 		fail "$name" "the summary says ${written:-0} samples written, the files hold $inf (a file given up reads up to its last block)"
 		show "$T/full.err"
+	else
+		pass "$name"
+	fi
+fi
+
+# ---- still full when the recording ends: no file can say what was lost
+name=integration/rotate_disk_full_at_end
+D=$T/full2
+if ! mkdir -p "$D" || ! mount -t tmpfs -o size=4m none "$D" 2> "$T/mount.err"; then
+	skip "$name" "cannot mount a tmpfs: $(cat "$T/mount.err")"
+else
+	MNTS="$D $MNTS"
+	bg_start "$BPFSYM" record -a -F 999 -q --switch-output=1s -o "$D/r.data" 2> "$T/full2.err"
+	rec=$BG_PID
+	data=$D/r.data
+	REC=$rec
+	wait_until 30 rec_started
+	wait_until 10 nrot 1
+	dd if=/dev/zero of="$D/filler" bs=4096 2>/dev/null
+	wait_until 10 grep -q 'No space left' "$T/full2.err"
+	sleep 1
+	kill -INT "$rec" 2>/dev/null
+	reap "$rec"
+	note "full at the end: status $REAP_RC: $(tr '\n' '|' < "$T/full2.err")"
+	if [ "$REAP_RC" -ne 1 ]; then
+		fail "$name" "status $REAP_RC, expected 1 (samples were lost and no file says so)"
+		show "$T/full2.err"
+	elif ! grep -Eq 'the last [1-9][0-9]* samples were not written' "$T/full2.err"; then
+		fail "$name" "no line says how many samples were not written"
+		show "$T/full2.err"
+	elif [ "$(nlines "$T/full2.err")" -ne 2 ]; then
+		fail "$name" "$(nlines "$T/full2.err") lines on stderr, expected 2 (the full disk, then what was lost)"
+		show "$T/full2.err"
 	else
 		pass "$name"
 	fi

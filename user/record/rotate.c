@@ -390,8 +390,10 @@ int rotate__finish(struct rotate *rot, const struct rpt_header *final)
 
 	/* No file at the end: one more try, so an END says what was not written. */
 	if (!w && (err = open_next(rot, mono, wall, true))) {
+		const struct ingest_stats *st = ingest__stats(rot->env.ing);
+
 		pr_err("bpfsym: '%s': %s: the last %llu samples were not written\n", rot->env.output,
-		       strerror(-err), (unsigned long long)rot->unwritten);
+		       strerror(-err), (unsigned long long)(rot->unwritten + st->symbolized - st->samples - rot->gap_base));
 		return err;
 	}
 	w = *rot->env.w;
