@@ -22,7 +22,7 @@
 
 static const char record_usage[] =
 "Usage: bpfsym [record] [TARGET] [OPTIONS] [-- COMMAND [ARGS...]]\n"
-"       bpfsym report [FILE] [OPTIONS]\n"
+"       bpfsym report [FILE...] [OPTIONS]\n"
 "       bpfsym symbolize (--elf FILE | --pid PID | --kernel) [ADDR...]\n"
 "\n"
 "Sample kernel and user stacks of the whole system, some processes, or a\n"
