@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * `bpfsym report [FILE] [OPTIONS]`: parse the command line, then print the
+ * `bpfsym report [FILE...] [OPTIONS]`: parse the command line, read the file
+ * (several: merged into one, report/report_merge.c), then print the
  * recording in the format asked (view/format/formats.h) with the namers
  * asked (--kallsyms, --symfs).
  */
