@@ -3,7 +3,8 @@
  * libFuzzer target for the report reader (and the views, which trust what
  * the reader accepted).
  *
- * Every input is read as a whole bpfsym.data file.  That alone would leave
+ * Every input is read as a whole bpfsym.data file, and what reads is
+ * merged with a second copy of itself (`report FILE...`).  That alone would leave
  * the record parser nearly unreached: each block is a zstd frame with a
  * content checksum, so almost any mutation inside it is rejected before a
  * record is looked at.  So an input whose first byte is not the file
@@ -229,6 +230,32 @@ static void views(const struct report *r)
 	report_script__write(devnull, r, &some);
 }
 
+/*
+ * @r merged with a second reading of the same bytes (report__merge, the
+ * reader of `report FILE...`): twice the samples, no more modules or
+ * frames than one copy has (the copy's are the same identities), no
+ * warning, and every view works on it.  Consumes @r.
+ */
+static void merged(struct report *r, const uint8_t *data, size_t len)
+{
+	size_t ns = report__nr_samples(r), nm = report__nr_modules(r), nf = report__nr_frames(r);
+	struct report *v[2] = { r, report__open_mem(data, len, NULL, 0) }, *m;
+	char warn[256] = "x";
+
+	CHECK(v[1]);
+	m = report__merge(v, 2, warn, sizeof(warn));
+	if (!m) {
+		CHECK(errno == ENOMEM || errno == E2BIG);
+		return;
+	}
+	CHECK(!warn[0]);
+	CHECK(report__nr_samples(m) == 2 * ns);
+	CHECK(report__nr_modules(m) <= nm && report__nr_frames(m) <= nf);
+	walk(m);
+	views(m);
+	report__free(m);
+}
+
 static void check(const uint8_t *data, size_t len)
 {
 	char err[256] = "";
@@ -244,7 +271,7 @@ static void check(const uint8_t *data, size_t len)
 	walk(r);
 	views(r);
 	container_views(r);
-	report__free(r);
+	merged(r, data, len);	/* consumes r */
 }
 
 /* Records mode (see the top of the file): the file the chunks make, or NULL. */

@@ -253,6 +253,65 @@ out:
 	rec_close(&r);
 }
 
+/*
+ * Each writer's samples are timed from its own header's start_mono_ns (a
+ * rotated file's start, a tap's window): the first file from START_NS, a
+ * second from START_NS + 25, a tap from START_NS + 28; a sample taken
+ * before a file began (read after the switch) is at that file's time 0.
+ */
+static void test_time_base(void)
+{
+	char p2[PATH_MAX + 32] = "", pt[PATH_MAX + 32] = "";
+	struct report_writer *w2 = NULL, *tap = NULL;
+	struct report *r2 = NULL, *rt = NULL;
+	struct rpt_header h;
+	struct rec r;
+
+	if (!rec_open(&r, "tbase", false))
+		goto out;
+	task_ev(&r, BPFSYM_EV_FORK, PID, 1, 1);
+	map_lib(&r, PID, our_mnt_ns, 2);
+	ASSERT_OK(feed_chain(&r, START_NS + 10), "to the first file");
+	h = r.hdr;
+	h.start_mono_ns = START_NS + 25;
+	snprintf(p2, sizeof(p2), "%s/tbase2.data", dir);
+	w2 = report_writer__open(p2, &h);
+	h.start_mono_ns = START_NS + 28;
+	snprintf(pt, sizeof(pt), "%s/tbase_tap.data", dir);
+	tap = report_writer__open(pt, &h);
+	if (!ASSERT_OK_PTR(w2, "second file") || !ASSERT_OK_PTR(tap, "tap"))
+		goto out;
+	ASSERT_OK(ingest__set_writer(r.in, w2), "swap");
+	if (!rec_finish(&r))
+		goto out;
+	ASSERT_OK(ingest__add_writer(r.in, tap), "add the tap");
+	ASSERT_OK(feed_chain(&r, START_NS + 20), "taken before the second file began");
+	ASSERT_OK(feed_chain(&r, START_NS + 30), "after");
+	ASSERT_OK(ingest__remove_writer(r.in, tap), "remove the tap");
+	ASSERT_OK(report_writer__close(tap, &h), "close the tap");
+	tap = NULL;
+	ASSERT_OK(report_writer__close(w2, &h), "close the second file");
+	w2 = NULL;
+	r2 = read_back(p2);
+	rt = read_back(pt);
+	if (!r2 || !rt || !ASSERT_EQ(report__nr_samples(r2), (size_t)2, "second file") ||
+	    !ASSERT_EQ(report__nr_samples(rt), (size_t)2, "tap"))
+		goto out;
+	ASSERT_EQ(report__sample(r.rpt, 0)->time, (uint64_t)10, "first file: from START_NS");
+	ASSERT_EQ(report__sample(r2, 0)->time, (uint64_t)0, "second file: taken before it, at its 0");
+	ASSERT_EQ(report__sample(r2, 1)->time, (uint64_t)5, "second file: from START_NS + 25");
+	ASSERT_EQ(report__sample(rt, 0)->time, (uint64_t)0, "tap: taken before it, at its 0");
+	ASSERT_EQ(report__sample(rt, 1)->time, (uint64_t)2, "tap: from START_NS + 28");
+out:
+	report__free(r2);
+	report__free(rt);
+	report_writer__abort(w2);
+	report_writer__abort(tap);
+	unlink(p2);
+	unlink(pt);
+	rec_close(&r);
+}
+
 int main(void)
 {
 	char log[sizeof(dir) + 16], why[512];
@@ -268,6 +327,7 @@ int main(void)
 	RUN_TEST(test_swap_and_tap);
 	RUN_TEST(test_no_file);
 	RUN_TEST(test_tap_error);
+	RUN_TEST(test_time_base);
 	cleanup();
 	return TEST_EXIT();
 }

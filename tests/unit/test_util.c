@@ -94,10 +94,40 @@ static void test_size(void)
 	}
 }
 
+static void test_duration(void)
+{
+	static const struct {
+		const char *s;
+		int err;
+		uint64_t v;
+	} v[] = {
+		{ "1s", 0, 1000000000ull }, { "0s", 0, 0 }, { "90s", 0, 90000000000ull },
+		{ "5m", 0, 300000000000ull }, { "2h", 0, 7200000000000ull }, { "1d", 0, 86400000000000ull },
+		{ "53375d", 0, 53375ull * 86400 * 1000000000ull },
+		{ "", -EINVAL, 0 }, { "s", -EINVAL, 0 }, { "10", -EINVAL, 0 }, { "10M", -EINVAL, 0 },
+		{ "1S", -EINVAL, 0 }, { "1ms", -EINVAL, 0 }, { "-1s", -EINVAL, 0 }, { "1.5h", -EINVAL, 0 },
+		{ " 1s", -EINVAL, 0 }, { "1s ", -EINVAL, 0 }, { "1w", -EINVAL, 0 },
+		{ "53376d", -ERANGE, 0 }, { "4611686019s", -ERANGE, 0 },
+		{ "99999999999999999999999s", -ERANGE, 0 },
+	};
+	uint64_t out;
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		out = 77;
+		if (!ASSERT_EQ(parse_duration_ns(v[i].s, &out), v[i].err, v[i].s))
+			return;
+		if (!ASSERT_EQ(out, v[i].err ? (uint64_t)77 : v[i].v, v[i].s))
+			return;
+	}
+	ASSERT_EQ(parse_duration_ns(NULL, &out), -EINVAL, "NULL");
+}
+
 int main(void)
 {
 	RUN_TEST(test_mmap_pages_good);
 	RUN_TEST(test_mmap_pages_bad);
 	RUN_TEST(test_size);
+	RUN_TEST(test_duration);
 	return TEST_EXIT();
 }

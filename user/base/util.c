@@ -147,6 +147,32 @@ int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+int parse_duration_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		char unit;
+		uint64_t secs;
+	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 }, { 'd', 86400 } };
+	uint64_t v = 0, limit = (1ull << 62) / 1000000000ull;
+	size_t i;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > limit)
+			return -ERANGE;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]) && units[i].unit != *s; i++)
+		;
+	if (i == sizeof(units) / sizeof(units[0]) || s[1])
+		return -EINVAL;
+	if (v > limit / units[i].secs)
+		return -ERANGE;
+	*ns = v * units[i].secs * 1000000000ull;
+	return 0;
+}
+
 int parse_mmap_pages(const char *s, uint64_t page_size, uint64_t *pages)
 {
 	static const struct {

@@ -55,6 +55,13 @@ int parse_seconds(const char *s, double *out);
  */
 int parse_size(const char *s, uint64_t *out);
 
+/*
+ * A duration as perf's --switch-output writes one: decimal digits and a
+ * unit s, m, h or d (lower case: M is a size), into *@ns.  0, -EINVAL
+ * (malformed, no unit), or -ERANGE (past 2^62 ns, 146 years).
+ */
+int parse_duration_ns(const char *s, uint64_t *ns);
+
 /* Ring-buffer sizes allowed by -m/--mmap-pages: 1 page to 1 GiB. */
 #define MMAP_PAGES_MAX_BYTES	(1ULL << 30)
 

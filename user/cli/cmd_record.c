@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bpfsym.h"
@@ -21,7 +22,7 @@
 
 static const char record_usage[] =
 "Usage: bpfsym [record] [TARGET] [OPTIONS] [-- COMMAND [ARGS...]]\n"
-"       bpfsym report [FILE] [OPTIONS]\n"
+"       bpfsym report [FILE...] [OPTIONS]\n"
 "       bpfsym symbolize (--elf FILE | --pid PID | --kernel) [ADDR...]\n"
 "\n"
 "Sample kernel and user stacks of the whole system, some processes, or a\n"
@@ -66,6 +67,15 @@ static const char record_usage[] =
 "                            executable or a .o; repeatable; numbers 0x.. or\n"
 "                            decimal; PID must be running and recorded; the hint\n"
 "                            follows it through fork until exec)\n"
+"      --switch-output[=signal|SIZE|TIME]\n"
+"                            rotate: at each SIGUSR2 (signal, the default),\n"
+"                            when the file reaches SIZE (B/K/M/G, at least\n"
+"                            64K), or every TIME (s/m/h/d, at least 1s); the\n"
+"                            file is renamed OUTPUT.<UTC YYYYmmddHHMMSSsss of\n"
+"                            the switch> and a new OUTPUT begins (the last is\n"
+"                            renamed too); each file stands alone; a full disk\n"
+"                            costs samples (counted), not the recording\n"
+"      --switch-max-files N  keep the N newest rotated files, delete older\n"
 "  -q, --quiet               no live status line\n"
 "  -v, --verbose             libbpf and debug messages on stderr\n"
 "  -h, --help                this help\n"
@@ -81,6 +91,9 @@ static const char record_usage[] =
 "  sudo bpfsym -- make -j8                # a build and everything it runs\n"
 "  sudo bpfsym -G system.slice/docker-ID.scope -d 30   # one container\n"
 "  sudo bpfsym -p 257 --map-anon ./plugin.o@257,0x7f864c0000,0x60\n"
+"  sudo bpfsym -a -F 19 --switch-output=1h --switch-max-files=24   # a day in hours\n"
+"  sudo bpfsym -a --switch-output &  kill -USR2 $!   # cut a file now\n"
+"  bpfsym report bpfsym.data.*            # rotated files, merged\n"
 "  bpfsym report                          # the hottest functions\n"
 "  bpfsym report --folded | flamegraph.pl > flame.svg\n";
 
@@ -90,7 +103,8 @@ void cli__record_help(FILE *out)
 }
 
 /* Options without a short letter. */
-enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON, OPT_CALL_GRAPH, OPT_UNWIND_MEM };
+enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON, OPT_CALL_GRAPH, OPT_UNWIND_MEM,
+       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES };
 
 /* What the parse step fills: the options, and the arrays they point into. */
 struct record_args {
@@ -119,6 +133,32 @@ static int add_hint(struct record_args *a, const char *arg)
 	if (anon_hint__parse(arg, &a->hints[a->o.nr_hints], why, sizeof(why)))
 		return cli__usage_error("--map-anon '%s': %s", arg, why);
 	a->o.nr_hints++;
+	return CLI_RUN;
+}
+
+/*
+ * --switch-output[=@arg]: signal (also bare), SIZE with B/K/M/G, TIME
+ * with s/m/h/d (lower case: 1m is a minute, 1M a MiB, as in perf); a
+ * bare number is neither.  CLI_RUN, or the exit status.
+ */
+static int parse_switch_output(struct rotate_opts *ro, const char *arg)
+{
+	static const char what[] = "expected signal, a size (B, K, M, G) of at least 64K, or a time (s, m, h, d) of at least 1s";
+	size_t n = arg ? strlen(arg) : 0;
+
+	if (!arg || !strcmp(arg, "signal")) {
+		ro->mode = ROTATE_SIGNAL;
+		return CLI_RUN;
+	}
+	if (n && strchr("smhd", arg[n - 1])) {
+		ro->mode = ROTATE_TIME;
+		if (parse_duration_ns(arg, &ro->time_ns) || ro->time_ns < ROTATE_MIN_TIME_NS)
+			return cli__usage_error("--switch-output '%s': %s", arg, what);
+		return CLI_RUN;
+	}
+	ro->mode = ROTATE_SIZE;
+	if (!n || !strchr("BKMGbkg", arg[n - 1]) || parse_size(arg, &ro->size) || ro->size < ROTATE_MIN_SIZE)
+		return cli__usage_error("--switch-output '%s': %s", arg, what);
 	return CLI_RUN;
 }
 
@@ -187,6 +227,12 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 		if (parse_size(arg, &o->unwind_mem) || o->unwind_mem < (1u << 20))
 			return cli__usage_error("--unwind-mem '%s': expected a size of at least 1M (B, K, M or G)", arg);
 		return CLI_RUN;
+	case OPT_SWITCH_OUTPUT:
+		return parse_switch_output(&o->rotate, arg);
+	case OPT_SWITCH_MAX_FILES:
+		if (parse_u32(arg, &o->rotate.max_files) || !o->rotate.max_files)
+			return cli__usage_error("--switch-max-files '%s': expected a number of files, at least 1", arg);
+		return CLI_RUN;
 	case 'q':
 		o->quiet = true;
 		return CLI_RUN;
@@ -207,6 +253,7 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 static int record_target(struct record_args *a, int argc, char **argv)
 {
 	struct record_opts *o = &a->o;
+	struct stat st;
 
 	if (o->user_only && o->kernel_only)
 		return cli__usage_error("--user-only and --kernel-only exclude each other");
@@ -224,6 +271,11 @@ static int record_target(struct record_args *a, int argc, char **argv)
 	if (o->nr_hints && o->argv)
 		return cli__usage_error("--map-anon names a running process; it does not go with -- COMMAND");
 	o->hints = a->hints;
+	if (o->rotate.max_files && o->rotate.mode == ROTATE_OFF)
+		return cli__usage_error("--switch-max-files goes with --switch-output");
+	/* Rotation renames the output: a device or FIFO cannot be. */
+	if (o->rotate.mode != ROTATE_OFF && stat(o->output, &st) == 0 && !S_ISREG(st.st_mode))
+		return cli__usage_error("--switch-output: '%s' is not a regular file, it cannot be renamed", o->output);
 	return CLI_RUN;
 }
 
@@ -243,6 +295,8 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 		{ "map-anon", required_argument, NULL, OPT_MAP_ANON },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "unwind-mem", required_argument, NULL, OPT_UNWIND_MEM },
+		{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+		{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * `bpfsym report [FILE] [OPTIONS]`: parse the command line, then print the
+ * `bpfsym report [FILE...] [OPTIONS]`: parse the command line, read the file
+ * (several: merged into one, report/report_merge.c), then print the
  * recording in the format asked (view/format/formats.h) with the namers
  * asked (--kallsyms, --symfs).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <glob.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/util.h"
 #include "cli/cli.h"
@@ -22,9 +25,15 @@
 #include "view/view_ctr.h"
 
 static const char report_usage[] =
-"Usage: bpfsym report [FILE] [OPTIONS]\n"
+"Usage: bpfsym report [FILE...] [OPTIONS]\n"
 "\n"
-"Print a recording (default FILE: bpfsym.data).\n"
+"Print a recording (default FILE: bpfsym.data).  Several files (the files of\n"
+"a rotated recording, or any recordings) are merged into one view: samples\n"
+"together, times from the earliest file's start, counters summed.\n"
+"\n"
+"Input:\n"
+"  -i, --input FILE          a file to read (repeatable, perf's spelling); a\n"
+"                            quoted glob such as 'bpfsym.data.*' is expanded\n"
 "\n"
 "Filters:\n"
 "  --pid PID[,PID...]        only these processes\n"
@@ -68,6 +77,8 @@ static const char report_usage[] =
 "Examples:\n"
 "  bpfsym report\n"
 "  bpfsym report app.data --pid 1234 --limit 20\n"
+"  bpfsym report bpfsym.data.2026*          # a rotated recording, merged\n"
+"  bpfsym report -i 'bpfsym.data.*' --folded   # the same, globbed by bpfsym\n"
 "  bpfsym report --comm nginx --folded > nginx.folded\n"
 "  bpfsym report --flamegraph flame.svg     # open it in a browser\n"
 "  bpfsym report --sort total,comm --limit 0   # every row, callers first\n"
@@ -80,13 +91,16 @@ static const char report_usage[] =
 
 /* Options without a short letter; a format's is OPT_FORMAT + its row. */
 enum { OPT_PID = 256, OPT_COMM, OPT_LIMIT, OPT_KALLSYMS, OPT_SYMFS, OPT_CONTAINER, OPT_FORMAT };
-#define NR_OPTS 9	/* the options above, -s and -h */
+#define NR_OPTS 10	/* the options above, -i, -s and -h */
+/* Input files at most, whether given, globbed or both (report__merge's cap). */
+#define MAX_INPUTS REPORT_MERGE_MAX
 #define MAX_FORMATS 16
 
 /* What the parse step fills. */
 struct report_args {
 	struct view_opts vo;
-	const char *path;
+	char **paths;			/* the input files, in the order given */
+	size_t nr_paths;
 	const char *kallsyms, *symfs_dir;
 	const struct report_format *fmt;
 	const char *out;		/* a to_file format's OUT */
@@ -101,10 +115,57 @@ struct report_args {
 
 static void report_args__free(struct report_args *a)
 {
+	for (size_t i = 0; i < a->nr_paths; i++)
+		free(a->paths[i]);
+	free(a->paths);
 	free(a->pids);
 	free(a->comms);
 	free(a->comm_arg);
 	free(a->ctr_cgroups);
+}
+
+/* Append a copy of @path to the inputs.  CLI_RUN, or the exit status. */
+static int add_input(struct report_args *a, const char *path)
+{
+	char **v;
+
+	if (a->nr_paths >= MAX_INPUTS)
+		return cli__usage_error("more than %d input files", MAX_INPUTS);
+	v = realloc(a->paths, (a->nr_paths + 1) * sizeof(*v));
+	if (!v)
+		return cli__usage_error("out of memory");
+	a->paths = v;
+	v[a->nr_paths] = strdup(path);
+	if (!v[a->nr_paths])
+		return cli__usage_error("out of memory");
+	a->nr_paths++;
+	return CLI_RUN;
+}
+
+/*
+ * -i @arg: the file, or when no file has that name and it has a glob's
+ * characters, every name the glob matches, sorted (the shell's order).
+ * CLI_RUN, or the exit status.
+ */
+static int add_input_glob(struct report_args *a, const char *arg)
+{
+	glob_t g;
+	size_t i;
+	int ret = CLI_RUN, err;
+
+	if (!arg[0])
+		return cli__usage_error("-i: expected a file name");
+	if (!strpbrk(arg, "*?[") || access(arg, F_OK) == 0)
+		return add_input(a, arg);
+	err = glob(arg, GLOB_ERR, NULL, &g);
+	if (err == GLOB_NOMATCH)
+		return cli__usage_error("-i '%s': no file matches", arg);
+	if (err)
+		return cli__usage_error("-i '%s': %s", arg, err == GLOB_NOSPACE ? "out of memory" : "unreadable directory");
+	for (i = 0; i < g.gl_pathc && ret == CLI_RUN; i++)
+		ret = add_input(a, g.gl_pathv[i]);
+	globfree(&g);
+	return ret;
 }
 
 /* One option @c with @arg: CLI_RUN, or the exit status. */
@@ -158,6 +219,8 @@ static int report_option(struct report_args *a, int c, const char *arg, char **a
 			return cli__usage_error("--kallsyms: expected a file name");
 		a->kallsyms = arg;
 		return CLI_RUN;
+	case 'i':
+		return add_input_glob(a, arg);
 	case OPT_SYMFS:
 		if (!arg[0])
 			return cli__usage_error("--symfs: expected a directory");
@@ -177,6 +240,7 @@ static int report_option(struct report_args *a, int c, const char *arg, char **a
 static void report_longopts(struct option *v)
 {
 	static const struct option fixed[NR_OPTS] = {
+		{ "input", required_argument, NULL, 'i' },
 		{ "pid", required_argument, NULL, OPT_PID },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
@@ -206,7 +270,7 @@ static int report_parse(struct report_args *a, int argc, char **argv)
 
 	report_longopts(longopts);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:h", longopts, NULL)) != -1) {
 		ret = report_option(a, c, optarg, argv);
 		if (ret != CLI_RUN)
 			return ret;
@@ -214,10 +278,14 @@ static int report_parse(struct report_args *a, int argc, char **argv)
 	/* Repeating one format is no conflict: its last OUT counts. */
 	if (a->formats_given & (a->formats_given - 1))
 		return cli__usage_error("give one format: --folded, --perf-script, --flamegraph or --pprof");
-	if (optind < argc)
-		a->path = argv[optind++];
-	if (optind < argc)
-		return cli__usage_error("unexpected argument '%s'", argv[optind]);
+	/* FILE... after the options (getopt moved them there): the shell expanded any glob. */
+	for (; optind < argc; optind++) {
+		ret = add_input(a, argv[optind]);
+		if (ret != CLI_RUN)
+			return ret;
+	}
+	if (!a->nr_paths && (ret = add_input(a, "bpfsym.data")) != CLI_RUN)
+		return ret;
 	a->vo.pids = a->pids;
 	a->vo.comms = a->comms;
 	return CLI_RUN;
@@ -285,21 +353,67 @@ static int write_report(const struct report_args *a, const struct report_run *ru
 	return 0;
 }
 
+/* Open @path, saying why not, and warn when it is truncated.  NULL (printed) on failure. */
+static struct report *open_one(const char *path)
+{
+	char err[512] = "";
+	struct report *r = report__open(path, err, sizeof(err));
+
+	if (!r) {
+		if (err[0])
+			pr_err("bpfsym: %s\n", err);
+		else
+			pr_err("bpfsym: cannot read '%s': %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (!report__header(r)->complete)
+		pr_warn("bpfsym: warning: '%s' is truncated: the recording did not finish; "
+			"showing the %zu samples written before it stopped\n", path, report__nr_samples(r));
+	return r;
+}
+
+/* Every input, merged into one when there are several.  NULL (printed) on failure. */
+static struct report *open_inputs(const struct report_args *a)
+{
+	struct report **v, *r = NULL;
+	char warn[256] = "";
+	size_t i, n = 0;
+
+	if (a->nr_paths == 1)
+		return open_one(a->paths[0]);
+	v = calloc(a->nr_paths, sizeof(*v));
+	if (!v) {
+		pr_err("bpfsym: out of memory\n");
+		return NULL;
+	}
+	for (n = 0; n < a->nr_paths; n++)
+		if (!(v[n] = open_one(a->paths[n])))
+			break;
+	if (n == a->nr_paths) {
+		r = report__merge(v, n, warn, sizeof(warn));	/* frees v's reports */
+		n = 0;
+		if (!r)
+			pr_err("bpfsym: merging %zu files failed: %s\n", a->nr_paths,
+			       errno == E2BIG ? "past the cap on ids or samples of one report" : strerror(errno));
+		else if (warn[0])
+			pr_warn("bpfsym: warning: %s\n", warn);
+	}
+	for (i = 0; i < n; i++)
+		report__free(v[i]);
+	free(v);
+	return r;
+}
+
 /* The run step.  The exit status. */
 static int report_run(struct report_args *a)
 {
 	struct report_run run = {};
-	char err[512] = "";
+	char err[256] = "";
 	int ret = 1;
 
-	run.r = report__open(a->path, err, sizeof(err));
-	if (!run.r) {
-		if (err[0])
-			pr_err("bpfsym: %s\n", err);
-		else
-			pr_err("bpfsym: cannot read '%s': %s\n", a->path, strerror(errno));
+	run.r = open_inputs(a);
+	if (!run.r)
 		goto out;
-	}
 	if (open_namers(a, &run))
 		goto out;
 	/* The prefix becomes the one container it names in this recording, and its cgroups. */
@@ -313,10 +427,6 @@ static int report_run(struct report_args *a)
 		a->vo.container = a->ctr_full;
 		a->vo.cgroups = a->ctr_cgroups;
 	}
-	if (!report__header(run.r)->complete)
-		pr_warn("bpfsym: warning: '%s' is truncated: the recording did not finish; "
-			"showing the %zu samples written before it stopped\n", a->path,
-			report__nr_samples(run.r));
 	ret = write_report(a, &run);
 out:
 	frame_namer__free(run.namer);
@@ -328,7 +438,7 @@ out:
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .vo = { .limit = 50 }, .path = "bpfsym.data" };
+	struct report_args a = { .vo = { .limit = 50 } };
 	int ret;
 
 	ret = report_parse(&a, argc, argv);

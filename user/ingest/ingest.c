@@ -31,6 +31,7 @@ struct mod_memo {
  */
 struct ingest_out {
 	struct report_writer *w;	/* NULL: a free slot (out[0]: no file now) */
+	uint64_t base;			/* its samples' time base: its header's start_mono_ns */
 	struct mod_memo *memo;		/* open addressing by module pointer, under half full */
 	size_t nr_memo, cap_memo;	/* cap_memo: 0 or a power of two */
 	int err;			/* taps: the first error; the tap gets nothing more */
@@ -67,6 +68,7 @@ struct ingest *ingest__new(const struct ingest_opts *o)
 		return NULL;
 	in->o = *o;
 	in->out[0].w = o->w;
+	in->out[0].base = o->w ? report_writer__time_base(o->w) : o->start_mono_ns;
 	in->pid_gone = calloc(o->nr_pids + 1, 1);
 	if (!in->pid_gone) {
 		free(in);
@@ -159,7 +161,7 @@ static int memo_grow(struct ingest_out *in)
 static void out__reset(struct ingest_out *out, struct report_writer *w)
 {
 	free(out->memo);
-	*out = (struct ingest_out){ .w = w };
+	*out = (struct ingest_out){ .w = w, .base = report_writer__time_base(w) };
 }
 
 /*
@@ -275,20 +277,21 @@ static void sample_frames(struct ingest *in, const struct bpfsym_sample *s, uint
 }
 
 /*
- * Write the sample @out, whose @nr frames are in->frames, to @o's writer,
- * after its cgroup's path (@cgpath, NULL: unknown) the first time the
- * file sees it.  0 or -errno.
+ * Write the sample @out taken at @ts, whose @nr frames are in->frames, to
+ * @o's writer, its time on that file's base (a sample taken just before a
+ * file began is at its start), after its cgroup's path (@cgpath, NULL:
+ * unknown) the first time the file sees it.  0 or -errno.
  */
 static int sample_out(struct ingest *in, struct ingest_out *o, struct rpt_sample *out, uint32_t nr,
-		      const char *cgpath)
+		      uint64_t ts, const char *cgpath)
 {
 	uint32_t ids[2 * BPFSYM_MAX_FRAMES], i;
 	int err;
 
+	out->time = ts > o->base ? ts - o->base : 0;
 	/* A path the writer refuses (-EINVAL) leaves the sample with its bare id. */
 	if (cgpath && (err = report_writer__cgroup(o->w, out->cgroup, cgpath)) && err != -EINVAL)
 		return err;
-
 	for (i = 0; i < nr; i++) {
 		err = frame_id(o, &in->frames[i], &ids[i]);
 		if (err)
@@ -320,7 +323,6 @@ static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_
 	in->st.symbolized++;
 	memcpy(comm, s->comm, BPFSYM_COMM_LEN);
 	comm[BPFSYM_COMM_LEN] = '\0';
-	out.time = s->hdr.ts > in->o.start_mono_ns ? s->hdr.ts - in->o.start_mono_ns : 0;
 	out.pid = s->pid;
 	out.tid = s->tid;
 	out.cpu = s->hdr.cpu;
@@ -331,11 +333,11 @@ static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_
 	for (i = 1; i < ARRAY_SIZE(in->out); i++) {
 		o = &in->out[i];
 		if (o->w && !o->err)
-			o->err = sample_out(in, o, &out, nk + nu, cgpath);
+			o->err = sample_out(in, o, &out, nk + nu, s->hdr.ts, cgpath);
 	}
 	if (!in->out[0].w)
 		return 0;
-	err = sample_out(in, &in->out[0], &out, nk + nu, cgpath);
+	err = sample_out(in, &in->out[0], &out, nk + nu, s->hdr.ts, cgpath);
 	if (err)
 		return err;
 	in->st.samples++;

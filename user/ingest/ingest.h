@@ -31,7 +31,12 @@ struct ingest_opts {
 	struct mapevents *mev;		/* replays mapping and process records into procs */
 	struct symbolizer *sym;
 	struct report_writer *w;	/* the recording's file (NULL: none yet); ingest__set_writer */
-	uint64_t start_mono_ns;		/* the report's time base (rpt_header.start_mono_ns) */
+	/*
+	 * The time base of samples while there is no writer; each writer's
+	 * samples are on its own header's start_mono_ns (a rotated file's,
+	 * a tap's window).
+	 */
+	uint64_t start_mono_ns;
 	/*
 	 * No user frames are recorded: the mappings of a process the model
 	 * missed are not read from /proc.

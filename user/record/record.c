@@ -39,7 +39,9 @@
 #include "record/preflight.h"
 #include "record/probes.h"
 #include "model/procmap.h"
+#include "record/header.h"
 #include "record/record.h"
+#include "record/rotate.h"
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
 #include "base/util.h"
@@ -88,6 +90,7 @@ struct recorder {
 	uint32_t *snap_pids;		/* processes the snapshot kept, for their first views */
 	size_t nr_snap_pids, cap_snap_pids;
 	int err;			/* first write error, sticky */
+	struct rotate *rot;		/* --switch-output: r->w is the current file (NULL: none now) */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -173,63 +176,15 @@ static int attach_hints(struct recorder *r)
 	return 0;
 }
 
-static void describe_target(const struct record_opts *o, char *buf, size_t len)
-{
-	size_t i, off;
-
-	switch (o->target) {
-	case RECORD_ALL:
-		snprintf(buf, len, "all");
-		break;
-	case RECORD_PIDS:
-		off = (size_t)snprintf(buf, len, "pid ");
-		for (i = 0; i < o->nr_pids && off < len; i++)
-			off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? "," : "", o->pids[i]);
-		break;
-	case RECORD_CGROUP:
-		snprintf(buf, len, "cgroup %s", o->cgroup);
-		break;
-	case RECORD_COMMAND:
-		off = (size_t)snprintf(buf, len, "command:");
-		for (i = 0; o->argv[i] && off < len; i++)
-			off += (size_t)snprintf(buf + off, len - off, " %s", o->argv[i]);
-		break;
-	}
-}
-
-static void fill_header(struct recorder *r, const char *event)
-{
-	struct rpt_header *h = &r->hdr;
-	struct utsname u;
-	size_t len;
-	char *buf;
-
-	memset(h, 0, sizeof(*h));
-	if (uname(&u) == 0) {
-		snprintf(h->hostname, sizeof(h->hostname), "%s", u.nodename);
-		snprintf(h->release, sizeof(h->release), "%s", u.release);
-	}
-	if (read_file_capped("/proc/sys/kernel/random/boot_id", 64, &buf, &len) == 0) {
-		buf[strcspn(buf, "\n")] = '\0';
-		snprintf(h->boot_id, sizeof(h->boot_id), "%s", buf);
-		free(buf);
-	}
-	snprintf(h->event, sizeof(h->event), "%s", event);
-	describe_target(r->o, h->target, sizeof(h->target));
-	h->text_addr = r->sym ? symbolizer__text_addr(r->sym) : 0;
-	h->freq = r->o->freq;
-	h->flags = (r->o->user_only ? RPT_HF_USER_ONLY : 0) | (r->o->kernel_only ? RPT_HF_KERNEL_ONLY : 0);
-	h->nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
-	h->start_wall_ns = now_ns(CLOCK_REALTIME);
-	h->start_mono_ns = now_ns(CLOCK_MONOTONIC);
-}
-
 /* Each ring-buffer record to ingest; a write error stops ring_buffer__poll. */
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct recorder *r = ctx;
 	int err = ingest__record(r->ing, data, len);
 
+	/* With rotation, a full disk costs the file, not the recording. */
+	if (err && r->rot)
+		err = rotate__drop(r->rot, err);
 	if (err)
 		r->err = err;	/* the file is unusable */
 	return err;
@@ -301,11 +256,14 @@ static int run_loop(struct recorder *r)
 		if (err < 0 && err != -EINTR)
 			return r->err ? r->err : err;
 		err = ingest__sync_unwind(r->ing);
+		err = err ?: (r->rot ? rotate__tick(r->rot) : 0);
 		if (err)
 			return err;
 		now = now_ns(CLOCK_MONOTONIC);
 		if (now - last_flush >= FLUSH_INTERVAL_NS) {
-			err = report_writer__flush(r->w);
+			err = r->w ? report_writer__flush(r->w) : 0;
+			if (err && r->rot)
+				err = rotate__drop(r->rot, err);
 			if (err)
 				return err;
 			last_flush = now;
@@ -322,11 +280,11 @@ static int run_loop(struct recorder *r)
 
 static void print_summary(struct recorder *r, const uint64_t *stats, uint64_t nbytes, double secs)
 {
-	char bytes[32], lost[160] = "0 lost", cmd[64] = "";
+	char bytes[32], lost[160] = "0 lost", cmd[64] = "", where[PATH_MAX + 160], unwritten[64] = "";
+	uint64_t samples = ingest__stats(r->ing)->samples, nr_unwritten = 0;
 	size_t nr = proc_table__nr_sampled(r->procs);
 	int st = r->cmd.status;
 
-	human_bytes(nbytes, bytes, sizeof(bytes));
 	if (stats[BPFSYM_STAT_LOST_SAMPLES] || stats[BPFSYM_STAT_LOST_TASK_EVENTS])
 		snprintf(lost, sizeof(lost), "%llu lost (ring buffer full), %llu process events lost (ring buffer full)",
 			 (unsigned long long)stats[BPFSYM_STAT_LOST_SAMPLES],
@@ -338,14 +296,22 @@ static void print_summary(struct recorder *r, const uint64_t *stats, uint64_t nb
 		else if (WIFSIGNALED(st))
 			snprintf(cmd, sizeof(cmd), "; the command was killed by signal %d", WTERMSIG(st));
 	}
-	fprintf(stderr, "bpfsym: %llu samples, %s, %zu process%s, %s written to '%s' in %.1f s%s\n",
-		(unsigned long long)ingest__stats(r->ing)->samples, lost, nr, nr == 1 ? "" : "es", bytes,
-		r->o->output, secs, cmd);
+	snprintf(where, sizeof(where), "'%s'", r->o->output);
+	if (r->rot) {
+		rotate__summary(r->rot, &samples, &nr_unwritten, &nbytes, where, sizeof(where));
+		if (nr_unwritten)
+			snprintf(unwritten, sizeof(unwritten), " (%llu more not written: no file)",
+				 (unsigned long long)nr_unwritten);
+	}
+	human_bytes(nbytes, bytes, sizeof(bytes));
+	fprintf(stderr, "bpfsym: %llu samples%s, %s, %zu process%s, %s written to %s in %.1f s%s\n",
+		(unsigned long long)samples, unwritten, lost, nr, nr == 1 ? "" : "es", bytes, where, secs, cmd);
 }
 
 static void recorder__cleanup(struct recorder *r)
 {
 	ring_buffer__free(r->rb);
+	rotate__free(r->rot);
 	ingest__free(r->ing);
 	cgpaths__free(r->cgp);
 	unwmaps__free(r->umaps);
@@ -490,6 +456,7 @@ static int recorder__open(struct recorder *r)
 	/* Without SA_RESTART, poll() returns at once on Ctrl-C. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	rotate__catch_signal();
 
 	r->procs = proc_table__new(0);
 	if (!r->procs) {
@@ -573,7 +540,7 @@ static int recorder__attach(struct recorder *r)
 		return RUN_USAGE;
 	if (r->umaps)
 		unwmaps__first_views(r->umaps, r->snap_pids, r->nr_snap_pids, UNWIND_START_WAIT_MS);
-	fill_header(r, event);
+	record_header__fill(&r->hdr, r->o, r->sym ? symbolizer__text_addr(r->sym) : 0, event);
 	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event))
 		return RUN_FAILED;
 	snprintf(r->hdr.event, sizeof(r->hdr.event), "%s", event);
@@ -583,6 +550,38 @@ static int recorder__attach(struct recorder *r)
 		return RUN_FAILED;
 	}
 	return RUN_OK;
+}
+
+static void fill_end(struct recorder *r, const uint64_t *stats);
+
+/* rotate's view of the recording's counters: the END fields as of now. */
+static void rotation_counters(void *ctx, struct rpt_header *h)
+{
+	struct recorder *r = ctx;
+	uint64_t stats[BPFSYM_STAT_MAX];
+
+	probes__read_stats(r->bpf, stats);
+	fill_end(r, stats);
+	*h = r->hdr;
+}
+
+/* rotate's drain before a switch: what the ring buffer holds goes to the old file. */
+static int rotation_drain(void *ctx)
+{
+	struct recorder *r = ctx;
+	int err = ring_buffer__consume(r->rb);
+
+	return err < 0 && err != -EINTR ? (r->err ? r->err : err) : 0;
+}
+
+/* --switch-output: rotate takes over the file just opened.  0 or -ENOMEM. */
+static int rotation_start(struct recorder *r)
+{
+	r->rot = rotate__new(&r->o->rotate, &(struct rotate_env){
+		.output = r->o->output, .w = &r->w, .ing = r->ing, .hdr = &r->hdr,
+		.counters = rotation_counters, .drain = rotation_drain, .ctx = r,
+	});
+	return r->rot ? 0 : -ENOMEM;
 }
 
 /* Nothing was recorded: no file is left behind. */
@@ -620,6 +619,11 @@ static int recorder__start(struct recorder *r)
 		discard_output(r);
 		return RUN_FAILED;
 	}
+	if (o->rotate.mode != ROTATE_OFF && rotation_start(r)) {
+		pr_err("bpfsym: out of memory\n");
+		discard_output(r);
+		return RUN_FAILED;
+	}
 	r->t0 = now_ns(CLOCK_MONOTONIC);
 	if (o->target == RECORD_COMMAND) {
 		err = workload__start(&r->cmd);
@@ -639,9 +643,9 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 	const struct ingest_stats *ist = ingest__stats(r->ing);
 
 	/* The ring buffer was drained after sampling stopped: all it held was read. */
-	if (stats[BPFSYM_STAT_SAMPLES] > ist->samples + ist->bad)
+	if (stats[BPFSYM_STAT_SAMPLES] > ist->symbolized + ist->bad)
 		pr_warn("bpfsym: %llu of the %llu samples in the ring buffer were not read\n",
-			(unsigned long long)(stats[BPFSYM_STAT_SAMPLES] - ist->samples - ist->bad),
+			(unsigned long long)(stats[BPFSYM_STAT_SAMPLES] - ist->symbolized - ist->bad),
 			(unsigned long long)stats[BPFSYM_STAT_SAMPLES]);
 	if (ist->bad || mst->bad)
 		pr_warn("bpfsym: %llu malformed ring-buffer records skipped\n",
@@ -653,6 +657,9 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 		 (unsigned long long)mst->exits, (unsigned long long)ist->model_misses,
 		 (unsigned long long)mst->pin_errors, (unsigned long long)mst->map_errors,
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
+	pr_debug("bpfsym: samples: %llu put in the ring buffer, %llu read, %llu written\n",
+		 (unsigned long long)stats[BPFSYM_STAT_SAMPLES], (unsigned long long)ist->symbolized,
+		 (unsigned long long)ist->samples);
 	if (r->cgp) {
 		const struct cgpaths_stats *c = cgpaths__stats(r->cgp);
 
@@ -693,6 +700,13 @@ static int recorder__finish(struct recorder *r)
 	probes__read_stats(r->bpf, stats);
 	warn_counts(r, stats);
 	fill_end(r, stats);
+	if (r->rot) {
+		/* Each file's END and name are rotate's; the summary is the recording's. */
+		if (rotate__finish(r->rot, &r->hdr))
+			return RUN_FAILED;
+		print_summary(r, stats, 0, (now_ns(CLOCK_MONOTONIC) - r->t0) / (double)NSEC_PER_SEC);
+		return RUN_OK;
+	}
 	/* Flushed first, so the summary counts the bytes really written. */
 	err = report_writer__flush(r->w);
 	if (err) {

@@ -16,6 +16,25 @@ enum record_target {
 	RECORD_CGROUP = 3,	/* every task in cgroup (v2) and below it */
 };
 
+/* --switch-output: when the recording moves on to a new file (record/rotate.h). */
+enum rotate_mode {
+	ROTATE_OFF = 0,
+	ROTATE_SIGNAL = 1,	/* at each SIGUSR2 */
+	ROTATE_SIZE = 2,	/* when the file has this many bytes */
+	ROTATE_TIME = 3,	/* when the file is this old */
+};
+
+/* The smallest --switch-output SIZE and TIME: smaller makes files of a few samples. */
+#define ROTATE_MIN_SIZE		(64ull << 10)
+#define ROTATE_MIN_TIME_NS	1000000000ull
+
+struct rotate_opts {
+	enum rotate_mode mode;
+	uint64_t size;			/* ROTATE_SIZE: bytes */
+	uint64_t time_ns;		/* ROTATE_TIME */
+	uint32_t max_files;		/* --switch-max-files: rotated files kept; 0: all */
+};
+
 struct record_opts {
 	enum record_target target;
 	const uint32_t *pids;
@@ -32,6 +51,7 @@ struct record_opts {
 	bool quiet, verbose;
 	uint32_t call_graph;		/* enum bpfsym_ustack_mode; the default: tables */
 	uint64_t unwind_mem;		/* --unwind-mem: bytes of tables; 0: the default */
+	struct rotate_opts rotate;	/* --switch-output, --switch-max-files */
 };
 
 /*

@@ -110,6 +110,11 @@ struct rpt_header {
 		uint64_t over_mem, over_rows, over_tables, over_procs, over_ranges;	/* caps hit */
 		uint64_t pending;			/* builds not finished when recording ended */
 	} unw;
+	/*
+	 * Rotation (issue 15): samples taken while no file could be written
+	 * (a full disk), since the file before this one; 0 in older files.
+	 */
+	uint64_t unwritten;
 	bool complete;			/* an END record was read */
 };
 
@@ -162,6 +167,17 @@ int report_writer__flush(struct report_writer *w);
 uint64_t report_writer__bytes(const struct report_writer *w);
 
 /*
+ * Samples in blocks that reached the file (a write error loses those
+ * still pending), and distinct pids among all samples given so far.
+ * 0 for NULL.
+ */
+uint64_t report_writer__samples_flushed(const struct report_writer *w);
+uint64_t report_writer__nr_pids(const struct report_writer *w);
+
+/* The header's start_mono_ns: the time base of this file's sample times.  0 for NULL. */
+uint64_t report_writer__time_base(const struct report_writer *w);
+
+/*
  * Flush, append the END record (end time and counters from @final), fsync
  * and close.  Frees @w whatever happens.  0 or -errno.  On error the file
  * has no END record, so readers see it as truncated, never as complete.
@@ -185,6 +201,26 @@ struct report *report__open(const char *path, char *err, size_t errlen);
 struct report *report__open_mem(const void *data, size_t len, char *err, size_t errlen);
 
 void report__free(struct report *r);	/* NULL is a no-op */
+
+/* Reports report__merge takes at once; more is refused (E2BIG). */
+#define REPORT_MERGE_MAX	65536
+
+/*
+ * One report from the @n reports @v (rotated files of a recording, or
+ * any recordings): modules, frames and stacks interned again with new
+ * ids (cgroup paths kept by their kernel ids, the first path of an id
+ * winning), samples in file order of start time, their times rebased onto the
+ * earliest start (CLOCK_MONOTONIC within one boot, the wall clock across
+ * boots).  Header: the earliest file's, the latest end, counters summed,
+ * the unwinder's figures (state, not counts) the largest, processes
+ * counted again as distinct pids; complete only when every file is.
+ * Inputs that disagree (hosts, boots, events, frequencies, kernel _text)
+ * put one line in @warn (@warnlen bytes; "" when they agree).  @v's
+ * reports are consumed (freed) whatever happens.  The new report, or
+ * NULL + errno (EINVAL: @n 0 or a NULL entry; E2BIG: past an id or
+ * sample cap; ENOMEM).
+ */
+struct report *report__merge(struct report **v, size_t n, char *warn, size_t warnlen);
 
 const struct rpt_header *report__header(const struct report *r);
 size_t report__nr_samples(const struct report *r);

@@ -40,10 +40,24 @@ static size_t cgtab__find(const struct rpt_cgtab *t, uint64_t id)
 	return (size_t)htab__find(&t->tab, hash_fin(id), cg_eq, t, &id);
 }
 
+/* Append (@id, the @n bytes at @path), known to be valid and new.  0 or -ENOMEM. */
+static int cgtab__append(struct rpt_cgtab *t, uint64_t id, const char *path, size_t n)
+{
+	char *copy;
+	int err;
+
+	err = htab__reserve(&t->tab, 1);
+	err = err ?: rpt_grow((void **)&t->v, &t->cap, t->nr + 1, sizeof(*t->v));
+	copy = err ? NULL : strndup(path, n);
+	if (!copy)
+		return -ENOMEM;
+	t->v[t->nr++] = (struct rpt_cgroup){ id, copy };
+	return htab__add(&t->tab, hash_fin(id), t->nr);	/* reserved: cannot fail */
+}
+
 int rpt_cgtab__read(struct rpt_cgtab *t, struct rpt_cur *c, const char **why)
 {
 	uint64_t id, n;
-	char *path;
 	int err;
 
 	*why = "malformed field";
@@ -61,14 +75,21 @@ int rpt_cgtab__read(struct rpt_cgtab *t, struct rpt_cur *c, const char **why)
 		*why = NULL;
 	if (*why)
 		return -EINVAL;
-	err = htab__reserve(&t->tab, 1);
-	err = err ?: rpt_grow((void **)&t->v, &t->cap, t->nr + 1, sizeof(*t->v));
-	path = err ? NULL : strndup((const char *)c->p, (size_t)n);
-	if (!path)
-		return -ENOMEM;
-	c->p += n;
-	t->v[t->nr++] = (struct rpt_cgroup){ id, path };
-	return htab__add(&t->tab, hash_fin(id), t->nr);	/* reserved: cannot fail */
+	err = cgtab__append(t, id, (const char *)c->p, (size_t)n);
+	if (!err)
+		c->p += n;
+	return err;
+}
+
+int rpt_cgtab__add(struct rpt_cgtab *t, uint64_t id, const char *path)
+{
+	if (!id || !path || !path_ok(path, strlen(path)))
+		return -EINVAL;
+	if (cgtab__find(t, id))
+		return 0;
+	if (t->nr >= RPT_CGROUP_MAX)
+		return -E2BIG;
+	return cgtab__append(t, id, path, strlen(path));
 }
 
 void rpt_cgtab__free(struct rpt_cgtab *t)

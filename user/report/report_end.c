@@ -41,6 +41,7 @@ int rpt_end__write(struct rpt_buf *b, const struct rpt_header *h, uint64_t nr_sa
 	err = err ?: rpt_buf__uv(b, sizeof(unw) / sizeof(unw[0]));
 	for (i = 0; i < sizeof(unw) / sizeof(unw[0]) && !err; i++)
 		err = rpt_buf__uv(b, *unw[i]);
+	err = err ?: rpt_buf__uv(b, h->unwritten);
 	return err;
 }
 
@@ -85,6 +86,8 @@ int rpt_end__read(struct rpt_cur *c, struct rpt_header *h)
 		err = read_counted(c, uend, RPT_UEND_MAX);
 	if (!err && c->p < c->end)
 		err = read_counted(c, unw, sizeof(unw) / sizeof(unw[0]));
+	if (!err && c->p < c->end)
+		err = rpt_cur__uv(c, &h->unwritten);
 	/* A newer writer's fields after these are left unread. */
 	h->call_graph = cg > RPT_CG_DWARF ? RPT_CG_UNKNOWN : (uint32_t)cg;
 	return err;

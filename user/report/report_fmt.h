@@ -276,6 +276,13 @@ int rpt_cgroup__write(struct rpt_buf *b, uint64_t id, const char *path);
  */
 int rpt_cgtab__read(struct rpt_cgtab *t, struct rpt_cur *c, const char **why);
 
+/*
+ * Add (@id, @path) to @t unless @id is there already (the first path
+ * wins: a merge of files from one boot names each id once).  0, -EINVAL
+ * (id 0, a path the reader would refuse), -E2BIG (RPT_CGROUP_MAX), -ENOMEM.
+ */
+int rpt_cgtab__add(struct rpt_cgtab *t, uint64_t id, const char *path);
+
 void rpt_cgtab__free(struct rpt_cgtab *t);
 
 /* Internal to the report module: the cgroups report__open() read. */

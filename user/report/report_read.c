@@ -19,43 +19,7 @@
 #include "base/util.h"
 #include "report/report.h"
 #include "report/report_fmt.h"
-
-#define CHUNK_SIZE (64u << 10)
-
-/*
- * String storage that never moves, so the pointers handed out stay
- * valid.  Not base/strtab: the writer wrote each string once, so there
- * is nothing to deduplicate, and hashing every string costs the load.
- */
-struct chunk {
-	struct chunk *next;
-	size_t used, cap;
-	char data[];
-};
-
-struct rstack {
-	size_t off;		/* in stack_data */
-	uint32_t nr;
-};
-
-struct report {
-	struct rpt_header hdr;
-	char *source;
-	struct chunk *chunks;
-	const char **strs;
-	size_t nr_strs, cap_strs;
-	struct rpt_module *mods;
-	size_t nr_mods, cap_mods;
-	struct rpt_frame *frames;
-	size_t nr_frames, cap_frames;
-	uint32_t *stack_data;
-	size_t nr_stack_data, cap_stack_data;
-	struct rstack *stacks;
-	size_t nr_stacks, cap_stacks;
-	struct rpt_sample *samples;
-	size_t nr_samples, cap_samples;
-	struct rpt_cgtab cgroups;
-};
+#include "report/report_int.h"
 
 struct parser {
 	struct report *r;

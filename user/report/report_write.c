@@ -56,6 +56,9 @@ struct report_writer {
 	int err;		/* sticky: a block failed to reach the file */
 	uint64_t bytes;
 	uint64_t nr_samples;
+	uint64_t flushed_samples;	/* of nr_samples, those in blocks that reached the file */
+	uint64_t time_base;	/* the header's start_mono_ns */
+	struct htab pids;	/* distinct pids sampled, as a set */
 	uint64_t prev_time;	/* SAMPLE time base; 0 at each block start */
 	ZSTD_CCtx *cctx;
 	struct rpt_buf pending;	/* records of the next block */
@@ -235,6 +238,7 @@ static void writer__free(struct report_writer *w)
 	free(w->stacks);
 	htab__free(&w->stack_tab);
 	htab__free(&w->cgroups);
+	htab__free(&w->pids);
 	free(w);
 }
 
@@ -254,6 +258,7 @@ struct report_writer *report_writer__open(const char *path, const struct rpt_hea
 		return NULL;
 	}
 	w->fd = -1;
+	w->time_base = h->start_mono_ns;
 	w->cctx = ZSTD_createCCtx();
 	if (!w->cctx) {
 		err = -ENOMEM;
@@ -533,6 +538,9 @@ int report_writer__sample(struct report_writer *w, const struct rpt_sample *s)
 	 * Ring-buffer order is only nearly time order, hence a signed delta;
 	 * tid - pid is 0 for single-threaded processes.
 	 */
+	/* Reserved before the record goes in, so a failure leaves both unchanged. */
+	if (!htab__has_u32(&w->pids, s->pid) && htab__reserve(&w->pids, 1))
+		return -ENOMEM;
 	err = rpt_buf__uv(&w->rec, rpt_zz_encode((int64_t)(s->time - w->prev_time)));
 	err = err ?: rpt_buf__uv(&w->rec, s->pid);
 	err = err ?: rpt_buf__uv(&w->rec, rpt_zz_encode((int64_t)s->tid - (int64_t)s->pid));
@@ -545,6 +553,8 @@ int report_writer__sample(struct report_writer *w, const struct rpt_sample *s)
 		return err;
 	w->prev_time = s->time;
 	w->nr_samples++;
+	if (!htab__has_u32(&w->pids, s->pid))
+		htab__add_u32(&w->pids, s->pid);	/* reserved: cannot fail */
 	return 0;
 }
 
@@ -579,6 +589,7 @@ int report_writer__flush(struct report_writer *w)
 		return err;
 	}
 	w->bytes += RPT_BLOCK_HDR_LEN + csize;
+	w->flushed_samples = w->nr_samples;
 	w->pending.len = 0;
 	w->prev_time = 0;
 	return 0;
@@ -587,6 +598,21 @@ int report_writer__flush(struct report_writer *w)
 uint64_t report_writer__bytes(const struct report_writer *w)
 {
 	return w ? w->bytes : 0;
+}
+
+uint64_t report_writer__samples_flushed(const struct report_writer *w)
+{
+	return w ? w->flushed_samples : 0;
+}
+
+uint64_t report_writer__nr_pids(const struct report_writer *w)
+{
+	return w ? htab__nr(&w->pids) : 0;
+}
+
+uint64_t report_writer__time_base(const struct report_writer *w)
+{
+	return w ? w->time_base : 0;
 }
 
 int report_writer__close(struct report_writer *w, const struct rpt_header *final)

@@ -141,6 +141,7 @@ static void print_missed(FILE *out, const struct rpt_header *h)
 		{ h->missed_syscalls, "mapping events (syscall arguments not kept: map full)" },
 		{ h->lost_children, "child processes not followed (target map full)" },
 		{ h->bad_records, "malformed ring-buffer records" },
+		{ h->unwritten, "samples not written (no file could be written: disk full?)" },
 	};
 	size_t i, n = 0;
 
