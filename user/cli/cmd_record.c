@@ -15,6 +15,7 @@
 
 #include "bpfsym.h"
 #include "base/util.h"
+#include "agent/agent.h"
 #include "cli/cli.h"
 #include "model/hints.h"
 #include "record/record.h"
@@ -66,6 +67,12 @@ static const char record_usage[] =
 "                            executable or a .o; repeatable; numbers 0x.. or\n"
 "                            decimal; PID must be running and recorded; the hint\n"
 "                            follows it through fork until exec)\n"
+"      --listen [ADDR:]PORT  serve the pull endpoint while recording: GET\n"
+"                            /debug/pprof/profile?seconds=N (the next N\n"
+"                            seconds as a gzipped pprof, as Go's\n"
+"                            net/http/pprof) and GET /metrics (Prometheus);\n"
+"                            ADDR an IPv4 address or [IPv6], default\n"
+"                            127.0.0.1 (0.0.0.0 shows profiles to the network)\n"
 "  -q, --quiet               no live status line\n"
 "  -v, --verbose             libbpf and debug messages on stderr\n"
 "  -h, --help                this help\n"
@@ -81,6 +88,8 @@ static const char record_usage[] =
 "  sudo bpfsym -- make -j8                # a build and everything it runs\n"
 "  sudo bpfsym -G system.slice/docker-ID.scope -d 30   # one container\n"
 "  sudo bpfsym -p 257 --map-anon ./plugin.o@257,0x7f864c0000,0x60\n"
+"  sudo bpfsym -a -F 49 --listen 127.0.0.1:6060   # then: go tool pprof\n"
+"                            http://127.0.0.1:6060/debug/pprof/profile?seconds=10\n"
 "  bpfsym report                          # the hottest functions\n"
 "  bpfsym report --folded | flamegraph.pl > flame.svg\n";
 
@@ -90,7 +99,7 @@ void cli__record_help(FILE *out)
 }
 
 /* Options without a short letter. */
-enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON, OPT_CALL_GRAPH, OPT_UNWIND_MEM };
+enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON, OPT_CALL_GRAPH, OPT_UNWIND_MEM, OPT_LISTEN };
 
 /* What the parse step fills: the options, and the arrays they point into. */
 struct record_args {
@@ -98,6 +107,7 @@ struct record_args {
 	uint32_t *pids;
 	struct anon_hint *hints;
 	bool all;
+	const char *listen;	/* --listen */
 };
 
 static void record_args__free(struct record_args *a)
@@ -187,6 +197,9 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 		if (parse_size(arg, &o->unwind_mem) || o->unwind_mem < (1u << 20))
 			return cli__usage_error("--unwind-mem '%s': expected a size of at least 1M (B, K, M or G)", arg);
 		return CLI_RUN;
+	case OPT_LISTEN:
+		a->listen = arg;
+		return CLI_RUN;
 	case 'q':
 		o->quiet = true;
 		return CLI_RUN;
@@ -243,6 +256,7 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 		{ "map-anon", required_argument, NULL, OPT_MAP_ANON },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "unwind-mem", required_argument, NULL, OPT_UNWIND_MEM },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -260,6 +274,27 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 	return record_target(a, argc, argv);
 }
 
+/* Record, serving the pull endpoint with --listen: bound first, so a port in use stops us before BPF. */
+static int record_run(struct record_args *a)
+{
+	struct agent *ag = NULL;
+	int ret;
+
+	if (a->listen) {
+		ag = agent__listen(a->listen);
+		if (!ag)
+			return 2;
+		if (agent__start(ag)) {
+			agent__free(ag);
+			return 1;
+		}
+		a->o.hook = agent__hook(ag);
+	}
+	ret = record__run(&a->o);
+	agent__free(ag);
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a = { .o = { .freq = 99, .output = "bpfsym.data", .call_graph = BPFSYM_USTACK_TABLES } };
@@ -269,7 +304,7 @@ int cmd_record(int argc, char **argv)
 	if (ret == CLI_RUN) {
 		if (a.o.verbose)
 			log_set_level(LOG_DEBUG);
-		ret = record__run(&a.o);
+		ret = record_run(&a);
 	}
 	record_args__free(&a);
 	return ret;

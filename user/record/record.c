@@ -274,6 +274,25 @@ static int targets_gone(struct recorder *r)
 	return 0;
 }
 
+/* ---- the hook (record_opts.hook, --listen): the recorder's parts, read on this thread ---- */
+
+static void hook_bpf_stats(const struct record_tick *t, uint64_t *out)
+{
+	probes__read_stats(t->priv, out);
+}
+
+static void call_hook(struct recorder *r, bool final)
+{
+	struct record_tick t = {
+		.ing = r->ing, .hdr = &r->hdr, .procs = r->procs, .mev = r->mev, .sym = r->sym,
+		.w = r->w, .unwind_bytes = r->umaps ? unwmaps__bytes(r->umaps) : 0, .final = final,
+		.read_bpf_stats = hook_bpf_stats, .priv = r->bpf,
+	};
+
+	if (r->o->hook)
+		r->o->hook->tick(r->o->hook->ctx, &t);
+}
+
 static int run_loop(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
@@ -302,6 +321,7 @@ static int run_loop(struct recorder *r)
 		err = ingest__sync_unwind(r->ing);
 		if (err)
 			return err;
+		call_hook(r, false);
 		now = now_ns(CLOCK_MONOTONIC);
 		if (now - last_flush >= FLUSH_INTERVAL_NS) {
 			err = report_writer__flush(r->w);
@@ -710,6 +730,7 @@ static int recorder__record(struct recorder *r)
 		err = ring_buffer__consume(r->rb);
 		err = err < 0 ? (r->err ? r->err : err) : 0;
 	}
+	call_hook(r, true);
 	if (err || r->err) {
 		err = r->err ? r->err : err;
 		pr_err("bpfsym: writing '%s' failed: %s\n", r->o->output, strerror(-err));
