@@ -41,6 +41,17 @@ static void stub_request(void *ctx, struct httpd_conn *c, const struct http_req 
 		httpd_conn__park(c);
 		return;
 	}
+	if (!strcmp(req->path, "/big")) {
+		size_t len = 8u << 20;
+		char *b = calloc(1, len);
+
+		if (b)
+			httpd_conn__respond(c, 200, "", b, len);
+		else
+			httpd_conn__error(c, 500, NULL, "out of memory");
+		free(b);
+		return;
+	}
 	if (!strcmp(req->path, "/hello")) {
 		httpd_conn__respond(c, 200, "Content-Type: text/plain\r\n", "hello\n", 6);
 		return;
@@ -204,6 +215,51 @@ static void test_conn_cap(void)
 	ASSERT_TRUE(!strncmp(buf, "HTTP/1.1 200 ", 13), buf);
 }
 
+/*
+ * A client that asks for 8 MiB and never reads: the server goes on
+ * answering others at once, and drops it once it has made no progress
+ * for HTTPD_STALL_TIMEOUT_S.
+ */
+static void test_slow_reader(void)
+{
+	static const char req[] = "GET /big HTTP/1.0\r\n\r\n";
+	struct timespec t0, t1;
+	int fd, small = 4096;
+	char buf[1024];
+	size_t got = 0;
+	ssize_t n;
+	double ms;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (!ASSERT_TRUE(fd >= 0, "socket"))
+		return;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	{
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (!ASSERT_OK(connect(fd, (struct sockaddr *)&a, sizeof(a)), "connect"))
+			goto out;
+	}
+	if (!ASSERT_EQ(write(fd, req, sizeof(req) - 1), (ssize_t)sizeof(req) - 1, "send"))
+		goto out;
+	usleep(300000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ask("GET /hello HTTP/1.0\r\n\r\n", buf, sizeof(buf));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ASSERT_TRUE(!strncmp(buf, "HTTP/1.1 200 ", 13), "another client answered meanwhile");
+	ASSERT_TRUE(ms < 1000, "at once");
+	/* After the stall deadline (and the 100 ms poll), the rest never comes: read what there is. */
+	sleep(HTTPD_STALL_TIMEOUT_S + 2);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		got += (size_t)n;
+	ASSERT_TRUE(got < (8u << 20), "dropped before the whole body");
+	ASSERT_TRUE(httpd__timeouts(srv) >= 1, "counted as a timeout");
+out:
+	close(fd);
+}
+
 static void test_port_in_use(void)
 {
 	char spec[32], err[128];
@@ -279,6 +335,7 @@ int main(void)
 	RUN_TEST(test_answers);
 	RUN_TEST(test_park_wake_gone);
 	RUN_TEST(test_conn_cap);
+	RUN_TEST(test_slow_reader);
 	RUN_TEST(test_port_in_use);
 	TEST_SETUP_CLEAR();
 	RUN_TEST(test_metrics_text);
