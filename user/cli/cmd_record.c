@@ -88,8 +88,8 @@ static const char record_usage[] =
 "  sudo bpfsym -- make -j8                # a build and everything it runs\n"
 "  sudo bpfsym -G system.slice/docker-ID.scope -d 30   # one container\n"
 "  sudo bpfsym -p 257 --map-anon ./plugin.o@257,0x7f864c0000,0x60\n"
-"  sudo bpfsym -a -F 49 --listen 127.0.0.1:6060   # then: go tool pprof\n"
-"                            http://127.0.0.1:6060/debug/pprof/profile?seconds=10\n"
+"  sudo bpfsym -a -F 49 --listen 127.0.0.1:6060   # the pull endpoint, then:\n"
+"  go tool pprof -top 'http://127.0.0.1:6060/debug/pprof/profile?seconds=10'\n"
 "  bpfsym report                          # the hottest functions\n"
 "  bpfsym report --folded | flamegraph.pl > flame.svg\n";
 
