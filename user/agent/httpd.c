@@ -62,7 +62,7 @@ struct httpd {
 	struct httpd_ops ops;
 	pthread_t thread;
 	bool started;
-	volatile int stopping;
+	int stopping;			/* set by httpd__free's thread: __atomic */
 	struct httpd_conn conns[HTTPD_MAX_CONNS];
 	struct http_req req;		/* the parser's output, reused */
 	uint64_t counts[NR_CODES];
@@ -414,7 +414,8 @@ static int fill_poll(struct httpd *h, struct pollfd *p, int *idx)
 {
 	int i, n = 0;
 
-	p[n++] = (struct pollfd){ .fd = h->stopping ? -1 : h->lfd, .events = POLLIN };
+	p[n++] = (struct pollfd){ .fd = __atomic_load_n(&h->stopping, __ATOMIC_ACQUIRE) ? -1 : h->lfd,
+				   .events = POLLIN };
 	p[n++] = (struct pollfd){ .fd = h->efd, .events = POLLIN };
 	for (i = 0; i < HTTPD_MAX_CONNS; i++) {
 		struct httpd_conn *c = &h->conns[i];
@@ -474,7 +475,7 @@ static void *httpd__loop(void *arg)
 	for (;;) {
 		now = mono_ns();
 		expire(h, now);
-		if (h->stopping && stop_done(h, now, &stop_at))
+		if (__atomic_load_n(&h->stopping, __ATOMIC_ACQUIRE) && stop_done(h, now, &stop_at))
 			break;
 		n = fill_poll(h, p, idx);
 		/* 100 ms: deadlines are checked at least that often. */
@@ -535,7 +536,7 @@ void httpd__free(struct httpd *h)
 	if (!h)
 		return;
 	if (h->started) {
-		h->stopping = 1;
+		__atomic_store_n(&h->stopping, 1, __ATOMIC_RELEASE);
 		httpd__wake(h);
 		pthread_join(h->thread, NULL);
 	}
