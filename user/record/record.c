@@ -283,14 +283,16 @@ static void hook_bpf_stats(const struct record_tick *t, uint64_t *out)
 
 static void call_hook(struct recorder *r, bool final)
 {
-	struct record_tick t = {
+	struct record_tick t;
+
+	if (!r->o->hook)
+		return;
+	t = (struct record_tick){
 		.ing = r->ing, .hdr = &r->hdr, .procs = r->procs, .mev = r->mev, .sym = r->sym,
 		.w = r->w, .unwind_bytes = r->umaps ? unwmaps__bytes(r->umaps) : 0, .final = final,
 		.read_bpf_stats = hook_bpf_stats, .priv = r->bpf,
 	};
-
-	if (r->o->hook)
-		r->o->hook->tick(r->o->hook->ctx, &t);
+	r->o->hook->tick(r->o->hook->ctx, &t);
 }
 
 static int run_loop(struct recorder *r)
