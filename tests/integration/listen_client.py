@@ -131,6 +131,7 @@ def cmd_abuse(port, hold):
     print("crowd_refused_503", answered503 + refused)
     half = dial(port)
     half.sendall(b"GET /metr")
+    t_half = time.time()
     slow = dial(port, rcvbuf=1024)
     slow.sendall(b"GET /debug/pprof/profile?seconds=2 HTTP/1.0\r\n\r\n")
     slow2 = dial(port, rcvbuf=1024)
@@ -147,7 +148,7 @@ def cmd_abuse(port, hold):
         closed = False
     except ConnectionResetError:
         closed = True
-    print("half_open_closed_after", "%.1f" % (time.time() - t0) if closed else "never")
+    print("half_open_closed_after", "%.1f" % (time.time() - t_half) if closed else "never")
     half.close()
     rest = hold - (time.time() - t0)
     if rest > 0:
