@@ -7,15 +7,17 @@
  * connection; the recorder thread, at its next tick (<= 100 ms), opens a
  * report writer on a memfd and adds it as an ingest tap (W_ACTIVE), and
  * once the seconds are over removes it, closes it with an END record
- * (W_DONE) and wakes the server; the server thread reads the memfd as a
- * report, writes the pprof into another memfd and sends that.  A client
- * gone early cancels its window (W_CANCELLED: the recorder drops the tap).
- * Only the table of windows and the metrics snapshot are shared, under
- * one mutex held for copies only; the pprof is made on the server thread.
+ * (W_DONE) and signals the worker thread, which reads the memfd as a
+ * report, writes the pprof into another memfd (W_MADE) and wakes the
+ * server, which sends it.  A client gone early cancels its window
+ * (W_CANCELLED: the recorder drops the tap).  Only the table of windows
+ * and the metrics snapshot are shared, under one mutex held for copies and
+ * state changes only.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +39,12 @@
 #define DEFAULT_SECONDS		30	/* Go's */
 #define BPF_STATS_EVERY_NS	NSEC_PER_SEC	/* a syscall per counter: not every tick */
 
-enum win_state { W_FREE = 0, W_QUEUED, W_ACTIVE, W_DONE, W_CANCELLED };
+/*
+ * QUEUED (server) -> ACTIVE (recorder: a tap) -> DONE (recorder: closed)
+ * -> MAKING (worker: the pprof) -> MADE (worker) -> FREE (server: answered).
+ * CANCELLED: the client left while ACTIVE; the recorder drops the tap.
+ */
+enum win_state { W_FREE = 0, W_QUEUED, W_ACTIVE, W_DONE, W_MAKING, W_MADE, W_CANCELLED };
 
 struct window {
 	enum win_state st;
@@ -49,6 +56,8 @@ struct window {
 	struct rpt_header h;		/* the window's header: the recording's, its own start */
 	uint64_t bpf0[BPFSYM_STAT_MAX];	/* the counters when it opened */
 	int err;			/* W_DONE: 0, or why there is no profile */
+	int out;			/* W_MADE: the pprof's memfd, or -errno */
+	size_t out_len;
 };
 
 struct agent {
@@ -59,6 +68,10 @@ struct agent {
 	struct window win[AGENT_MAX_WINDOWS];
 	struct agent_metrics m;
 	bool over;			/* the recording has ended */
+	bool worker_stop;
+	pthread_cond_t work;		/* a window is W_DONE, or worker_stop */
+	pthread_t worker;
+	bool worker_started;
 	/* The recorder thread's own. */
 	uint64_t last_bpf_ns;
 	uint64_t bpf[BPFSYM_STAT_MAX];
@@ -126,7 +139,9 @@ static void window__drop(struct window *w, const struct record_tick *t)
 	}
 	if (w->memfd >= 0)
 		close(w->memfd);
-	*w = (struct window){ .memfd = -1 };
+	if (w->st == W_MADE && w->out >= 0)
+		close(w->out);
+	*w = (struct window){ .memfd = -1, .out = -1 };
 }
 
 /* One window's step at this tick; true when it became W_DONE. */
@@ -196,9 +211,9 @@ static void agent__tick(void *ctx, const struct record_tick *t)
 		done |= window__step(a, &a->win[i], t, now);
 	publish(a, t);
 	a->over = t->final;
-	pthread_mutex_unlock(&a->mu);
 	if (done)
-		httpd__wake(a->httpd);
+		pthread_cond_signal(&a->work);
+	pthread_mutex_unlock(&a->mu);
 }
 
 /* ---- the server thread: requests, answers ---- */
@@ -241,7 +256,7 @@ static bool queue_window(struct agent *a, struct httpd_conn *c, uint32_t seconds
 	else if (i == AGENT_MAX_WINDOWS)
 		why = "too many profile requests at once";
 	else
-		a->win[i] = (struct window){ .st = W_QUEUED, .seconds = seconds, .conn = c, .memfd = -1 };
+		a->win[i] = (struct window){ .st = W_QUEUED, .seconds = seconds, .conn = c, .memfd = -1, .out = -1 };
 	pthread_mutex_unlock(&a->mu);
 	if (why)
 		httpd_conn__error(c, 503, "Retry-After: 1\r\n", why);
@@ -346,15 +361,56 @@ static int make_pprof(int memfd, size_t *len)
 	return out;
 }
 
-/* A window is done: its profile, or why there is none. */
-static void answer_window(struct httpd_conn *c, int memfd, int err)
+/* ---- the worker thread: pprofs are made off both other threads ---- */
+
+/*
+ * Each W_DONE window's recording into a pprof (W_MADE), then the server
+ * is woken to send it: a large profile delays neither sampling nor the
+ * other clients.
+ */
+static void *agent__worker(void *arg)
+{
+	struct agent *a = arg;
+	struct window *w;
+	size_t i, len;
+	int memfd, out;
+
+	pthread_mutex_lock(&a->mu);
+	while (!a->worker_stop) {
+		for (i = 0; i < AGENT_MAX_WINDOWS && a->win[i].st != W_DONE; i++)
+			;
+		if (i == AGENT_MAX_WINDOWS) {
+			pthread_cond_wait(&a->work, &a->mu);
+			continue;
+		}
+		w = &a->win[i];
+		w->st = W_MAKING;
+		memfd = w->memfd;
+		w->memfd = -1;
+		out = w->err;
+		pthread_mutex_unlock(&a->mu);
+		len = 0;
+		if (!out)
+			out = make_pprof(memfd, &len);
+		if (memfd >= 0)
+			close(memfd);
+		pthread_mutex_lock(&a->mu);
+		w->out = out;
+		w->out_len = len;
+		w->st = W_MADE;
+		httpd__wake(a->httpd);
+	}
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+/* A window is made: its profile (@out, @len bytes), or why there is none (-errno). */
+static void answer_window(struct httpd_conn *c, int out, size_t len)
 {
 	static const char hdrs[] = "X-Content-Type-Options: nosniff\r\n"
 				   "Content-Type: application/octet-stream\r\n"
 				   "Content-Disposition: attachment; filename=\"profile\"\r\n";
 	char msg[160];
-	size_t len = 0;
-	int out = err ? err : make_pprof(memfd, &len);
 
 	if (out >= 0) {
 		httpd_conn__respond_fd(c, 200, hdrs, out, len);
@@ -368,22 +424,22 @@ static void answer_window(struct httpd_conn *c, int memfd, int err)
 static void agent__wake(void *ctx)
 {
 	struct agent *a = ctx;
-	struct window done[AGENT_MAX_WINDOWS];
+	struct window made[AGENT_MAX_WINDOWS];
 	size_t i, n = 0;
 
 	pthread_mutex_lock(&a->mu);
 	for (i = 0; i < AGENT_MAX_WINDOWS; i++) {
-		if (a->win[i].st != W_DONE)
+		if (a->win[i].st != W_MADE)
 			continue;
-		done[n++] = a->win[i];
-		a->win[i] = (struct window){ .memfd = -1 };
+		made[n++] = a->win[i];
+		a->win[i] = (struct window){ .memfd = -1, .out = -1 };
 	}
 	pthread_mutex_unlock(&a->mu);
-	/* Outside the lock: the recorder must never wait for a pprof being made. */
 	for (i = 0; i < n; i++) {
-		answer_window(done[i].conn, done[i].memfd, done[i].err);
-		if (done[i].memfd >= 0)
-			close(done[i].memfd);
+		if (made[i].conn)
+			answer_window(made[i].conn, made[i].out, made[i].out_len);
+		else if (made[i].out >= 0)
+			close(made[i].out);	/* its client left while it was made */
 	}
 }
 
@@ -398,11 +454,12 @@ static void agent__gone(void *ctx, struct httpd_conn *c)
 
 		if (w->st == W_FREE || w->conn != c)
 			continue;
-		if (w->st == W_ACTIVE) {
-			w->st = W_CANCELLED;	/* the tap is the recorder's to remove */
+		if (w->st == W_ACTIVE || w->st == W_MAKING) {
+			/* The tap is the recorder's to remove; the pprof the worker's to finish. */
+			w->st = w->st == W_ACTIVE ? W_CANCELLED : W_MAKING;
 			w->conn = NULL;
 		} else {
-			window__drop(w, NULL);	/* queued or done: no tap */
+			window__drop(w, NULL);	/* queued, done or made: nobody else holds it */
 		}
 	}
 	pthread_mutex_unlock(&a->mu);
@@ -432,8 +489,9 @@ struct agent *agent__listen(const char *spec)
 		return NULL;
 	}
 	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->work, NULL);
 	for (i = 0; i < AGENT_MAX_WINDOWS; i++)
-		a->win[i].memfd = -1;
+		a->win[i] = (struct window){ .memfd = -1, .out = -1 };
 	ops.ctx = a;
 	a->httpd = httpd__new(fd, &ops);
 	if (!a->httpd) {
@@ -450,10 +508,18 @@ struct agent *agent__listen(const char *spec)
 
 int agent__start(struct agent *a)
 {
-	int err = httpd__start(a->httpd);
+	sigset_t all, old;
+	int err;
 
+	/* Signals are the recorder's (its poll() must be the one Ctrl-C wakes). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = -pthread_create(&a->worker, NULL, agent__worker, a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	a->worker_started = !err;
+	err = err ? err : httpd__start(a->httpd);
 	if (err)
-		pr_err("bpfsym: --listen: starting the server thread: %s\n", strerror(-err));
+		pr_err("bpfsym: --listen: starting the server's threads: %s\n", strerror(-err));
 	return err;
 }
 
@@ -471,10 +537,19 @@ void agent__free(struct agent *a)
 	pthread_mutex_lock(&a->mu);
 	a->over = true;
 	pthread_mutex_unlock(&a->mu);
+	httpd__stop(a->httpd);
+	if (a->worker_started) {
+		pthread_mutex_lock(&a->mu);
+		a->worker_stop = true;
+		pthread_cond_signal(&a->work);
+		pthread_mutex_unlock(&a->mu);
+		pthread_join(a->worker, NULL);
+	}
 	httpd__free(a->httpd);
-	/* The recorder is gone: no tap is in an ingest any more. */
+	/* The recorder, the server and the worker are gone: nothing holds a window any more. */
 	for (i = 0; i < AGENT_MAX_WINDOWS; i++)
 		window__drop(&a->win[i], NULL);
+	pthread_cond_destroy(&a->work);
 	pthread_mutex_destroy(&a->mu);
 	free(a);
 }

@@ -5,9 +5,10 @@
  * as Go's net/http/pprof does and `GET /metrics` in the Prometheus text
  * format; the recorder thread, through the hook it calls every loop
  * (record_opts.hook), turns each profile request into an ingest tap for
- * N seconds and publishes the metrics.  The two threads share only a
- * mutex-guarded table of windows and a metrics snapshot: no client can
- * hold up sampling or the file's writer.
+ * N seconds and publishes the metrics; a worker thread makes each
+ * window's pprof.  The threads share only a mutex-guarded table of
+ * windows and a metrics snapshot: no client can hold up sampling or the
+ * file's writer.
  */
 #ifndef BPFSYM_AGENT_H
 #define BPFSYM_AGENT_H
@@ -28,15 +29,16 @@ struct agent;
  */
 struct agent *agent__listen(const char *spec);
 
-/* Start serving (requests wait for the recorder's first tick).  0 or -errno. */
+/* Start the server and worker threads (requests wait for the recorder's first tick).  0 or -errno. */
 int agent__start(struct agent *a);
 
 /* The hook to give record__run (record_opts.hook); lives as long as @a. */
 const struct record_hook *agent__hook(struct agent *a);
 
 /*
- * Stop serving (answers in flight get HTTPD_STOP_GRACE_MS), drop what is
- * left, free.  Call after record__run returned.  NULL is a no-op.
+ * Stop serving (answers in flight, and pprofs being made, get
+ * HTTPD_STOP_GRACE_MS), stop the worker, drop what is left, free.  Call
+ * after record__run returned.  NULL is a no-op.
  */
 void agent__free(struct agent *a);
 

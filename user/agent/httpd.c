@@ -531,15 +531,21 @@ void httpd__wake(struct httpd *h)
 		return;	/* the counter is full: a wakeup is pending anyway */
 }
 
+void httpd__stop(struct httpd *h)
+{
+	if (!h || !h->started)
+		return;
+	__atomic_store_n(&h->stopping, 1, __ATOMIC_RELEASE);
+	httpd__wake(h);
+	pthread_join(h->thread, NULL);
+	h->started = false;
+}
+
 void httpd__free(struct httpd *h)
 {
 	if (!h)
 		return;
-	if (h->started) {
-		__atomic_store_n(&h->stopping, 1, __ATOMIC_RELEASE);
-		httpd__wake(h);
-		pthread_join(h->thread, NULL);
-	}
+	httpd__stop(h);
 	close(h->efd);
 	close(h->lfd);
 	free(h);

@@ -63,11 +63,14 @@ int httpd__start(struct httpd *h);
 void httpd__wake(struct httpd *h);
 
 /*
- * Stop: no new connections; answers already being sent get
- * HTTPD_STOP_GRACE_MS, parked ones are woken once more; then every
- * connection is closed (gone() for the parked), the thread joined, @h
- * freed.  NULL is a no-op.
+ * Stop: no new connections; answers being sent and parked connections get
+ * HTTPD_STOP_GRACE_MS (wakeups still answered); then every connection is
+ * closed (gone() for the parked) and the thread joined.  httpd__wake stays
+ * safe until httpd__free.  Idempotent; NULL is a no-op.
  */
+void httpd__stop(struct httpd *h);
+
+/* httpd__stop, then free @h.  NULL is a no-op. */
 void httpd__free(struct httpd *h);
 
 /* Answers by status code so far, for /metrics: *@codes and *@counts, *@nr of them. */
