@@ -19,7 +19,7 @@
 #    binary junk: 400/404/405/414/431/505 with text bodies, then a normal
 #    answer;
 #  - concurrent: three 2 s profiles at once all succeed; nine: eight
-#    succeed (the tap limit) and one is 503;
+#    succeed (the tap limit) and one is 503; no window memfd stays open;
 #  - abuse: 100 connections at once (those past 16 get 503), a half-open
 #    client (closed at the 10 s head deadline), two slow readers, junk:
 #    meanwhile the samples counter keeps rising and matches hot's CPU time;
@@ -233,8 +233,15 @@ if [ -z "$why" ]; then pass $name; else fail $name "${why#; }"; fi
 name=integration/listen_concurrent
 c3=$($CLIENT concurrent "$port" 3 2 | sed 's/^codes //')
 c9=$($CLIENT concurrent "$port" 9 2 | sed 's/^codes //')
+sleep 0.5
+# Each window had a memfd, its pprof another: all closed again once answered.
+memfds=$(ls -l "/proc/$rec/fd" 2> /dev/null | grep -c 'memfd:bpfsym')
 if [ "$c3" = "200 200 200" ] && [ "$c9" = "200 200 200 200 200 200 200 200 503" ]; then
-	pass $name
+	if [ "$memfds" -eq 0 ]; then
+		pass $name
+	else
+		fail $name "$memfds window memfds still open after 11 windows were answered"
+	fi
 else
 	fail $name "3 at once: '$c3'; 9 at once: '$c9' (expected eight 200 and one 503)"
 fi
