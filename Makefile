@@ -177,6 +177,8 @@ $(FUZZ_DIR)/fuzz_hints: tests/fuzz/fuzz_hints.c $(call fuzz_objs,hints)
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_cfi: tests/fuzz/fuzz_cfi.c $(call fuzz_objs,cfi cfi_enc cfi_parse cfi_eval cfi_merge)
 	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_http: tests/fuzz/fuzz_http.c $(call fuzz_objs,http_parse)
+	$(FUZZ_LINK)
 $(FUZZ_BINS): $(HDRS) $(wildcard tests/fuzz/*.h)
 
 # The report seeds come from the real writer, itself sanitized.

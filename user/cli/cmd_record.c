@@ -16,6 +16,7 @@
 
 #include "bpfsym.h"
 #include "base/util.h"
+#include "agent/agent.h"
 #include "cli/cli.h"
 #include "model/hints.h"
 #include "record/record.h"
@@ -76,6 +77,12 @@ static const char record_usage[] =
 "                            renamed too); each file stands alone; a full disk\n"
 "                            costs samples (counted), not the recording\n"
 "      --switch-max-files N  keep the N newest rotated files, delete older\n"
+"      --listen [ADDR:]PORT  serve the pull endpoint while recording: GET\n"
+"                            /debug/pprof/profile?seconds=N (the next N\n"
+"                            seconds as a gzipped pprof, as Go's\n"
+"                            net/http/pprof) and GET /metrics (Prometheus);\n"
+"                            ADDR an IPv4 address or [IPv6], default\n"
+"                            127.0.0.1 (0.0.0.0 shows profiles to the network)\n"
 "  -q, --quiet               no live status line\n"
 "  -v, --verbose             libbpf and debug messages on stderr\n"
 "  -h, --help                this help\n"
@@ -94,6 +101,8 @@ static const char record_usage[] =
 "  sudo bpfsym -a -F 19 --switch-output=1h --switch-max-files=24   # a day in hours\n"
 "  sudo bpfsym -a --switch-output &  kill -USR2 $!   # cut a file now\n"
 "  bpfsym report bpfsym.data.*            # rotated files, merged\n"
+"  sudo bpfsym -a -F 49 --listen 127.0.0.1:6060   # the pull endpoint, then:\n"
+"  go tool pprof -top 'http://127.0.0.1:6060/debug/pprof/profile?seconds=10'\n"
 "  bpfsym report                          # the hottest functions\n"
 "  bpfsym report --folded | flamegraph.pl > flame.svg\n";
 
@@ -104,7 +113,7 @@ void cli__record_help(FILE *out)
 
 /* Options without a short letter. */
 enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON, OPT_CALL_GRAPH, OPT_UNWIND_MEM,
-       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES };
+       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_LISTEN };
 
 /* What the parse step fills: the options, and the arrays they point into. */
 struct record_args {
@@ -112,6 +121,7 @@ struct record_args {
 	uint32_t *pids;
 	struct anon_hint *hints;
 	bool all;
+	const char *listen;	/* --listen */
 };
 
 static void record_args__free(struct record_args *a)
@@ -233,6 +243,9 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 		if (parse_u32(arg, &o->rotate.max_files) || !o->rotate.max_files)
 			return cli__usage_error("--switch-max-files '%s': expected a number of files, at least 1", arg);
 		return CLI_RUN;
+	case OPT_LISTEN:
+		a->listen = arg;
+		return CLI_RUN;
 	case 'q':
 		o->quiet = true;
 		return CLI_RUN;
@@ -297,6 +310,7 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 		{ "unwind-mem", required_argument, NULL, OPT_UNWIND_MEM },
 		{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
 		{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -314,6 +328,27 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 	return record_target(a, argc, argv);
 }
 
+/* Record, serving the pull endpoint with --listen: bound first, so a port in use stops us before BPF. */
+static int record_run(struct record_args *a)
+{
+	struct agent *ag = NULL;
+	int ret;
+
+	if (a->listen) {
+		ag = agent__listen(a->listen);
+		if (!ag)
+			return 2;
+		if (agent__start(ag)) {
+			agent__free(ag);
+			return 1;
+		}
+		a->o.hook = agent__hook(ag);
+	}
+	ret = record__run(&a->o);
+	agent__free(ag);
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_args a = { .o = { .freq = 99, .output = "bpfsym.data", .call_graph = BPFSYM_USTACK_TABLES } };
@@ -323,7 +358,7 @@ int cmd_record(int argc, char **argv)
 	if (ret == CLI_RUN) {
 		if (a.o.verbose)
 			log_set_level(LOG_DEBUG);
-		ret = record__run(&a.o);
+		ret = record_run(&a);
 	}
 	record_args__free(&a);
 	return ret;

@@ -230,6 +230,27 @@ static int targets_gone(struct recorder *r)
 	return 0;
 }
 
+/* ---- the hook (record_opts.hook, --listen): the recorder's parts, read on this thread ---- */
+
+static void hook_bpf_stats(const struct record_tick *t, uint64_t *out)
+{
+	probes__read_stats(t->priv, out);
+}
+
+static void call_hook(struct recorder *r, bool final)
+{
+	struct record_tick t;
+
+	if (!r->o->hook)
+		return;
+	t = (struct record_tick){
+		.ing = r->ing, .hdr = &r->hdr, .procs = r->procs, .mev = r->mev, .sym = r->sym,
+		.w = r->w, .bytes_closed = r->rot ? rotate__bytes_closed(r->rot) : 0, .unwind_bytes = r->umaps ? unwmaps__bytes(r->umaps) : 0, .final = final,
+		.read_bpf_stats = hook_bpf_stats, .priv = r->bpf,
+	};
+	r->o->hook->tick(r->o->hook->ctx, &t);
+}
+
 static int run_loop(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
@@ -259,6 +280,7 @@ static int run_loop(struct recorder *r)
 		err = err ?: (r->rot ? rotate__tick(r->rot) : 0);
 		if (err)
 			return err;
+		call_hook(r, false);
 		now = now_ns(CLOCK_MONOTONIC);
 		if (now - last_flush >= FLUSH_INTERVAL_NS) {
 			err = r->w ? report_writer__flush(r->w) : 0;
@@ -737,6 +759,7 @@ static int recorder__record(struct recorder *r)
 		err = ring_buffer__consume(r->rb);
 		err = err < 0 ? (r->err ? r->err : err) : 0;
 	}
+	call_hook(r, true);
 	if (err || r->err) {
 		err = r->err ? r->err : err;
 		pr_err("bpfsym: writing '%s' failed: %s\n", r->o->output, strerror(-err));

@@ -9,6 +9,45 @@
 
 #include "model/hints.h"
 
+struct ingest;
+struct mapevents;
+struct proc_table;
+struct report_writer;
+struct rpt_header;
+struct symbolizer;
+
+/*
+ * What the recorder shows a hook (record_opts.hook), on the recorder thread
+ * and for the length of one call: the parts below ingest, to read, and
+ * @ing, whose taps the hook may add and remove (ingest__add_writer).
+ * Nothing here may be kept past the call or touched from another thread.
+ */
+struct record_tick {
+	struct ingest *ing;
+	const struct rpt_header *hdr;	/* the recording's: event, freq, start */
+	const struct proc_table *procs;
+	const struct mapevents *mev;
+	const struct symbolizer *sym;
+	const struct report_writer *w;	/* the file's writer; NULL: none */
+	uint64_t bytes_closed;		/* bytes of the files rotation closed before w */
+	uint64_t unwind_bytes;		/* BPF map memory of the call-frame tables */
+	bool final;			/* sampling stopped, the ring buffer drained */
+	/* The BPF side's counters (BPFSYM_STAT_MAX of them): a syscall each, so on demand. */
+	void (*read_bpf_stats)(const struct record_tick *t, uint64_t *out);
+	const void *priv;		/* read_bpf_stats's */
+};
+
+/*
+ * Called after each batch of ring-buffer records (at most ~100 ms apart)
+ * and once more with tick->final set before the END record is written:
+ * the last chance to remove taps.  A hook cannot fail the recording; it
+ * must return quickly (it holds up the ring buffer's reader).
+ */
+struct record_hook {
+	void (*tick)(void *ctx, const struct record_tick *t);
+	void *ctx;
+};
+
 enum record_target {
 	RECORD_ALL = 0,		/* every process */
 	RECORD_PIDS = 1,	/* pids[] and all their threads */
@@ -52,6 +91,7 @@ struct record_opts {
 	uint32_t call_graph;		/* enum bpfsym_ustack_mode; the default: tables */
 	uint64_t unwind_mem;		/* --unwind-mem: bytes of tables; 0: the default */
 	struct rotate_opts rotate;	/* --switch-output, --switch-max-files */
+	const struct record_hook *hook;	/* NULL: none (--listen sets one) */
 };
 
 /*

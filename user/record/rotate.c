@@ -424,3 +424,8 @@ void rotate__summary(const struct rotate *rot, uint64_t *written, uint64_t *unwr
 	snprintf(where, len, "%llu file%s %s.* (the last '%s'%s)", (unsigned long long)rot->nr_files,
 		 rot->nr_files == 1 ? "" : "s", rot->env.output, rot->last, deleted);
 }
+
+uint64_t rotate__bytes_closed(const struct rotate *rot)
+{
+	return rot->bytes;
+}

@@ -92,4 +92,7 @@ int rotate__finish(struct rotate *rot, const struct rpt_header *final);
 void rotate__summary(const struct rotate *rot, uint64_t *written, uint64_t *unwritten, uint64_t *bytes,
 		     char *where, size_t len);
 
+/* Bytes of the files closed so far (deleted ones too): a counter that rotation does not reset. */
+uint64_t rotate__bytes_closed(const struct rotate *rot);
+
 #endif /* BPFSYM_ROTATE_H */

@@ -478,15 +478,14 @@ static void pprof__free(struct pprof *p)
 	rpt_buf__free(&p->name);
 }
 
-int report_pprof__write(const char *path, const struct report *r, const struct view_opts *o)
+/* Both ways out: to @path (renamed into place) or, when @path is NULL, into @fd. */
+static int pprof__make(const char *path, int fd, const struct report *r, const struct view_opts *o)
 {
 	struct pprof p = { .r = r, .o = o, .unknown_loc = RPT_NONE };
 	size_t nf;
 	uint32_t empty;
 	int err;
 
-	if (!path || !path[0] || !r)
-		return -EINVAL;
 	nf = p.nr_frames = report__nr_frames(r);
 	p.frame_loc = malloc((nf ? nf : 1) * sizeof(*p.frame_loc));
 	if (!p.frame_loc)
@@ -495,7 +494,21 @@ int report_pprof__write(const char *path, const struct report *r, const struct v
 	err = strs__add(&p.strs, "", 0, &empty);
 	err = err ?: pprof__collect(&p);
 	err = err ?: pprof__header_strings(&p);
-	err = err ?: pprof__write_file(&p, path);
+	err = err ?: (path ? pprof__write_file(&p, path) : pprof__write_fd(&p, fd));
 	pprof__free(&p);
 	return err;
+}
+
+int report_pprof__write(const char *path, const struct report *r, const struct view_opts *o)
+{
+	if (!path || !path[0] || !r)
+		return -EINVAL;
+	return pprof__make(path, -1, r, o);
+}
+
+int report_pprof__write_fd(int fd, const struct report *r, const struct view_opts *o)
+{
+	if (fd < 0 || !r)
+		return -EINVAL;
+	return pprof__make(NULL, fd, r, o);
 }

@@ -34,4 +34,10 @@
  */
 int report_pprof__write(const char *path, const struct report *r, const struct view_opts *o);
 
+/*
+ * The same profile written at @fd's offset (a pipe, a socket, a memfd:
+ * no rename, no fsync).  0 or -errno (-EINVAL: bad @fd or no @r).
+ */
+int report_pprof__write_fd(int fd, const struct report *r, const struct view_opts *o);
+
 #endif /* BPFSYM_REPORT_PPROF_H */

@@ -83,4 +83,7 @@ struct pprof {
  */
 int pprof__write_file(const struct pprof *p, const char *path);
 
+/* Write @p into @fd as it is (report_pprof__write_fd).  0 or -errno. */
+int pprof__write_fd(const struct pprof *p, int fd);
+
 #endif /* BPFSYM_REPORT_PPROF_INT_H */

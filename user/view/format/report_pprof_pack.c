@@ -314,6 +314,11 @@ static int open_temp(const char *path, char **tmp)
 	}
 	return fd;
 }
+int pprof__write_fd(const struct pprof *p, int fd)
+{
+	return pprof__emit(p, fd);
+}
+
 int pprof__write_file(const struct pprof *p, const char *path)
 {
 	char *tmp = NULL;

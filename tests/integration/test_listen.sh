@@ -1,0 +1,394 @@
+#!/bin/sh
+# `record --listen`: the pull endpoint, checked with the clients that use
+# it (curl, go tool pprof, the URLs Parca and Alloy build from
+# examples/parca.yaml and examples/config.alloy) and with clients that
+# misbehave, while tests/fixtures/hot burns two threads, the oracle: its
+# own symbols (hot_a, hot_b, hot_c, 50/30/20 % of its work) and its CPU time.
+#  - port_in_use: a listener already on the port: exit 2, one line naming
+#    the address, before any BPF is loaded (with -v: no libbpf line) and
+#    no file written; a malformed address likewise;
+#  - profile_top: `go tool pprof -top URL?seconds=3` shows hot_a, hot_b,
+#    hot_c as the three hottest functions under run_workload, hot_a first;
+#  - window: the profile's headers are Go's, its time is the request's,
+#    its duration the seconds asked, its samples those of that window only
+#    (no more than /metrics counted meanwhile, most of them);
+#  - metrics: exposition format (HELP and TYPE per family, counters
+#    _total, the content type), samples rising between two scrapes;
+#  - bad_requests: banana and 1.5 seconds, seconds past the write timeout,
+#    an unknown path, POST, a 3000-byte URL, a 10 KiB header, HTTP/2.0,
+#    binary junk: 400/404/405/414/431/505 with text bodies, then a normal
+#    answer;
+#  - concurrent: three 2 s profiles at once all succeed; nine: eight
+#    succeed (the tap limit) and one is 503; no window memfd stays open;
+#  - abuse: 100 connections at once (those past 16 get 503), a half-open
+#    client (closed at the 10 s head deadline), two slow readers, junk:
+#    meanwhile the samples counter keeps rising and matches hot's CPU time;
+#    a client gone early frees its window at once;
+#  - parca, alloy: each file parsed (YAML; a strict reader of Alloy's
+#    block syntax), only the CPU profile scraped, and its URL fetched as
+#    the scraper builds it (target, path, seconds) with curl: pprof finds
+#    hot_a in it;
+#  - sigint: SIGINT ends the recording with status 0 and a complete file
+#    with samples in every second of the abuse;
+#  - targets: -- COMMAND with -d, and -p PID, each serve a profile of
+#    their target only;
+#  - ipv6: [::1]:PORT serves.
+. "$(dirname "$0")/lib.sh"
+lib_init integration/listen_port_in_use integration/listen_profile_top integration/listen_window \
+	integration/listen_metrics integration/listen_bad_requests integration/listen_concurrent \
+	integration/listen_abuse integration/listen_parca integration/listen_alloy integration/listen_sigint \
+	integration/listen_targets integration/listen_ipv6
+
+for tool in curl python3 go nm; do
+	command -v $tool > /dev/null 2>&1 || skip_all "'$tool' not installed"
+done
+python3 -c 'import yaml' 2> /dev/null || skip_all "python3-yaml not installed"
+export HOME="$T" GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS='' GOPROXY=off \
+	GOTOOLCHAIN=local GOTELEMETRY=off PPROF_TMPDIR="$T/pprof" PPROF_BINARY_PATH="$T/nobin"
+go tool pprof -h > "$T/pprof.help" 2>&1 || skip_all "'go tool pprof' does not run"
+pprof() {
+	run_to 60 go tool pprof "$@" 2> "$T/pprof.err"
+}
+CLIENT="python3 $BPFSYM_TOP/tests/integration/listen_client.py"
+need_fixture hot hot
+# The fixture's own hot functions: the oracle's names.
+nm "$T/hot" | awk '$2 ~ /^[tT]$/ && $3 ~ /^hot_[abc]$/ { print $3 }' | sort > "$T/hot.syms"
+[ "$(cat "$T/hot.syms" | tr '\n' ' ')" = "hot_a hot_b hot_c " ] || fail_all "nm finds no hot_a, hot_b, hot_c in the fixture"
+
+# metric NAME [PORT]: the value of sample line NAME (with its labels) from /metrics.
+metric() {
+	curl -sS --max-time 10 "http://127.0.0.1:${2:-$port}/metrics" | awk -v n="$1" '$1 == n { print $2; f = 1 } END { if (!f) print "none" }'
+}
+# hot_cpu PID: its user + system CPU in clock ticks.
+hot_cpu() {
+	awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"
+}
+# top3 FILE: the three hottest functions (flat) under run_workload, in order.
+top3() {
+	pprof -top -nodecount=200 -sample_index=samples -focus=run_workload "$1" |
+		awk 'found && NF >= 6 { print $6; if (++n == 3) exit } $1 == "flat" { found = 1 }'
+}
+
+# bg_rec NAME ARGS...: `bpfsym record ARGS` in the background (sh execs it: $BG_PID is
+# the recorder), its stderr in $T/NAME.err.
+bg_rec() {
+	br_err=$T/$1.err
+	shift
+	bg_start sh -c 'f=$1; shift; exec "$@" 2> "$f"' sh "$br_err" "$BPFSYM" record "$@"
+}
+
+# ---- port in use: bound before anything else.
+name=integration/listen_port_in_use
+p=$($CLIENT freeport)
+bg_start sh -c 'exec "$@" > "$0"' "$T/hold.out" $CLIENT hold "$p" 60
+holder=$BG_PID
+wait_until 10 grep -q listening "$T/hold.out"
+t0=$(now_ms)
+run_to 30 "$BPFSYM" record -a -q -v -d 5 --listen "127.0.0.1:$p" -o "$T/inuse.data" 2> "$T/inuse.err"
+rc=$?
+ms=$(( $(now_ms) - t0 ))
+stop "$holder"
+if [ $rc -ne 2 ]; then
+	fail $name "exit status $rc with the port in use, expected 2"
+elif [ "$(nlines "$T/inuse.err")" -ne 1 ] || ! grep -q "127.0.0.1:$p" "$T/inuse.err" || ! grep -qi "in use" "$T/inuse.err"; then
+	fail $name "expected one line naming 127.0.0.1:$p and 'in use' (with -v: no libbpf line), got $(nlines "$T/inuse.err") lines"
+	show "$T/inuse.err"
+elif [ -e "$T/inuse.data" ]; then
+	fail $name "a recording file was created"
+else
+	run_to 10 "$BPFSYM" record -a -q --listen "127.0.0.1:65536" -o "$T/bad.data" 2> "$T/badaddr.err"
+	rc=$?
+	if [ $rc -ne 2 ] || [ "$(nlines "$T/badaddr.err")" -ne 1 ]; then
+		fail $name "--listen 127.0.0.1:65536: status $rc, $(nlines "$T/badaddr.err") lines (expected 2, one)"
+		show "$T/badaddr.err"
+	else
+		pass $name
+		note "port in use: '$(cat "$T/inuse.err")' after $ms ms"
+	fi
+fi
+
+# ---- the recording the next tests share: the whole system, hot burning throughout.
+bg_start "$T/hot" 600 2
+hot=$BG_PID
+port=$($CLIENT freeport)
+bg_rec main -a -F 49 -q --listen "127.0.0.1:$port" -o "$T/main.data"
+rec=$BG_PID
+if ! wait_until 60 sh -c "curl -sf --max-time 2 http://127.0.0.1:$port/metrics | grep -q '^bpfsym_recording 1'"; then
+	fail_all "the endpoint did not come up within 60 s"
+fi
+
+name=integration/listen_profile_top
+pprof -top -nodecount=200 -sample_index=samples -focus=run_workload \
+	"http://127.0.0.1:$port/debug/pprof/profile?seconds=3" > "$T/top.url"
+got=$(awk 'found && NF >= 6 { print $6; if (++n == 3) exit } $1 == "flat" { found = 1 }' "$T/top.url" | tr '\n' ' ')
+first=$(echo "$got" | awk '{ print $1 }')
+sorted=$(echo "$got" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+if [ "$sorted" = "$(tr '\n' ' ' < "$T/hot.syms")" ] && [ "$first" = hot_a ]; then
+	pass $name
+else
+	fail $name "top three under run_workload: '$got' (expected hot_a first, then hot_b and hot_c)"
+	show "$T/top.url"
+	show "$T/pprof.err"
+fi
+
+# ---- the window: headers, time, duration, its samples only.
+name=integration/listen_window
+m0=$(metric bpfsym_samples_total)
+treq=$(date +%s.%N)
+curl -sS --max-time 30 -D "$T/w.hdr" -o "$T/w.pb.gz" "http://127.0.0.1:$port/debug/pprof/profile?seconds=2"
+m1=$(metric bpfsym_samples_total)
+pprof -raw "$T/w.pb.gz" > "$T/w.raw"
+pprof -top -sample_index=samples "$T/w.pb.gz" > "$T/w.top"
+n=$(sed -n 's/.*Total samples = \([0-9]*\).*/\1/p' "$T/w.top")
+dur=$(awk '$1 == "Duration:" { print $2 }' "$T/w.raw")
+tw=$(date -d "$(sed -n 's/^Time: \(.*\) UTC$/\1/p' "$T/w.raw")" +%s.%N 2> /dev/null)
+magic=$(od -An -tx1 -N2 "$T/w.pb.gz" | tr -d ' ')
+why=
+grep -qi '^Content-Type: application/octet-stream' "$T/w.hdr" || why="$why; no Content-Type application/octet-stream"
+grep -qi '^Content-Disposition: attachment; filename="profile"' "$T/w.hdr" || why="$why; no Content-Disposition"
+grep -qi '^X-Content-Type-Options: nosniff' "$T/w.hdr" || why="$why; no X-Content-Type-Options"
+[ "$magic" = 1f8b ] || why="$why; not gzip ($magic)"
+fcmp "${dur:-0}" ge 1.95 && fcmp "${dur:-0}" le 2.6 || why="$why; duration '$dur' for seconds=2"
+# The window opens at the recorder's next tick (<= 100 ms): its time is the request's.
+dt=$(awk -v a="${tw:-0}" -v b="$treq" 'BEGIN { printf "%.3f", a - b }')
+fcmp "$dt" ge -0.05 && fcmp "$dt" le 1 || why="$why; profile time $tw, requested at $treq"
+# At most what the recorder read meanwhile (+ one tick of publishing lag), and most of it.
+d=$(awk -v a="$m0" -v b="$m1" 'BEGIN { print b - a }')
+fcmp "${n:-0}" gt 0 && fcmp "${n:-0}" le "$((d + 20))" && fcmp "${n:-0}" ge "$(awk -v d="$d" 'BEGIN { print 0.6 * d - 20 }')" ||
+	why="$why; $n samples in the window, $d read meanwhile"
+if [ -z "$why" ]; then
+	pass $name
+	note "window: $n samples in $dur s, opened $dt s after the request (the recorder read $d meanwhile, $m1 in all)"
+else
+	fail $name "${why#; }"
+	show "$T/w.hdr"
+fi
+
+# ---- metrics.
+name=integration/listen_metrics
+curl -sS --max-time 10 -D "$T/m.hdr" -o "$T/m1.txt" "http://127.0.0.1:$port/metrics"
+sleep 1.5
+curl -sS --max-time 10 -o "$T/m2.txt" "http://127.0.0.1:$port/metrics"
+bad=$(awk '
+	/^# HELP / { help[$3] = 1; next }
+	/^# TYPE / { if (!help[$3]) print "TYPE before HELP: " $3; type[$3] = $4
+		     if ($4 == "counter" && $3 !~ /_total$/) print "counter without _total: " $3; next }
+	/^#/ { next }
+	{
+		name = $1; sub(/\{.*/, "", name)
+		if ($0 !~ /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="[^"]*"(,[a-zA-Z_][a-zA-Z0-9_]*="[^"]*")*\})? -?[0-9.e+]+$/)
+			print "bad line: " $0
+		else if (!type[name])
+			print "no TYPE for " name
+		n++
+	}
+	END { if (n < 20) print "only " n " samples" }' "$T/m1.txt")
+s1=$(awk '$1 == "bpfsym_samples_total" { print $2 }' "$T/m1.txt")
+s2=$(awk '$1 == "bpfsym_samples_total" { print $2 }' "$T/m2.txt")
+for want in 'bpfsym_lost_samples_total{cause="ring_buffer_full"}' process_cpu_seconds_total \
+	process_resident_memory_bytes bpfsym_processes_tracked bpfsym_output_bytes 'bpfsym_http_requests_total{code="200"}'; do
+	grep -qF "$want " "$T/m1.txt" || bad="$bad
+missing $want"
+done
+if ! grep -qi '^Content-Type: text/plain; version=0.0.4' "$T/m.hdr"; then
+	fail $name "Content-Type is not the text exposition format's"
+elif [ -n "$bad" ]; then
+	fail $name "$(echo "$bad" | grep . | head -3 | tr '\n' ';')"
+elif ! fcmp "${s2:-0}" gt "${s1:-0}"; then
+	fail $name "bpfsym_samples_total did not rise in 1.5 s ($s1 -> $s2)"
+else
+	pass $name
+fi
+
+# ---- bad requests.
+name=integration/listen_bad_requests
+code() {	# code EXPECTED BODY_WORD CURL_ARGS...: one check
+	want=$1
+	word=$2
+	shift 2
+	got=$(curl -sS --max-time 10 -o "$T/bad.body" -w '%{http_code}' "$@" 2> /dev/null)
+	if [ "$got" != "$want" ] || ! grep -qi -- "$word" "$T/bad.body"; then
+		why="$why; $* -> $got '$(head -c 80 "$T/bad.body")' (expected $want, '$word')"
+	fi
+}
+why=
+u=http://127.0.0.1:$port
+code 400 seconds "$u/debug/pprof/profile?seconds=banana"
+code 400 seconds "$u/debug/pprof/profile?seconds=1.5"
+code 400 WriteTimeout "$u/debug/pprof/profile?seconds=300"
+code 404 "not found" "$u/debug/pprof/heap"
+code 405 method -X POST "$u/metrics"
+code 414 "too long" "$u/$(head -c 3000 /dev/zero | tr '\0' a)"
+code 431 large -H "X-Big: $(head -c 10000 /dev/zero | tr '\0' b)" "$u/metrics"
+st=$($CLIENT raw "$port" 'GET /metrics HTTP/2.0\r\n\r\n' | awk '$1 == "status" { print $2 }')
+[ "$st" = 505 ] || why="$why; HTTP/2.0 -> $st"
+st=$($CLIENT raw "$port" '\x00\x01\x02 junk\r\n\r\n' | awk '$1 == "status" { print $2 }')
+[ "$st" = 400 ] || why="$why; junk -> $st"
+curl -sS -I --max-time 10 "$u/debug/pprof/profile?seconds=banana" > "$T/bad.head"
+grep -q '^HTTP/1.1 400' "$T/bad.head" || why="$why; HEAD of a bad duration: $(head -1 "$T/bad.head")"
+code 200 bpfsym_samples_total "$u/metrics"
+if [ -z "$why" ]; then pass $name; else fail $name "${why#; }"; fi
+
+# ---- concurrent profiles: up to the tap limit, then 503.
+name=integration/listen_concurrent
+c3=$($CLIENT concurrent "$port" 3 2 | sed 's/^codes //')
+c9=$($CLIENT concurrent "$port" 9 2 | sed 's/^codes //')
+sleep 0.5
+# Each window had a memfd, its pprof another: all closed again once answered.
+memfds=$(ls -l "/proc/$rec/fd" 2> /dev/null | grep -c 'memfd:bpfsym')
+if [ "$c3" = "200 200 200" ] && [ "$c9" = "200 200 200 200 200 200 200 200 503" ]; then
+	if [ "$memfds" -eq 0 ]; then
+		pass $name
+	else
+		fail $name "$memfds window memfds still open after 11 windows were answered"
+	fi
+else
+	fail $name "3 at once: '$c3'; 9 at once: '$c9' (expected eight 200 and one 503)"
+fi
+
+# ---- the scrapers' configs, fetched while the abuse below runs (they hold 2 of the 16 slots).
+cfg_fetch() {	# cfg_fetch KIND FILE: parse, build the URL, fetch it in the background
+	$CLIENT "$1" "$BPFSYM_TOP/examples/$2" > "$T/$1.facts" 2> "$T/$1.parse.err" || return 1
+	f() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$T/$3.facts"; }
+	target=$(f targets "" "$1")
+	secs=$(f seconds "" "$1")
+	tmo=$(f timeout "" "$1")
+	# The target's port is the example's (6060); the test's recorder is on $port.
+	url="$(f scheme "" "$1")://${target%:*}:$port$(f path "" "$1")?seconds=$secs"
+	echo "$url" > "$T/$1.url"
+	curl -sS --max-time $((secs + ${tmo:-10} + 10)) -o "$T/$1.pb.gz" -w '%{http_code}' "$url" > "$T/$1.code" 2>&1 &
+	echo $! > "$T/$1.pid"
+}
+cfg_check() {	# cfg_check KIND NAME ENABLED: what was fetched
+	if [ -s "$T/$1.parse.err" ] || [ ! -s "$T/$1.facts" ]; then
+		fail "$2" "examples: $(head -1 "$T/$1.parse.err")"
+		return
+	fi
+	wait "$(cat "$T/$1.pid")" 2> /dev/null
+	en=$(awk '$1 == "enabled_profiles" { $1 = ""; sub(/^ /, ""); print }' "$T/$1.facts")
+	dl=$(awk '$1 == "delta" { print $2 }' "$T/$1.facts")
+	if [ "$en" != "$3" ] || [ "$dl" != true ]; then
+		fail "$2" "profiles scraped: '$en', delta '$dl' (expected '$3' only, delta true)"
+	elif [ "$(cat "$T/$1.code")" != 200 ]; then
+		fail "$2" "$(cat "$T/$1.url") -> $(cat "$T/$1.code")"
+	elif ! top3 "$T/$1.pb.gz" | grep -qx hot_a; then
+		fail "$2" "no hot_a in the profile from $(cat "$T/$1.url")"
+		show "$T/pprof.err"
+	else
+		pass "$2"
+		note "$2: $(cat "$T/$1.url")"
+	fi
+}
+cfg_fetch parca parca.yaml
+cfg_fetch alloy config.alloy
+
+# ---- abuse, while sampling goes on.
+name=integration/listen_abuse
+c0=$(hot_cpu "$hot")
+m0=$(metric bpfsym_samples_total)
+$CLIENT abuse "$port" 14 > "$T/abuse.out" 2>&1 &
+abuser=$!
+sleep 3
+ma=$(metric bpfsym_samples_total)
+sleep 6
+mb=$(metric bpfsym_samples_total)
+wait $abuser
+m1=$(metric bpfsym_samples_total)
+c1=$(hot_cpu "$hot")
+hz=$(getconf CLK_TCK)
+# Samples the recorder read at least as many as hot's CPU time at 49 Hz, halved for margin.
+need=$(awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "%d", 0.5 * 49 * (b - a) / hz }')
+crowd=$(awk '$1 == "crowd_refused_503" { print $2 }' "$T/abuse.out")
+half=$(awk '$1 == "half_open_closed_after" { print $2 }' "$T/abuse.out")
+junk=$(awk '$1 == "junk_status" { print $2 }' "$T/abuse.out")
+why=
+fcmp "${crowd:-0}" ge 80 || why="$why; only ${crowd:-0} of 100 crowding connections got a 503"
+[ "$half" != never ] && fcmp "${half:-99}" ge 9.5 && fcmp "${half:-99}" le 13 || why="$why; half-open client closed after '$half' s (the head deadline is 10 s)"
+[ "$junk" = 400 ] || why="$why; junk answered '$junk'"
+fcmp "$mb" gt "$ma" || why="$why; samples counter stuck during the abuse ($ma -> $mb)"
+fcmp "$(awk -v a="$m0" -v b="$m1" 'BEGIN { print b - a }')" ge "$need" || why="$why; $((${m1%.*} - ${m0%.*})) samples read during the abuse, hot alone should give $need"
+# A client gone early: its window is dropped at once, not kept for its 20 s.
+$CLIENT early "$port" 20 1 > /dev/null
+wait_until 3 sh -c "[ \"\$(curl -sS --max-time 2 http://127.0.0.1:$port/metrics | awk '\$1 == \"bpfsym_profile_windows\" { print \$2 }')\" = 0 ]" ||
+	why="$why; the window of a client gone early is still open"
+if [ -z "$why" ]; then
+	pass $name
+	note "abuse: $crowd of 100 got 503, half-open closed after $half s, $((${m1%.*} - ${m0%.*})) samples read meanwhile (need $need)"
+else
+	fail $name "${why#; }"
+	show "$T/abuse.out"
+fi
+
+cfg_check parca integration/listen_parca process_cpu
+cfg_check alloy integration/listen_alloy profile.process_cpu
+
+# ---- SIGINT: status 0, a complete file, samples in every second of the abuse.
+name=integration/listen_sigint
+kill -INT "$rec"
+reap "$rec"
+rc=$REAP_RC
+run_to 120 "$BPFSYM" report "$T/main.data" --perf-script > "$T/main.script" 2> "$T/main.report.err"
+rrc=$?
+s0=$(awk '$1 == "start_mono" { print $2 }' "$T/abuse.out")
+s1=$(awk '$1 == "end_mono" { print $2 }' "$T/abuse.out")
+gaps=$(awk -v s0="$s0" -v s1="$s1" '
+	/^[^ \t].* [0-9]+\.[0-9]+: / { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; if (t >= s0 && t < s1) n[int(t - s0)]++ } }
+	END { for (i = 0; i < int(s1 - s0); i++) if (!n[i]) g = g " " i; print g }' "$T/main.script")
+if [ "$rc" -ne 0 ]; then
+	fail $name "record exited with status $rc on SIGINT"
+	show "$T/main.err"
+elif [ $rrc -ne 0 ] || grep -qi truncated "$T/main.report.err"; then
+	fail $name "the recording does not read as complete (status $rrc)"
+	show "$T/main.report.err"
+elif [ -z "$s0" ] || [ -n "$gaps" ]; then
+	fail $name "seconds of the abuse without a sample in the file:${gaps:- (no abuse times)}"
+else
+	pass $name
+fi
+stop "$hot"
+
+# ---- other targets: a command with a duration, and -p.
+name=integration/listen_targets
+why=
+p2=$($CLIENT freeport)
+bg_rec cmd -F 49 -q -d 8 --listen "127.0.0.1:$p2" -o "$T/cmd.data" -- "$T/hot" 7 2
+r2=$BG_PID
+wait_until 30 curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$p2/metrics"
+curl -sS --max-time 30 -o "$T/cmd.pb.gz" "http://127.0.0.1:$p2/debug/pprof/profile?seconds=2"
+top3 "$T/cmd.pb.gz" | grep -qx hot_a || why="$why; -- COMMAND: no hot_a"
+pprof -tags "$T/cmd.pb.gz" > "$T/cmd.tags"
+grep -q 'comm:' "$T/cmd.tags" && ! awk '/^ comm:/ { f = 1; next } f && /^ [a-z]+:/ { f = 0 } f && NF >= 3' "$T/cmd.tags" | grep -v hot | grep -q . ||
+	why="$why; -- COMMAND: comms other than hot: $(awk '/comm:/,/pid:/' "$T/cmd.tags" | tr -s ' \n' ' ' | head -c 200)"
+reap "$r2"
+[ "$REAP_RC" -eq 0 ] || why="$why; -- COMMAND -d 8: status $REAP_RC"
+bg_start "$T/hot" 30 1
+h2=$BG_PID
+p3=$($CLIENT freeport)
+bg_rec pid -F 49 -q -d 6 -p "$h2" --listen "127.0.0.1:$p3" -o "$T/pid.data"
+r3=$BG_PID
+wait_until 30 curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$p3/metrics"
+curl -sS --max-time 30 -o "$T/pid.pb.gz" "http://127.0.0.1:$p3/debug/pprof/profile?seconds=2"
+pprof -tags "$T/pid.pb.gz" > "$T/pid.tags"
+pids=$(awk '/^ pid:/ { f = 1; next } f && /^ [a-z]+:/ { f = 0 } f && $NF ~ /^[0-9]+$/ { print $NF }' "$T/pid.tags" | sort -u | tr '\n' ' ')
+[ "$pids" = "$h2 " ] || why="$why; -p $h2: pids in the profile: '$pids'"
+reap "$r3"
+[ "$REAP_RC" -eq 0 ] || why="$why; -p -d 6: status $REAP_RC"
+stop "$h2"
+if [ -z "$why" ]; then pass $name; else fail $name "${why#; }"; show "$T/pid.tags"; fi
+
+# ---- IPv6 loopback.
+name=integration/listen_ipv6
+if ! grep -q '^00000000000000000000000000000001 ' /proc/net/if_inet6 2> /dev/null; then
+	skip $name "no IPv6 loopback (::1) on this machine"
+else
+	p4=$($CLIENT freeport)
+	bg_rec v6 -a -F 49 -q -d 5 --listen "[::1]:$p4" -o "$T/v6.data"
+	r4=$BG_PID
+	if wait_until 30 sh -c "curl -sf -g --max-time 2 'http://[::1]:$p4/metrics' | grep -q '^bpfsym_samples_total '"; then
+		pass $name
+	else
+		fail $name "no /metrics at [::1]:$p4"
+	fi
+	reap "$r4"
+fi
+lib_done

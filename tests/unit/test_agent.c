@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * The pull endpoint's windows (agent/agent.c) without root or BPF: the
+ * ingest fixture's recording, ticked by hand as record.c's loop ticks it,
+ * and real HTTP clients on loopback.  A window holds exactly the samples
+ * fed while it was open (counted in the pprof itself, unpacked with
+ * protobuf-c), with its duration; a client gone early frees its window;
+ * the recording's end cuts an open window short and serves it, and later
+ * requests get 503.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "test.h"
+#include "ingest_fixture.h"
+#include "agent/agent.h"
+#include "profile.pb-c.h"
+
+TEST_SUITE("agent");
+
+#define PID (FAKE_PID + 30)
+
+static uint16_t port;
+
+/* A client on its own thread: one request, the whole answer. */
+struct client {
+	pthread_t th;
+	char req[256];
+	char *resp;
+	size_t len;
+	int fd;
+	bool hang_up_early;	/* close 300 ms after sending */
+	bool joined;
+};
+
+static void tick(struct agent *ag, struct rec *r, bool final);
+
+static void *client_run(void *arg)
+{
+	struct client *c = arg;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	size_t cap = 1 << 20;
+	ssize_t n;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	c->resp = calloc(1, cap);
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (!c->resp || c->fd < 0 || connect(c->fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    write(c->fd, c->req, strlen(c->req)) < 0)
+		return NULL;
+	if (c->hang_up_early) {
+		usleep(300000);
+		close(c->fd);
+		c->fd = -1;
+		return NULL;
+	}
+	while (c->len + 1 < cap && (n = read(c->fd, c->resp + c->len, cap - 1 - c->len)) > 0)
+		c->len += (size_t)n;
+	return NULL;
+}
+
+static bool client_start(struct client *c, const char *path, bool early)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+	c->hang_up_early = early;
+	snprintf(c->req, sizeof(c->req), "GET %s HTTP/1.1\r\nHost: t\r\n\r\n", path);
+	return ASSERT_OK(pthread_create(&c->th, NULL, client_run, c), "client thread");
+}
+
+/* Wait for @c's thread, ticking @ag every 20 ms (when given) as the recorder would; false after 10 s. */
+static bool client_wait(struct client *c, struct agent *ag, struct rec *r)
+{
+	int i;
+
+	for (i = 0; !c->joined && i < 1000; i++) {
+		if (!pthread_tryjoin_np(c->th, NULL)) {
+			c->joined = true;
+			break;
+		}
+		if (ag)
+			tick(ag, r, false);
+		usleep(10000);
+	}
+	return ASSERT_TRUE(c->joined, "the client is done within 10 s");
+}
+
+static void client_end(struct client *c)
+{
+	if (!c->joined)
+		pthread_join(c->th, NULL);
+	c->joined = true;
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->resp);
+}
+
+static void no_bpf_stats(const struct record_tick *t, uint64_t *out)
+{
+	memset(out, 0, sizeof(*out) * BPFSYM_STAT_MAX);
+}
+
+static void tick(struct agent *ag, struct rec *r, bool final)
+{
+	struct record_tick t = {
+		.ing = r->in, .hdr = &r->hdr, .procs = r->pt, .mev = r->mev, .sym = r->sym, .w = r->w,
+		.final = final, .read_bpf_stats = no_bpf_stats,
+	};
+	const struct record_hook *h = agent__hook(ag);
+
+	h->tick(h->ctx, &t);
+}
+
+static int feed_chain(struct rec *r)
+{
+	const uint64_t ips[] = { K_ONE, BASE + func_value[ALPHA] + 4, BASE + func_value[BETA] + 5 };
+
+	return feed_sample(r, PID, START_NS + 100, ips, 1, 2);
+}
+
+/* Tick until /metrics says @want windows are being recorded. */
+static bool windows_become(struct agent *ag, struct rec *r, int want)
+{
+	char line[64];
+	int i;
+
+	snprintf(line, sizeof(line), "\nbpfsym_profile_windows %d\n", want);
+	for (i = 0; i < 100; i++) {
+		struct client m;
+		bool ok;
+
+		tick(ag, r, false);
+		if (!client_start(&m, "/metrics", false))
+			return false;
+		client_wait(&m, ag, r);
+		ok = m.resp && strstr(m.resp, line);
+		client_end(&m);
+		if (ok)
+			return true;
+	}
+	return ASSERT_TRUE(false, line + 1);
+}
+
+/* The gzipped pprof after the head of @c's answer: sample count and duration. */
+static bool unpack(const struct client *c, uint64_t *count, int64_t *dur_ns)
+{
+	const char *body = c->resp ? strstr(c->resp, "\r\n\r\n") : NULL;
+	Perftools__Profiles__Profile *p;
+	uLongf cap = 1 << 22;
+	unsigned char *out;
+	z_stream z = { 0 };
+	size_t i;
+	int zr;
+
+	if (!ASSERT_OK_PTR(body, "an answer") ||
+	    !ASSERT_TRUE(!strncmp(c->resp, "HTTP/1.1 200 ", 13), c->resp) ||
+	    !ASSERT_TRUE(strstr(c->resp, "Content-Type: application/octet-stream\r\n") != NULL, "content type"))
+		return false;
+	body += 4;
+	out = malloc(cap);
+	if (!out || inflateInit2(&z, 15 + 16) != Z_OK) {
+		free(out);
+		return ASSERT_TRUE(false, "zlib");
+	}
+	z.next_in = (unsigned char *)body;
+	z.avail_in = (uInt)(c->len - (size_t)(body - c->resp));
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	zr = inflate(&z, Z_FINISH);
+	inflateEnd(&z);
+	if (!ASSERT_EQ(zr, Z_STREAM_END, "a whole gzip stream")) {
+		free(out);
+		return false;
+	}
+	p = perftools__profiles__profile__unpack(NULL, z.total_out, out);
+	free(out);
+	if (!ASSERT_OK_PTR(p, "a profile.proto"))
+		return false;
+	*count = 0;
+	for (i = 0; i < p->n_sample; i++)
+		*count += p->sample[i]->n_value ? (uint64_t)p->sample[i]->value[0] : 0;
+	*dur_ns = p->duration_nanos;
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	return true;
+}
+
+static struct agent *start_agent(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	struct agent *ag;
+	char spec[32];
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	/* A free port: the kernel's pick, given back just before the agent binds it. */
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) || getsockname(fd, (struct sockaddr *)&a, &alen)) {
+		test__skip("no loopback TCP socket");
+		return NULL;
+	}
+	port = ntohs(a.sin_port);
+	close(fd);
+	snprintf(spec, sizeof(spec), "%u", port);
+	ag = agent__listen(spec);
+	if (!ASSERT_OK_PTR(ag, "agent__listen") || !ASSERT_OK(agent__start(ag), "agent__start")) {
+		agent__free(ag);
+		return NULL;
+	}
+	return ag;
+}
+
+/*
+ * Samples fed before the window and after it are not in it; the ones fed
+ * while it is open all are; its duration is the seconds asked.
+ */
+static void test_window(void)
+{
+	struct agent *ag = start_agent();
+	struct client c;
+	uint64_t count = 0;
+	int64_t dur = 0;
+	struct rec r;
+	int i;
+
+	if (!ag || !rec_open(&r, "window", false))
+		goto out;
+	task_ev(&r, BPFSYM_EV_FORK, PID, 1, 1);
+	map_lib(&r, PID, our_mnt_ns, 2);
+	for (i = 0; i < 3; i++)
+		ASSERT_OK(feed_chain(&r), "before the window");
+	tick(ag, &r, false);
+	if (!client_start(&c, "/debug/pprof/profile?seconds=1", false))
+		goto out;
+	if (windows_become(ag, &r, 1)) {
+		for (i = 0; i < 5; i++)
+			ASSERT_OK(feed_chain(&r), "in the window");
+		client_wait(&c, ag, &r);
+		for (i = 0; i < 4; i++)
+			ASSERT_OK(feed_chain(&r), "after the window");
+		if (unpack(&c, &count, &dur)) {
+			ASSERT_EQ(count, (uint64_t)5, "the window's samples, only");
+			ASSERT_TRUE(dur >= 1000000000 && dur < 1500000000, "duration: the seconds asked");
+		}
+	}
+	client_end(&c);
+	rec_close(&r);
+out:
+	agent__free(ag);
+}
+
+/* A client gone early: its window closes at the next tick, not when its seconds are over. */
+static void test_gone_early(void)
+{
+	struct agent *ag = start_agent();
+	struct client c;
+	struct rec r;
+
+	if (!ag || !rec_open(&r, "gone", false))
+		goto out;
+	if (client_start(&c, "/debug/pprof/profile?seconds=60", true)) {
+		if (windows_become(ag, &r, 1) && client_wait(&c, NULL, &r))
+			windows_become(ag, &r, 0);
+		client_end(&c);
+	}
+	rec_close(&r);
+out:
+	agent__free(ag);
+}
+
+/* The recording ends: an open window is cut there and served; later requests get 503. */
+static void test_final_cut(void)
+{
+	struct agent *ag = start_agent();
+	struct client c, late;
+	uint64_t count = 0;
+	int64_t dur = 0;
+	struct rec r;
+	int i;
+
+	if (!ag || !rec_open(&r, "final", false))
+		goto out;
+	task_ev(&r, BPFSYM_EV_FORK, PID, 1, 1);
+	map_lib(&r, PID, our_mnt_ns, 2);
+	if (!client_start(&c, "/debug/pprof/profile?seconds=60", false))
+		goto close;
+	if (windows_become(ag, &r, 1)) {
+		for (i = 0; i < 2; i++)
+			ASSERT_OK(feed_chain(&r), "in the window");
+		tick(ag, &r, true);
+		if (client_wait(&c, NULL, &r) && unpack(&c, &count, &dur)) {
+			ASSERT_EQ(count, (uint64_t)2, "the samples until the end");
+			ASSERT_TRUE(dur < 10000000000ll, "cut short");
+		}
+		if (client_start(&late, "/debug/pprof/profile?seconds=1", false)) {
+			client_wait(&late, NULL, &r);
+			ASSERT_TRUE(late.resp && !strncmp(late.resp, "HTTP/1.1 503 ", 13), "after the end: 503");
+			client_end(&late);
+		}
+	}
+	client_end(&c);
+close:
+	rec_close(&r);
+out:
+	agent__free(ag);
+}
+
+int main(void)
+{
+	char log[sizeof(dir) + 16], why[512];
+
+	if (!setup()) {
+		snprintf(log, sizeof(log), "%s/build.log", dir);
+		if (!test__have("cc") || !test__have("nm"))
+			TEST_SETUP_SKIP("'cc' or 'nm' not found: no fixture");
+		else
+			TEST_SETUP_FAIL("cannot build or read the fixture in %s: %s", dir,
+					test__build_error(log, why, sizeof(why)));
+	}
+	RUN_TEST(test_window);
+	RUN_TEST(test_gone_early);
+	RUN_TEST(test_final_cut);
+	cleanup();
+	return TEST_EXIT();
+}

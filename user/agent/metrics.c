@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * metrics: the Prometheus text.  Names follow the client libraries'
+ * conventions (process_cpu_seconds_total, process_resident_memory_bytes,
+ * process_open_fds) so standard dashboards find them; the rest is
+ * bpfsym_*.  Losses are one family per kind, labelled by cause.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "agent/metrics.h"
+#include "base/util.h"
+
+static void family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void one(FILE *f, const char *name, const char *type, const char *help, uint64_t v)
+{
+	family(f, name, type, help);
+	fprintf(f, "%s %" PRIu64 "\n", name, v);
+}
+
+/* Pages resident (statm's second field) in bytes; 0 when unreadable. */
+static uint64_t rss_bytes(void)
+{
+	unsigned long long size, res;
+	char *buf;
+	size_t len;
+	int n;
+
+	if (read_file_capped("/proc/self/statm", 256, &buf, &len))
+		return 0;
+	n = sscanf(buf, "%llu %llu", &size, &res);
+	free(buf);
+	return n == 2 ? res * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+static uint64_t open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	uint64_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n ? n - 1 : 0;	/* not the directory's own fd */
+}
+
+static void process_metrics(FILE *f)
+{
+	struct rusage ru;
+	double cpu = 0;
+
+	if (!getrusage(RUSAGE_SELF, &ru))
+		cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+		      (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	family(f, "process_cpu_seconds_total", "counter", "User and system CPU time of bpfsym, all its threads, in seconds.");
+	fprintf(f, "process_cpu_seconds_total %.6f\n", cpu);
+	one(f, "process_resident_memory_bytes", "gauge", "Resident memory of bpfsym in bytes.", rss_bytes());
+	one(f, "process_open_fds", "gauge", "File descriptors bpfsym holds open.", open_fds());
+}
+
+static void loss_metrics(FILE *f, const struct agent_metrics *m)
+{
+	family(f, "bpfsym_lost_samples_total", "counter", "Samples the BPF side could not record, by cause.");
+	fprintf(f, "bpfsym_lost_samples_total{cause=\"ring_buffer_full\"} %" PRIu64 "\n",
+		m->bpf[BPFSYM_STAT_LOST_SAMPLES]);
+	family(f, "bpfsym_lost_events_total", "counter",
+	       "Process and mapping events missed, by cause (mappings then come from /proc or stay unknown).");
+	fprintf(f, "bpfsym_lost_events_total{cause=\"ring_buffer_full\"} %" PRIu64 "\n",
+		m->bpf[BPFSYM_STAT_LOST_TASK_EVENTS]);
+	fprintf(f, "bpfsym_lost_events_total{cause=\"vma_busy\"} %" PRIu64 "\n", m->bpf[BPFSYM_STAT_VMA_BUSY]);
+	fprintf(f, "bpfsym_lost_events_total{cause=\"syscall_table_full\"} %" PRIu64 "\n",
+		m->bpf[BPFSYM_STAT_PENDING_FULL]);
+	fprintf(f, "bpfsym_lost_events_total{cause=\"targets_full\"} %" PRIu64 "\n",
+		m->bpf[BPFSYM_STAT_TARGETS_FULL]);
+	one(f, "bpfsym_malformed_records_total", "counter", "Ring-buffer records skipped as malformed.", m->bad_records);
+	one(f, "bpfsym_model_misses_total", "counter",
+	    "Samples of processes the mapping model did not know (their maps read from /proc).", m->model_misses);
+}
+
+static void record_metrics(FILE *f, const struct agent_metrics *m)
+{
+	one(f, "bpfsym_recording", "gauge", "1 while the recorder runs.", m->recording);
+	one(f, "bpfsym_bpf_samples_total", "counter", "Samples the BPF side put in the ring buffer.",
+	    m->bpf[BPFSYM_STAT_SAMPLES]);
+	one(f, "bpfsym_samples_total", "counter", "Samples read from the ring buffer and symbolized.", m->samples);
+	one(f, "bpfsym_samples_written_total", "counter", "Samples written to the recording's file.", m->samples_written);
+	one(f, "bpfsym_idle_samples_total", "counter", "Ticks of idle CPUs, counted and not recorded.",
+	    m->bpf[BPFSYM_STAT_IDLE]);
+	family(f, "bpfsym_mapping_events_total", "counter", "Process and mapping records applied to the model, by kind.");
+	fprintf(f, "bpfsym_mapping_events_total{kind=\"map\"} %" PRIu64 "\n", m->mev.maps);
+	fprintf(f, "bpfsym_mapping_events_total{kind=\"unmap\"} %" PRIu64 "\n", m->mev.unmaps);
+	fprintf(f, "bpfsym_mapping_events_total{kind=\"fork\"} %" PRIu64 "\n", m->mev.forks);
+	fprintf(f, "bpfsym_mapping_events_total{kind=\"exec\"} %" PRIu64 "\n", m->mev.execs);
+	fprintf(f, "bpfsym_mapping_events_total{kind=\"exit\"} %" PRIu64 "\n", m->mev.exits);
+	one(f, "bpfsym_processes_tracked", "gauge", "Processes in the mapping model now.", m->procs_tracked);
+	one(f, "bpfsym_processes_seen_total", "counter", "Processes the mapping model has known.", m->procs_seen);
+	one(f, "bpfsym_processes_sampled", "gauge", "Processes with at least one sample in the recording.", m->procs_sampled);
+	one(f, "bpfsym_output_bytes", "gauge", "Bytes written to the current recording file.", m->bytes_written);
+	one(f, "bpfsym_unwind_table_bytes", "gauge", "BPF map memory of the call-frame tables.", m->unwind_bytes);
+	one(f, "bpfsym_symbol_files", "gauge", "Files whose symbol tables are in memory.", m->sym_images);
+	one(f, "bpfsym_symbol_table_bytes", "gauge", "Memory of the symbol tables loaded.", m->sym_bytes);
+	one(f, "bpfsym_profile_windows", "gauge", "Profile requests being recorded now.", m->windows_active);
+	one(f, "bpfsym_profile_windows_total", "counter", "Profile windows finished.", m->windows_total);
+}
+
+static void http_metrics(FILE *f, const struct metrics_http *h)
+{
+	size_t i;
+
+	family(f, "bpfsym_http_requests_total", "counter", "HTTP answers by status code.");
+	for (i = 0; i < h->nr; i++) {
+		if (h->codes[i])
+			fprintf(f, "bpfsym_http_requests_total{code=\"%d\"} %" PRIu64 "\n", h->codes[i], h->counts[i]);
+		else
+			fprintf(f, "bpfsym_http_requests_total{code=\"other\"} %" PRIu64 "\n", h->counts[i]);
+	}
+	one(f, "bpfsym_http_timeouts_total", "counter",
+	    "Connections closed at a deadline (request head, answer, stalled reader).", h->timeouts);
+	one(f, "bpfsym_http_refused_total", "counter", "Connections refused: too many clients at once.", h->refused);
+}
+
+int metrics__format(const struct agent_metrics *m, const struct metrics_http *h, char **out, size_t *len)
+{
+	FILE *f = open_memstream(out, len);
+
+	if (!f)
+		return -ENOMEM;
+	record_metrics(f, m);
+	loss_metrics(f, m);
+	http_metrics(f, h);
+	process_metrics(f);
+	if (fclose(f) || !*out) {
+		free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
