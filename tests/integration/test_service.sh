@@ -1,0 +1,126 @@
+#!/bin/sh
+# Installable as a service (issue 15, item 6).
+#
+#   install_layout      `make install DESTDIR PREFIX` puts the binary (0755)
+#                       and the man page (0644) under DESTDIR/PREFIX, and
+#                       nothing else; the installed binary runs
+#   service_verify      `systemd-analyze verify` of examples/bpfsym.service
+#                       (its ExecStart pointed at the installed binary)
+#                       prints nothing and exits 0
+#   service_contract    the unit keeps what the issue asks: rotation and
+#                       retention on, the listener on loopback, StateDirectory,
+#                       ProtectSystem=strict, Restart=on-failure, not root,
+#                       and the capability set equal in bounding and ambient
+#   service_runs        the unit's ExecStart line, run as nobody with exactly
+#                       the unit's AmbientCapabilities and its state directory
+#                       in $T (plus -d): status 0, a file there that reports
+#                       the burn fixture's samples (half of what its CPU time
+#                       gives at the unit's rate, at least)
+. "$(dirname "$0")/lib.sh"
+lib_init integration/install_layout integration/service_verify integration/service_contract \
+	integration/service_runs
+
+UNIT=$BPFSYM_TOP/examples/bpfsym.service
+ROOT=$T/root
+
+# ---- install_layout
+if ! run_to 300 make -s -C "$BPFSYM_TOP" install DESTDIR="$ROOT" PREFIX=/usr/local > "$T/install.log" 2>&1; then
+	fail integration/install_layout "make install failed"
+	show "$T/install.log"
+else
+	files=$(cd "$ROOT" && find . -type f -printf '%m %p\n' | sort | tr '\n' ';')
+	want="644 ./usr/local/share/man/man1/bpfsym.1;755 ./usr/local/bin/bpfsym;"
+	if [ "$files" != "$want" ]; then
+		fail integration/install_layout "installed files: '$files', want '$want'"
+	elif ! "$ROOT/usr/local/bin/bpfsym" --help > "$T/help.txt" 2>&1 || ! grep -q -- '--switch-output' "$T/help.txt"; then
+		fail integration/install_layout "the installed binary's --help fails or lacks --switch-output"
+		show "$T/help.txt"
+	else
+		pass integration/install_layout
+	fi
+fi
+BIN=$ROOT/usr/local/bin/bpfsym
+[ -x "$BIN" ] || BIN=$BPFSYM
+
+# ---- service_verify
+sed "s|^ExecStart=/usr/local/bin/bpfsym|ExecStart=$BIN|" "$UNIT" > "$T/bpfsym.service"
+if ! command -v systemd-analyze > /dev/null; then
+	skip integration/service_verify "systemd-analyze not installed"
+else
+	systemd-analyze verify --man=no "$T/bpfsym.service" > "$T/verify.out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] || [ -s "$T/verify.out" ]; then
+		fail integration/service_verify "systemd-analyze verify: status $rc"
+		show "$T/verify.out"
+	else
+		pass integration/service_verify
+	fi
+fi
+
+# ---- service_contract
+key() { sed -n "s/^$1=//p" "$UNIT" | tail -1; }
+exec_line=$(key ExecStart)
+why=
+case " $exec_line " in *" --switch-output="*) ;; *) why="$why no --switch-output;" ;; esac
+case " $exec_line " in *" --switch-max-files="*) ;; *) why="$why no --switch-max-files;" ;; esac
+case " $exec_line " in *" --listen 127.0.0.1:"*) ;; *) why="$why no --listen on 127.0.0.1;" ;; esac
+[ "$(key ProtectSystem)" = strict ] || why="$why ProtectSystem not strict;"
+[ "$(key Restart)" = on-failure ] || why="$why Restart not on-failure;"
+[ -n "$(key StateDirectory)" ] || why="$why no StateDirectory;"
+[ "$(key DynamicUser)" = yes ] || [ -n "$(key User)" ] || why="$why runs as root;"
+[ "$(key CapabilityBoundingSet)" = "$(key AmbientCapabilities)" ] || why="$why bounding and ambient sets differ;"
+grep -q '^ProtectKernelTunables=yes' "$UNIT" && why="$why ProtectKernelTunables hides /proc/kallsyms;"
+if [ -n "$why" ]; then
+	fail integration/service_contract "$why"
+else
+	pass integration/service_contract
+fi
+
+# ---- service_runs: the ExecStart line as the unit runs it
+need_fixture burn burn
+caps=$(key AmbientCapabilities | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
+port=$((20000 + $$ % 20000))
+while ss -ltnH "sport = :$port" 2>/dev/null | grep -q .; do
+	port=$((port + 1))
+done
+mkdir -p "$T/state/bpfsym" && chown 65534:65534 "$T/state/bpfsym" && chmod 755 "$T"
+args=$(echo "$exec_line" | sed "s|^/usr/local/bin/bpfsym ||; s|%S|$T/state|g; s|127.0.0.1:[0-9]*|127.0.0.1:$port|")
+freq=$(echo " $args " | sed -n 's/.* -F \([0-9]*\) .*/\1/p')
+bg_start "$T/burn" 600
+burn=$BG_PID
+c0=$(cpu_ms "$burn")
+# shellcheck disable=SC2086 # the unit's arguments, split as systemd splits them (no quotes there)
+run_to 60 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" \
+	"$BIN" $args -d 6 > "$T/run.out" 2> "$T/run.err"
+rc=$?
+c1=$(cpu_ms "$burn")
+stop "$burn"
+files=$(ls "$T/state/bpfsym" | grep '^bpfsym\.data' | tr '\n' ' ')
+note "ran: bpfsym $args -d 6 (caps $caps): status $rc, files: $files"
+if [ $rc -ne 0 ]; then
+	fail integration/service_runs "status $rc"
+	show "$T/run.err"
+elif [ -z "$files" ]; then
+	fail integration/service_runs "no bpfsym.data* in the state directory"
+	show "$T/run.err"
+else
+	got=0
+	bad=
+	for f in $files; do
+		if ! "$BPFSYM" report "$T/state/bpfsym/$f" --folded > "$T/$f.folded" 2> "$T/$f.err"; then
+			bad="$bad $f"
+			show "$T/$f.err"
+		fi
+		got=$((got + $(folded_count "$T/$f.folded" '^burn;')))
+	done
+	want=$(want_samples $((c1 - c0)) "${freq:-19}")
+	note "burn: $got samples, $((c1 - c0)) ms of CPU: want at least $want"
+	if [ -n "$bad" ]; then
+		fail integration/service_runs "bpfsym report failed on:$bad"
+	elif [ "$got" -lt "$want" ]; then
+		fail integration/service_runs "burn has $got samples, want at least $want"
+	else
+		pass integration/service_runs
+	fi
+fi
+lib_done
