@@ -39,17 +39,20 @@ lib_init integration/listen_port_in_use integration/listen_profile_top integrati
 	integration/listen_abuse integration/listen_parca integration/listen_alloy integration/listen_sigint \
 	integration/listen_targets integration/listen_ipv6
 
-for tool in curl python3 go nm; do
+# Debian's python3 and its python3-yaml (the python3 on PATH may be another build).
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip_all "/usr/bin/python3 not installed"
+for tool in curl go nm; do
 	command -v $tool > /dev/null 2>&1 || skip_all "'$tool' not installed"
 done
-python3 -c 'import yaml' 2> /dev/null || skip_all "python3-yaml not installed"
+"$PY" -c 'import yaml' 2> /dev/null || skip_all "python3-yaml not installed"
 export HOME="$T" GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS='' GOPROXY=off \
 	GOTOOLCHAIN=local GOTELEMETRY=off PPROF_TMPDIR="$T/pprof" PPROF_BINARY_PATH="$T/nobin"
 go tool pprof -h > "$T/pprof.help" 2>&1 || skip_all "'go tool pprof' does not run"
 pprof() {
 	run_to 60 go tool pprof "$@" 2> "$T/pprof.err"
 }
-CLIENT="python3 $BPFSYM_TOP/tests/integration/listen_client.py"
+CLIENT="$PY $BPFSYM_TOP/tests/integration/listen_client.py"
 need_fixture hot hot
 # The fixture's own hot functions: the oracle's names.
 nm "$T/hot" | awk '$2 ~ /^[tT]$/ && $3 ~ /^hot_[abc]$/ { print $3 }' | sort > "$T/hot.syms"
