@@ -12,6 +12,7 @@
 
 #include "base/hash.h"
 #include "report/report_fmt.h"
+#include "report/report_int.h"
 
 static bool path_ok(const char *p, size_t n)
 {
@@ -105,7 +106,7 @@ void rpt_cgtab__free(struct rpt_cgtab *t)
 
 const char *report__cgroup_path(const struct report *r, uint64_t id)
 {
-	const struct rpt_cgtab *t = report__cgtab(r);
+	const struct rpt_cgtab *t = r ? &r->cgroups : NULL;
 	size_t i = t ? cgtab__find(t, id) : 0;
 
 	return i ? t->v[i - 1].path : NULL;
@@ -113,14 +114,14 @@ const char *report__cgroup_path(const struct report *r, uint64_t id)
 
 size_t report__nr_cgroups(const struct report *r)
 {
-	const struct rpt_cgtab *t = report__cgtab(r);
+	const struct rpt_cgtab *t = r ? &r->cgroups : NULL;
 
 	return t ? t->nr : 0;
 }
 
 const struct rpt_cgroup *report__cgroup(const struct report *r, size_t i)
 {
-	const struct rpt_cgtab *t = report__cgtab(r);
+	const struct rpt_cgtab *t = r ? &r->cgroups : NULL;
 
 	return t && i < t->nr ? &t->v[i] : NULL;
 }

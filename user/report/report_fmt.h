@@ -285,7 +285,5 @@ int rpt_cgtab__add(struct rpt_cgtab *t, uint64_t id, const char *path);
 
 void rpt_cgtab__free(struct rpt_cgtab *t);
 
-/* Internal to the report module: the cgroups report__open() read. */
-const struct rpt_cgtab *report__cgtab(const struct report *r);
 
 #endif /* BPFSYM_REPORT_FMT_H */

@@ -738,11 +738,6 @@ const uint32_t *report__stack(const struct report *r, uint32_t id, uint32_t *nr)
 	return r->stack_data ? r->stack_data + r->stacks[id].off : empty;
 }
 
-const struct rpt_cgtab *report__cgtab(const struct report *r)
-{
-	return r ? &r->cgroups : NULL;
-}
-
 const char *report__source(const struct report *r)
 {
 	return r->source;
