@@ -418,7 +418,7 @@ static __always_inline int unw_find_mapping(struct unw_walk *w, __u64 pc)
 	const struct bpfsym_unw_range *r;
 	__u32 tid;
 
-	v = bpf_map_lookup_elem(&unw_procs, &w->tgid);
+	v = unw_view(w->tgid);
 	if (!v) {
 		w->no_view = 1;
 		return 0;
