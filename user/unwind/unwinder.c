@@ -1,10 +1,24 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * unwinder: table ids by file identity, a build queue served by one
- * worker thread, row space handed out in order, process views written
- * from the mapping model.  See unwinder.h.
+ * worker thread, row space handed out first-fit from what evicted tables
+ * gave back, process views written from the mapping model.  See
+ * unwinder.h.
+ *
+ * Eviction: each table counts the views naming it.  A built table no
+ * view names is idle, kept (most recently idle first) while the idle
+ * tables' rows fit in a budget, so a program started again and again
+ * finds its table; past the budget, or when row space or ids run out,
+ * the oldest idle table goes: its entry back to "pending", its identity
+ * out of the BPF side's file map, its rows and id reused.  A walk on
+ * another CPU that read the entry just before may read rows of the next
+ * table for that sample: every step is checked to move up the stack, so
+ * that sample's walk ends early at worst.  The BPF rule cache is keyed
+ * by the table's generation as well as its id, so it never serves a rule
+ * of the id's previous table.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +32,7 @@
 
 #include "base/hash.h"
 #include "base/htab.h"
+#include "base/lru.h"
 #include "base/util.h"
 #include "unwind/unwinder.h"
 
@@ -27,6 +42,30 @@ struct file_key {
 	uint64_t dev, ino;
 	int64_t mtime_sec;
 	uint32_t mtime_nsec;
+};
+
+/* A table id's state.  Everything but key is under unwinder.lock. */
+struct utab {
+	struct file_key key;
+	uint64_t first, n;	/* its row space (rows and index); n 0: none */
+	uint32_t refs;		/* ranges of written views naming it */
+	uint32_t gen;		/* bumped at each eviction: the BPF rule cache's key */
+	bool used;		/* the id is given (else in the free list) */
+	bool built;		/* published (ready, none or failed): may go idle */
+	bool pinned;		/* the vdso's: never evicted */
+	struct lru_node idle;	/* in unwinder.idle while built and refs 0 */
+};
+
+/* Row space a table gave back: [first, first + n). */
+struct extent {
+	uint64_t first, n;
+};
+
+/* The table ids a process's last written view names, one per range. */
+struct pview {
+	uint32_t pid;
+	uint32_t nr;
+	uint32_t ids[];
 };
 
 struct job {
@@ -40,18 +79,25 @@ struct job {
 struct unwinder {
 	struct unwind_opts o;
 	uint64_t max_rows;		/* row space: max_bytes / 8 */
-	struct htab ids;		/* hash of struct file_key -> id + 1 */
-	struct file_key *keys;		/* by id */
-	uint32_t nr_ids, cap_ids;
+	uint64_t max_idle_rows;		/* rows idle tables may keep */
 	uint32_t vdso_id;		/* + 1; 0: none yet */
-	struct htab procs;		/* pid -> 1: processes with a view */
+	struct htab procs;		/* hash_fin(pid) -> struct pview *: processes with a view */
 	struct bpfsym_unw_proc view;	/* built here, then handed to the sink */
+	uint32_t view_ids[BPFSYM_UNW_PROC_RANGES];
 
 	pthread_mutex_t lock;		/* the rest, shared with the worker */
 	pthread_cond_t wake, idle;
 	struct job *head, **tail;
 	bool busy, stop, started;
 	pthread_t thread;
+	struct htab ids;		/* hash of struct file_key -> id + 1 */
+	struct utab *tabs;		/* by id */
+	uint32_t nr_ids, cap_ids;	/* ids [0, nr_ids) were ever given */
+	uint32_t *free_ids, nr_free_ids;
+	struct lru idle_tabs;		/* built tables no view names, most recently idle first */
+	uint64_t idle_rows;
+	struct extent *holes;		/* row space given back, by first */
+	size_t nr_holes, cap_holes;
 	uint64_t next_row;
 	struct unwind_stats st;
 };
@@ -67,7 +113,7 @@ static uint64_t key_hash(const struct file_key *k)
 
 static bool key_eq(const void *ctx, const void *key, uint64_t val)
 {
-	const struct file_key *a = &((const struct unwinder *)ctx)->keys[val - 1], *b = key;
+	const struct file_key *a = &((const struct unwinder *)ctx)->tabs[val - 1].key, *b = key;
 
 	/* Field by field: the struct's padding is not part of the identity. */
 	return a->dev == b->dev && a->ino == b->ino && a->mtime_sec == b->mtime_sec &&
@@ -147,18 +193,149 @@ static struct cfi_row *page_index(const struct cfi_table *t, uint32_t *n)
 	return idx;
 }
 
-/* Row space for @n entries (rows and index), or -1 when the cap refuses them. */
+/* Give [first, first + n) back to the row space, merging with its neighbours.  Under the lock. */
+static void rows_free(struct unwinder *u, uint64_t first, uint64_t n)
+{
+	struct extent *h;
+	size_t i, cap;
+
+	if (!n)
+		return;
+	if (first + n == u->next_row) {
+		u->next_row = first;	/* the top: the space shrinks back */
+		if (u->nr_holes && u->holes[u->nr_holes - 1].first +
+				   u->holes[u->nr_holes - 1].n == u->next_row)
+			u->next_row = u->holes[--u->nr_holes].first;
+		return;
+	}
+	for (i = 0; i < u->nr_holes && u->holes[i].first < first; i++)
+		;
+	if (i && u->holes[i - 1].first + u->holes[i - 1].n == first) {
+		u->holes[i - 1].n += n;
+		if (i < u->nr_holes && first + n == u->holes[i].first) {
+			u->holes[i - 1].n += u->holes[i].n;
+			memmove(&u->holes[i], &u->holes[i + 1], (u->nr_holes - i - 1) * sizeof(*h));
+			u->nr_holes--;
+		}
+		return;
+	}
+	if (i < u->nr_holes && first + n == u->holes[i].first) {
+		u->holes[i].first = first;
+		u->holes[i].n += n;
+		return;
+	}
+	if (u->nr_holes == u->cap_holes) {
+		cap = u->cap_holes ? 2 * u->cap_holes : 16;
+		h = realloc(u->holes, cap * sizeof(*h));
+		if (!h)
+			return;	/* those rows are lost to this recording: a cap, not a fault */
+		u->holes = h;
+		u->cap_holes = cap;
+	}
+	memmove(&u->holes[i + 1], &u->holes[i], (u->nr_holes - i) * sizeof(*h));
+	u->holes[i] = (struct extent){ first, n };
+	u->nr_holes++;
+}
+
+/* @n rows from a hole (first fit) or the top of the space, or -1.  Under the lock. */
+static int64_t rows_alloc(struct unwinder *u, uint64_t n)
+{
+	int64_t first;
+	size_t i;
+
+	for (i = 0; i < u->nr_holes; i++) {
+		if (u->holes[i].n < n)
+			continue;
+		first = (int64_t)u->holes[i].first;
+		u->holes[i].first += n;
+		u->holes[i].n -= n;
+		if (!u->holes[i].n) {
+			memmove(&u->holes[i], &u->holes[i + 1],
+				(u->nr_holes - i - 1) * sizeof(*u->holes));
+			u->nr_holes--;
+		}
+		return first;
+	}
+	if (n > u->max_rows - u->next_row)
+		return -1;
+	first = (int64_t)u->next_row;
+	u->next_row += n;
+	return first;
+}
+
+/*
+ * Evict idle table @t (id @id): the BPF side stops using it (its entry
+ * pending, its identity unknown), then its rows and id are free.  Under
+ * the lock, so the main thread cannot give the identity a new id between
+ * the two.
+ */
+static void tab_evict(struct unwinder *u, uint32_t id)
+{
+	struct utab *t = &u->tabs[id];
+	struct bpfsym_unw_table e = { .state = BPFSYM_UNW_PENDING };
+	struct bpfsym_unw_file f = {
+		.dev = (uint64_t)major(t->key.dev) << 20 | minor(t->key.dev),
+		.ino = t->key.ino, .mtime_sec = t->key.mtime_sec, .mtime_nsec = t->key.mtime_nsec,
+	};
+
+	lru__unlink(&u->idle_tabs, &t->idle);
+	u->idle_rows -= t->n;
+	if (u->o.sink.put_table(u->o.sink.ctx, id, &e) ||
+	    (u->o.sink.del_file && u->o.sink.del_file(u->o.sink.ctx, &f)))
+		u->st.sink_errors++;
+	htab__del(&u->ids, key_hash(&t->key), (uint64_t)id + 1);
+	rows_free(u, t->first, t->n);
+	u->st.evicted++;
+	u->st.evicted_rows += t->n;
+	u->st.rows_now -= t->n;
+	t->first = t->n = 0;
+	t->used = t->built = false;
+	t->gen++;
+	/* Room for every id was made when the id was given: this cannot fail. */
+	u->free_ids[u->nr_free_ids++] = id;
+}
+
+/* Evict the table idle longest; false when none is idle.  Under the lock. */
+static bool evict_oldest(struct unwinder *u)
+{
+	if (!u->idle_tabs.tail)
+		return false;
+	tab_evict(u, (uint32_t)(lru_entry(u->idle_tabs.tail, struct utab, idle) - u->tabs));
+	return true;
+}
+
+/* Keep the idle tables' rows within their budget.  Under the lock. */
+static void idle_trim(struct unwinder *u)
+{
+	while (u->idle_rows > u->max_idle_rows && evict_oldest(u))
+		;
+}
+
+/* Table @id is built, or no view names it any more: idle if both.  Under the lock. */
+static void tab_maybe_idle(struct unwinder *u, uint32_t id)
+{
+	struct utab *t = &u->tabs[id];
+
+	if (!t->built || t->refs || t->pinned)
+		return;
+	lru__push_front(&u->idle_tabs, &t->idle);
+	u->idle_rows += t->n;
+	idle_trim(u);
+}
+
+/*
+ * Row space for @n entries (rows and index), or -1 when the cap refuses
+ * them even with every idle table evicted.
+ */
 static int64_t take_rows(struct unwinder *u, uint64_t n)
 {
-	int64_t first = -1;
+	int64_t first;
 
 	pthread_mutex_lock(&u->lock);
-	if (n <= u->max_rows - u->next_row) {
-		first = (int64_t)u->next_row;
-		u->next_row += n;
-	} else {
+	while ((first = rows_alloc(u, n)) < 0 && evict_oldest(u))
+		;
+	if (first < 0)
 		u->st.over_mem++;
-	}
 	pthread_mutex_unlock(&u->lock);
 	return first;
 }
@@ -173,7 +350,7 @@ static void publish(struct unwinder *u, const struct job *j, const struct cfi_ta
 	struct bpfsym_unw_table e = { .state = BPFSYM_UNW_NONE };
 	struct cfi_row *idx = NULL;
 	uint32_t nidx = 0;
-	int64_t first;
+	int64_t first = -1;
 	int err;
 
 	if (t && t->nr) {
@@ -185,7 +362,12 @@ static void publish(struct unwinder *u, const struct job *j, const struct cfi_ta
 			pr_debug("unwind: %s: %zu rows and %u index entries do not fit\n", j->name,
 				 t->nr, nidx);
 			free(idx);
-			return;	/* stays pending: its frames end the walk as "no table" */
+			/* Stays pending (its frames end the walk as "no table"), evictable. */
+			pthread_mutex_lock(&u->lock);
+			u->tabs[j->id].built = true;
+			tab_maybe_idle(u, j->id);
+			pthread_mutex_unlock(&u->lock);
+			return;
 		}
 		err = u->o.sink.put_rows(u->o.sink.ctx, (uint32_t)first, t->rows, (uint32_t)t->nr);
 		err = err ?: u->o.sink.put_rows(u->o.sink.ctx, (uint32_t)(first + t->nr), idx, nidx);
@@ -197,6 +379,9 @@ static void publish(struct unwinder *u, const struct job *j, const struct cfi_ta
 			.base = t->rows[0].pc, .idx_first = (uint32_t)(first + t->nr), .idx_nr = nidx,
 		};
 	}
+	pthread_mutex_lock(&u->lock);
+	e.gen = u->tabs[j->id].gen;
+	pthread_mutex_unlock(&u->lock);
 	err = u->o.sink.put_table(u->o.sink.ctx, j->id, &e);
 	if (err)
 		goto sink_err;
@@ -205,9 +390,14 @@ static void publish(struct unwinder *u, const struct job *j, const struct cfi_ta
 		u->st.tables_ready++;
 		u->st.rows += e.nr;
 		u->st.index_entries += e.idx_nr;
+		u->st.rows_now += (uint64_t)e.nr + e.idx_nr;
+		u->tabs[j->id].first = (uint64_t)first;
+		u->tabs[j->id].n = (uint64_t)e.nr + e.idx_nr;
 	} else if (t) {
 		u->st.tables_none++;	/* (a failed build was counted as such) */
 	}
+	u->tabs[j->id].built = true;
+	tab_maybe_idle(u, j->id);
 	pthread_mutex_unlock(&u->lock);
 	return;
 sink_err_nomem:
@@ -216,6 +406,10 @@ sink_err:
 	pr_warn("unwind: %s: writing its table failed: %s\n", j->name, strerror(-err));
 	pthread_mutex_lock(&u->lock);
 	u->st.sink_errors++;
+	if (first >= 0)
+		rows_free(u, (uint64_t)first, (uint64_t)t->nr + nidx);
+	u->tabs[j->id].built = true;
+	tab_maybe_idle(u, j->id);
 	pthread_mutex_unlock(&u->lock);
 }
 
@@ -285,8 +479,18 @@ static void *worker(void *arg)
 		free(j);
 		pthread_mutex_lock(&u->lock);
 		u->busy = false;
-		if (!u->head)
+		if (!u->head) {
 			pthread_cond_broadcast(&u->idle);
+			/*
+			 * A build's scratch (MiBs for a large file) was freed
+			 * in this thread's arena, which glibc keeps: give it
+			 * back once the queue is empty, or the recorder's RSS
+			 * ratchets up with the largest build so far.
+			 */
+			pthread_mutex_unlock(&u->lock);
+			malloc_trim(0);
+			pthread_mutex_lock(&u->lock);
+		}
 	}
 	pthread_mutex_unlock(&u->lock);
 	return NULL;
@@ -315,6 +519,8 @@ struct unwinder *unwinder__new(const struct unwind_opts *o)
 	u->max_rows = u->o.max_bytes / sizeof(struct cfi_row);
 	if (u->max_rows > (uint64_t)BPFSYM_UNW_MAX_SHARDS * BPFSYM_UNW_SHARD_ROWS)
 		u->max_rows = (uint64_t)BPFSYM_UNW_MAX_SHARDS * BPFSYM_UNW_SHARD_ROWS;
+	u->max_idle_rows = u->o.max_idle_bytes ? u->o.max_idle_bytes / sizeof(struct cfi_row) :
+						 u->max_rows / UNWIND_IDLE_SHARE;
 	u->tail = &u->head;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->wake, NULL);
@@ -329,6 +535,19 @@ struct unwinder *unwinder__new(const struct unwind_opts *o)
 		u->started = true;
 	}
 	return u;
+}
+
+static void procs_free(struct unwinder *u)
+{
+	size_t pos;
+	uint64_t v;
+
+	for (pos = 0; u->procs.slots && pos <= u->procs.mask; pos++) {
+		v = u->procs.slots[pos].val;
+		if (v)
+			free((struct pview *)(uintptr_t)v);
+	}
+	htab__free(&u->procs);
 }
 
 void unwinder__free(struct unwinder *u)
@@ -351,9 +570,11 @@ void unwinder__free(struct unwinder *u)
 			close(j->debug_fd);
 		free(j);
 	}
+	procs_free(u);
 	htab__free(&u->ids);
-	htab__free(&u->procs);
-	free(u->keys);
+	free(u->tabs);
+	free(u->free_ids);
+	free(u->holes);
 	pthread_mutex_destroy(&u->lock);
 	pthread_cond_destroy(&u->wake);
 	pthread_cond_destroy(&u->idle);
@@ -390,31 +611,44 @@ static int enqueue(struct unwinder *u, uint32_t id, int fd, int debug_fd, const 
 	return 0;
 }
 
-/* A new table id, its entry pending; BPFSYM_UNW_NO_TABLE when the ids ran out. */
+/*
+ * A new table id, its entry pending: a free one, a new one, or the
+ * oldest idle table's.  BPFSYM_UNW_NO_TABLE when none is left.  Under
+ * the lock.
+ */
 static uint32_t new_id(struct unwinder *u)
 {
-	struct file_key *k;
-	uint32_t cap;
+	struct utab *t;
+	uint32_t *f, cap, id;
 
-	if (u->nr_ids >= u->o.max_tables) {
-		pthread_mutex_lock(&u->lock);
-		u->st.over_tables++;
-		pthread_mutex_unlock(&u->lock);
-		return BPFSYM_UNW_NO_TABLE;
-	}
-	if (u->nr_ids == u->cap_ids) {
+	if (!u->nr_free_ids && u->nr_ids < u->o.max_tables && u->nr_ids == u->cap_ids) {
 		cap = u->cap_ids ? 2 * u->cap_ids : 64;
-		k = realloc(u->keys, cap * sizeof(*k));
-		if (!k)
+		if (cap > u->o.max_tables)
+			cap = u->o.max_tables;
+		t = realloc(u->tabs, cap * sizeof(*t));
+		if (!t)
 			return BPFSYM_UNW_NO_TABLE;
-		u->keys = k;
+		u->tabs = t;
+		/* Room for every id to be free at once: evicting never allocates. */
+		f = realloc(u->free_ids, cap * sizeof(*f));
+		if (!f)
+			return BPFSYM_UNW_NO_TABLE;
+		u->free_ids = f;
 		u->cap_ids = cap;
 	}
-	memset(&u->keys[u->nr_ids], 0, sizeof(*u->keys));
-	pthread_mutex_lock(&u->lock);
+	if (!u->nr_free_ids && u->nr_ids >= u->o.max_tables && !evict_oldest(u)) {
+		u->st.over_tables++;
+		return BPFSYM_UNW_NO_TABLE;
+	}
+	if (u->nr_free_ids) {
+		id = u->free_ids[--u->nr_free_ids];
+	} else {
+		id = u->nr_ids++;
+		memset(&u->tabs[id], 0, sizeof(u->tabs[id]));
+	}
+	u->tabs[id].used = true;
 	u->st.tables++;
-	pthread_mutex_unlock(&u->lock);
-	return u->nr_ids++;
+	return id;
 }
 
 /* Tell the BPF side file @k's table id (the kernel's dev_t: major << 20 | minor). */
@@ -432,8 +666,30 @@ static void publish_file(struct unwinder *u, const struct file_key *k, uint32_t 
 	}
 }
 
+/* One more view range names table @id: not idle.  Under the lock. */
+static void tab_ref(struct unwinder *u, uint32_t id)
+{
+	struct utab *t = &u->tabs[id];
+
+	if (t->refs++ == 0 && t->built && !t->pinned) {
+		lru__unlink(&u->idle_tabs, &t->idle);
+		u->idle_rows -= t->n;
+	}
+}
+
+/* Take back the references of @n ids.  Under the lock. */
+static void tabs_unref(struct unwinder *u, const uint32_t *ids, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (--u->tabs[ids[i]].refs == 0)
+			tab_maybe_idle(u, ids[i]);
+}
+
 /*
- * The table id of the file @m maps (first sight: opened and queued), or
+ * The table id of the file @m maps (first sight: opened and queued),
+ * referenced once more for the view being written, or
  * BPFSYM_UNW_NO_TABLE.  A file that cannot be opened gets no id, so the
  * next process mapping it tries again.
  */
@@ -444,7 +700,11 @@ static uint32_t file_table(struct unwinder *u, const struct proc *p, const struc
 	int fd, debug_fd = -1;
 	uint32_t id;
 
+	pthread_mutex_lock(&u->lock);
 	v = htab__find(&u->ids, h, key_eq, u, &k);
+	if (v)
+		tab_ref(u, (uint32_t)(v - 1));
+	pthread_mutex_unlock(&u->lock);
 	if (v)
 		return (uint32_t)(v - 1);
 	fd = u->o.open(u->o.open_ctx, proc__pid(p), proc__pstart(p), m, &debug_fd);
@@ -452,17 +712,27 @@ static uint32_t file_table(struct unwinder *u, const struct proc *p, const struc
 		pr_debug("unwind: %s: cannot open it: %s\n", m->path ? m->path : "?", strerror(-fd));
 		return BPFSYM_UNW_NO_TABLE;
 	}
+	pthread_mutex_lock(&u->lock);
 	id = new_id(u);
-	if (id == BPFSYM_UNW_NO_TABLE || htab__add(&u->ids, h, (uint64_t)id + 1)) {
+	if (id != BPFSYM_UNW_NO_TABLE && htab__add(&u->ids, h, (uint64_t)id + 1)) {
+		u->tabs[id].used = false;
+		u->free_ids[u->nr_free_ids++] = id;
+		id = BPFSYM_UNW_NO_TABLE;
+	}
+	if (id != BPFSYM_UNW_NO_TABLE) {
+		u->tabs[id].key = k;
+		tab_ref(u, id);
+	}
+	pthread_mutex_unlock(&u->lock);
+	if (id == BPFSYM_UNW_NO_TABLE) {
 		close(fd);
 		if (debug_fd >= 0)
 			close(debug_fd);
-		return BPFSYM_UNW_NO_TABLE;
+		return id;
 	}
-	u->keys[id] = k;
 	publish_file(u, &k, id);
-	if (enqueue(u, id, fd, debug_fd, m->path))
-		return BPFSYM_UNW_NO_TABLE;
+	/* On failure the id stays, never built: the view names a pending table. */
+	enqueue(u, id, fd, debug_fd, m->path);
 	return id;
 }
 
@@ -470,9 +740,18 @@ static uint32_t vdso_table(struct unwinder *u)
 {
 	uint32_t id;
 
-	if (u->vdso_id)
+	pthread_mutex_lock(&u->lock);
+	if (u->vdso_id) {
+		tab_ref(u, u->vdso_id - 1);
+		pthread_mutex_unlock(&u->lock);
 		return u->vdso_id - 1;
+	}
 	id = new_id(u);
+	if (id != BPFSYM_UNW_NO_TABLE) {
+		u->tabs[id].pinned = true;
+		tab_ref(u, id);
+	}
+	pthread_mutex_unlock(&u->lock);
 	if (id == BPFSYM_UNW_NO_TABLE)
 		return id;
 	u->vdso_id = id + 1;
@@ -493,21 +772,25 @@ static uint32_t mapping_table(struct unwinder *u, const struct proc *p, const st
 	}
 }
 
-int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
+static bool pview_eq(const void *ctx, const void *key, uint64_t val)
+{
+	(void)ctx;
+	return ((const struct pview *)(uintptr_t)val)->pid == *(const uint32_t *)key;
+}
+
+static struct pview *pview_find(struct unwinder *u, uint32_t pid)
+{
+	return (struct pview *)(uintptr_t)htab__find(&u->procs, hash_fin(pid), pview_eq, NULL, &pid);
+}
+
+/* The ids @u->view names (its ranges with a table), in u->view_ids; their count. */
+static uint32_t view_fill(struct unwinder *u, const struct proc *p)
 {
 	struct bpfsym_unw_proc *v = &u->view;
 	const struct mapping *m;
-	uint32_t pid = proc__pid(p);
 	size_t i, n = proc__nr_maps(p);
-	bool known = htab__has_u32(&u->procs, pid);
-	int err;
+	uint32_t nids = 0, id;
 
-	if (!known && htab__nr(&u->procs) >= u->o.max_procs) {
-		pthread_mutex_lock(&u->lock);
-		u->st.over_procs++;
-		pthread_mutex_unlock(&u->lock);
-		return -ENOSPC;
-	}
 	v->nr = 0;
 	for (i = 0; i < n; i++) {
 		m = proc__map_at(p, i);
@@ -519,34 +802,78 @@ int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
 			pthread_mutex_unlock(&u->lock);
 			break;
 		}
+		id = mapping_table(u, p, m);
 		v->r[v->nr] = (struct bpfsym_unw_range){
 			.start = m->start,
 			.len = m->end - m->start > UINT32_MAX ? UINT32_MAX : (uint32_t)(m->end - m->start),
 			.pgoff = (uint32_t)(m->pgoff >> 12),
-			.table = mapping_table(u, p, m),
+			.table = id,
 		};
 		v->nr++;
+		if (id != BPFSYM_UNW_NO_TABLE)
+			u->view_ids[nids++] = id;
 	}
-	err = u->o.sink.put_proc(u->o.sink.ctx, pid, v);
+	return nids;
+}
+
+int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
+{
+	uint32_t pid = proc__pid(p), nids;
+	struct pview *old = pview_find(u, pid), *pv;
+	int err;
+
+	if (!old && htab__nr(&u->procs) >= u->o.max_procs) {
+		pthread_mutex_lock(&u->lock);
+		u->st.over_procs++;
+		pthread_mutex_unlock(&u->lock);
+		return -ENOSPC;
+	}
+	/* The new view's tables are referenced before it is written, the old one's after. */
+	nids = view_fill(u, p);
+	pv = malloc(sizeof(*pv) + nids * sizeof(pv->ids[0]));
+	err = pv ? 0 : -ENOMEM;
+	if (!err && !old && htab__reserve(&u->procs, 1))
+		err = -ENOMEM;
+	err = err ?: u->o.sink.put_proc(u->o.sink.ctx, pid, &u->view);
 	pthread_mutex_lock(&u->lock);
-	if (err)
-		u->st.sink_errors++;
-	else
-		u->st.views++;
+	if (err) {
+		if (err != -ENOMEM)
+			u->st.sink_errors++;
+		tabs_unref(u, u->view_ids, nids);
+		pthread_mutex_unlock(&u->lock);
+		free(pv);
+		return err;
+	}
+	u->st.views++;
+	if (old)
+		tabs_unref(u, old->ids, old->nr);
 	pthread_mutex_unlock(&u->lock);
-	if (!err && !known)
-		err = htab__add_u32(&u->procs, pid);
-	return err;
+	pv->pid = pid;
+	pv->nr = nids;
+	memcpy(pv->ids, u->view_ids, nids * sizeof(pv->ids[0]));
+	if (old) {
+		htab__del(&u->procs, hash_fin(pid), (uint64_t)(uintptr_t)old);
+		free(old);
+	}
+	htab__add(&u->procs, hash_fin(pid), (uint64_t)(uintptr_t)pv);	/* reserved: cannot fail */
+	return 0;
 }
 
 int unwinder__drop_proc(struct unwinder *u, uint32_t pid)
 {
-	bool known = htab__del_u32(&u->procs, pid);
+	struct pview *pv = pview_find(u, pid);
 	int err;
 
-	/* Also when we never wrote one: the BPF side copies a parent's view at fork. */
+	if (pv) {
+		htab__del(&u->procs, hash_fin(pid), (uint64_t)(uintptr_t)pv);
+		pthread_mutex_lock(&u->lock);
+		tabs_unref(u, pv->ids, pv->nr);
+		pthread_mutex_unlock(&u->lock);
+		free(pv);
+	}
+	/* Also when we never wrote one: the BPF side lends a parent's view at fork. */
 	err = u->o.sink.del_proc(u->o.sink.ctx, pid);
-	return known ? err : -ENOENT;
+	return pv ? err : -ENOENT;
 }
 
 int unwinder__wait_idle(struct unwinder *u, int timeout_ms)
@@ -572,5 +899,17 @@ void unwinder__stats(struct unwinder *u, struct unwind_stats *st)
 {
 	pthread_mutex_lock(&u->lock);
 	*st = u->st;
+	pthread_mutex_unlock(&u->lock);
+}
+
+void unwinder__sizes(struct unwinder *u, struct unwind_sizes *sz)
+{
+	pthread_mutex_lock(&u->lock);
+	*sz = (struct unwind_sizes){
+		.tables = u->nr_ids - u->nr_free_ids, .idle_rows = u->idle_rows,
+		.views = htab__nr(&u->procs), .holes = u->nr_holes, .rows_top = u->next_row,
+	};
+	for (const struct lru_node *n = u->idle_tabs.head; n; n = n->next)
+		sz->idle_tables++;
 	pthread_mutex_unlock(&u->lock);
 }
