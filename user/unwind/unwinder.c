@@ -91,8 +91,12 @@ struct unwinder {
 	bool busy, stop, started;
 	pthread_t thread;
 	struct htab ids;		/* hash of struct file_key -> id + 1 */
-	struct utab *tabs;		/* by id */
-	uint32_t nr_ids, cap_ids;	/* ids [0, nr_ids) were ever given */
+	/*
+	 * By id, allocated once for max_tables (pages untouched until ids
+	 * are used): the idle list links them, so they never move.
+	 */
+	struct utab *tabs;
+	uint32_t nr_ids;		/* ids [0, nr_ids) were ever given */
 	uint32_t *free_ids, nr_free_ids;
 	struct lru idle_tabs;		/* built tables no view names, most recently idle first */
 	uint64_t idle_rows;
@@ -521,6 +525,15 @@ struct unwinder *unwinder__new(const struct unwind_opts *o)
 		u->max_rows = (uint64_t)BPFSYM_UNW_MAX_SHARDS * BPFSYM_UNW_SHARD_ROWS;
 	u->max_idle_rows = u->o.max_idle_bytes ? u->o.max_idle_bytes / sizeof(struct cfi_row) :
 						 u->max_rows / UNWIND_IDLE_SHARE;
+	u->tabs = calloc(u->o.max_tables, sizeof(*u->tabs));
+	u->free_ids = calloc(u->o.max_tables, sizeof(*u->free_ids));
+	if (!u->tabs || !u->free_ids) {
+		free(u->tabs);
+		free(u->free_ids);
+		free(u);
+		errno = ENOMEM;
+		return NULL;
+	}
 	u->tail = &u->head;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->wake, NULL);
@@ -528,6 +541,8 @@ struct unwinder *unwinder__new(const struct unwind_opts *o)
 	if (!u->o.sync) {
 		err = pthread_create(&u->thread, NULL, worker, u);
 		if (err) {
+			free(u->tabs);
+			free(u->free_ids);
 			free(u);
 			errno = err;
 			return NULL;
@@ -618,24 +633,8 @@ static int enqueue(struct unwinder *u, uint32_t id, int fd, int debug_fd, const 
  */
 static uint32_t new_id(struct unwinder *u)
 {
-	struct utab *t;
-	uint32_t *f, cap, id;
+	uint32_t id;
 
-	if (!u->nr_free_ids && u->nr_ids < u->o.max_tables && u->nr_ids == u->cap_ids) {
-		cap = u->cap_ids ? 2 * u->cap_ids : 64;
-		if (cap > u->o.max_tables)
-			cap = u->o.max_tables;
-		t = realloc(u->tabs, cap * sizeof(*t));
-		if (!t)
-			return BPFSYM_UNW_NO_TABLE;
-		u->tabs = t;
-		/* Room for every id to be free at once: evicting never allocates. */
-		f = realloc(u->free_ids, cap * sizeof(*f));
-		if (!f)
-			return BPFSYM_UNW_NO_TABLE;
-		u->free_ids = f;
-		u->cap_ids = cap;
-	}
 	if (!u->nr_free_ids && u->nr_ids >= u->o.max_tables && !evict_oldest(u)) {
 		u->st.over_tables++;
 		return BPFSYM_UNW_NO_TABLE;
