@@ -549,6 +549,41 @@ out:
 	sink_free(m);
 }
 
+/* A table idle longer than idle_ttl_ms goes at the next view written; one named stays. */
+static void test_evict_ttl(void)
+{
+	struct proc_table *pt = proc_table__new(0);
+	struct mem_sink *m = sink_new();
+	struct unwind_opts o = { .sync = true, .idle_ttl_ms = 1 };
+	struct unwinder *u = NULL;
+	struct unwind_stats st;
+	uint32_t libc, libm;
+
+	if (access(LIBC, R_OK) || access(LIBM, R_OK)) {
+		test__skip("%s or %s is not here", LIBC, LIBM);
+		goto out;
+	}
+	if (!ASSERT_OK_PTR(pt, "table") || !ASSERT_OK_PTR(m, "sink"))
+		goto out;
+	u = new_unwinder(m, &o);
+	if (!ASSERT_OK_PTR(u, "unwinder"))
+		goto out;
+	libc = map_and_sync(u, pt, m, 100, LIBC);
+	libm = map_and_sync(u, pt, m, 200, LIBM);
+	ASSERT_OK(unwinder__drop_proc(u, 100), "a exits: libc idle");
+	ASSERT_EQ(m->tables[libc].state, (uint32_t)BPFSYM_UNW_READY, "idle, not yet old");
+	usleep(5000);
+	ASSERT_OK(unwinder__sync_proc(u, proc_table__find_pid(pt, 200)), "b's view again");
+	ASSERT_EQ(m->tables[libc].state, (uint32_t)BPFSYM_UNW_PENDING, "libc idle 5 ms: evicted");
+	ASSERT_EQ(m->tables[libm].state, (uint32_t)BPFSYM_UNW_READY, "libm named: kept");
+	unwinder__stats(u, &st);
+	ASSERT_EQ(st.evicted, 1ull, "one eviction");
+out:
+	unwinder__free(u);
+	proc_table__free(pt);
+	sink_free(m);
+}
+
 int main(void)
 {
 	RUN_TEST(test_views_and_tables);
@@ -556,5 +591,6 @@ int main(void)
 	RUN_TEST(test_vdso);
 	RUN_TEST(test_evict_idle);
 	RUN_TEST(test_evict_for_room);
+	RUN_TEST(test_evict_ttl);
 	return TEST_EXIT();
 }

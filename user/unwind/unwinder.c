@@ -6,10 +6,11 @@
  * unwinder.h.
  *
  * Eviction: each table counts the views naming it.  A built table no
- * view names is idle, kept (most recently idle first) while the idle
- * tables' rows fit in a budget, so a program started again and again
- * finds its table; past the budget, or when row space or ids run out,
- * the oldest idle table goes: its entry back to "pending", its identity
+ * view names is idle, kept (most recently idle first) for idle_ttl_ms
+ * and while the idle tables' rows fit in a budget, so a program started
+ * again and again finds its table (rebuilding cc1's 430k rows took 20 ms
+ * each time a smaller budget let it go); past either, or when row space
+ * or ids run out, the oldest idle table goes: its entry back to "pending", its identity
  * out of the BPF side's file map, its rows and id reused.  A walk on
  * another CPU that read the entry just before may read rows of the next
  * table for that sample: every step is checked to move up the stack, so
@@ -54,6 +55,7 @@ struct utab {
 	bool built;		/* published (ready, none or failed): may go idle */
 	bool pinned;		/* the vdso's: never evicted */
 	struct lru_node idle;	/* in unwinder.idle while built and refs 0 */
+	uint64_t idle_since;	/* CLOCK_MONOTONIC ns */
 };
 
 /* Row space a table gave back: [first, first + n). */
@@ -288,6 +290,9 @@ static void tab_evict(struct unwinder *u, uint32_t id)
 	    (u->o.sink.del_file && u->o.sink.del_file(u->o.sink.ctx, &f)))
 		u->st.sink_errors++;
 	htab__del(&u->ids, key_hash(&t->key), (uint64_t)id + 1);
+	pr_debug("unwind: table %u (dev %llu ino %llu) evicted: %llu rows back\n", id,
+		 (unsigned long long)t->key.dev, (unsigned long long)t->key.ino,
+		 (unsigned long long)t->n);
 	rows_free(u, t->first, t->n);
 	u->st.evicted++;
 	u->st.evicted_rows += t->n;
@@ -308,11 +313,32 @@ static bool evict_oldest(struct unwinder *u)
 	return true;
 }
 
-/* Keep the idle tables' rows within their budget.  Under the lock. */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * Keep the idle tables' rows within their budget, and none idle for
+ * longer than idle_ttl_ms: a program started every few minutes keeps
+ * its table, a one-off's goes.  Under the lock.
+ */
 static void idle_trim(struct unwinder *u)
 {
+	uint64_t now = mono_ns(), ttl = u->o.idle_ttl_ms * 1000000ull;
+	const struct utab *t;
+
 	while (u->idle_rows > u->max_idle_rows && evict_oldest(u))
 		;
+	while (u->idle_tabs.tail) {
+		t = lru_entry(u->idle_tabs.tail, struct utab, idle);
+		if (now - t->idle_since < ttl)
+			break;
+		evict_oldest(u);
+	}
 }
 
 /* Table @id is built, or no view names it any more: idle if both.  Under the lock. */
@@ -322,6 +348,7 @@ static void tab_maybe_idle(struct unwinder *u, uint32_t id)
 
 	if (!t->built || t->refs || t->pinned)
 		return;
+	t->idle_since = mono_ns();
 	lru__push_front(&u->idle_tabs, &t->idle);
 	u->idle_rows += t->n;
 	idle_trim(u);
@@ -524,7 +551,9 @@ struct unwinder *unwinder__new(const struct unwind_opts *o)
 	if (u->max_rows > (uint64_t)BPFSYM_UNW_MAX_SHARDS * BPFSYM_UNW_SHARD_ROWS)
 		u->max_rows = (uint64_t)BPFSYM_UNW_MAX_SHARDS * BPFSYM_UNW_SHARD_ROWS;
 	u->max_idle_rows = u->o.max_idle_bytes ? u->o.max_idle_bytes / sizeof(struct cfi_row) :
-						 u->max_rows / UNWIND_IDLE_SHARE;
+						 u->max_rows;
+	if (!u->o.idle_ttl_ms)
+		u->o.idle_ttl_ms = UNWIND_DEFAULT_IDLE_TTL_MS;
 	u->tabs = calloc(u->o.max_tables, sizeof(*u->tabs));
 	u->free_ids = calloc(u->o.max_tables, sizeof(*u->free_ids));
 	if (!u->tabs || !u->free_ids) {
@@ -827,6 +856,9 @@ int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
 		pthread_mutex_unlock(&u->lock);
 		return -ENOSPC;
 	}
+	pthread_mutex_lock(&u->lock);
+	idle_trim(u);
+	pthread_mutex_unlock(&u->lock);
 	/* The new view's tables are referenced before it is written, the old one's after. */
 	nids = view_fill(u, p);
 	pv = malloc(sizeof(*pv) + nids * sizeof(pv->ids[0]));

@@ -58,7 +58,7 @@ typedef int (*unwind_open_fn)(void *ctx, uint32_t pid, uint64_t pstart, const st
 
 #define UNWIND_DEFAULT_MAX_BYTES	(64ull << 20)	/* 8 Mi rows */
 #define UNWIND_DEFAULT_MAX_PROCS	4096
-#define UNWIND_IDLE_SHARE		16	/* idle tables may keep 1/16 of the row space */
+#define UNWIND_DEFAULT_IDLE_TTL_MS	(5 * 60 * 1000)	/* a table no view names goes after this */
 
 struct unwind_opts {
 	struct unwind_sink sink;
@@ -68,7 +68,8 @@ struct unwind_opts {
 	uint32_t max_rows_file;	/* 0: CFI_DEFAULT_MAX_ROWS */
 	uint32_t max_tables;	/* 0 or more than BPFSYM_UNW_MAX_TABLES: that */
 	uint32_t max_procs;	/* views; 0: UNWIND_DEFAULT_MAX_PROCS */
-	uint64_t max_idle_bytes;	/* rows of idle tables kept; 0: max_bytes / UNWIND_IDLE_SHARE */
+	uint64_t max_idle_bytes;	/* rows of idle tables kept; 0: max_bytes (only pressure evicts) */
+	uint64_t idle_ttl_ms;		/* idle tables older than this go; 0: UNWIND_DEFAULT_IDLE_TTL_MS */
 	bool sync;		/* build on the calling thread, no worker (tests, tools) */
 };
 
