@@ -141,6 +141,7 @@ static void module_evict(struct symbolizer *s, struct smod *m)
 	if (*pp)
 		*pp = m->next;
 	fd_cache__drop(&s->fds, &m->fd);
+	imgcache__put(&s->images, m->img);
 	free(m->path);
 	free(m);
 	s->nr_file_mods--;
@@ -532,5 +533,6 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 		.named_modules = htab__nr(&s->named),
 		.images_loaded = s->images.nr_loaded, .loaded_bytes = s->images.loaded_bytes,
 		.fds = s->fds.nr, .names = strtab__nr(&s->images.names),
+		.images = imgcache__nr_images(&s->images),
 	};
 }

@@ -139,6 +139,7 @@ struct symbolizer_stats {
 	uint64_t file_modules;		/* file versions known (capped by max_modules) */
 	uint64_t modules_evicted;	/* dropped past the cap */
 	uint64_t named_modules;		/* JIT files, hint files, kernel modules */
+	uint64_t images;		/* file contents known (by build-id), held by modules */
 	uint64_t images_loaded;		/* files whose symbols are in memory (max_files) */
 	uint64_t loaded_bytes;		/* their bytes (max_mem) */
 	uint64_t fds;			/* files kept open (max_fds) */
