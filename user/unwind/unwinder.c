@@ -893,18 +893,20 @@ int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
 int unwinder__drop_proc(struct unwinder *u, uint32_t pid)
 {
 	struct pview *pv = pview_find(u, pid);
-	int err;
 
-	if (pv) {
-		htab__del(&u->procs, hash_fin(pid), (uint64_t)(uintptr_t)pv);
-		pthread_mutex_lock(&u->lock);
-		tabs_unref(u, pv->ids, pv->nr);
-		pthread_mutex_unlock(&u->lock);
-		free(pv);
-	}
-	/* Also when we never wrote one: the BPF side lends a parent's view at fork. */
-	err = u->o.sink.del_proc(u->o.sink.ctx, pid);
-	return pv ? err : -ENOENT;
+	/*
+	 * Only a view we wrote: the BPF side makes none of its own (a child
+	 * borrows its parent's by reference), so most short-lived processes,
+	 * gone before their first view, cost no syscall here.
+	 */
+	if (!pv)
+		return -ENOENT;
+	htab__del(&u->procs, hash_fin(pid), (uint64_t)(uintptr_t)pv);
+	pthread_mutex_lock(&u->lock);
+	tabs_unref(u, pv->ids, pv->nr);
+	pthread_mutex_unlock(&u->lock);
+	free(pv);
+	return u->o.sink.del_proc(u->o.sink.ctx, pid);
 }
 
 int unwinder__wait_idle(struct unwinder *u, int timeout_ms)

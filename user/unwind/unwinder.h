@@ -115,8 +115,9 @@ void unwinder__free(struct unwinder *u);
 int unwinder__sync_proc(struct unwinder *u, const struct proc *p);
 
 /*
- * Process @pid is gone: drop its view, also one the BPF side made (a copy
- * of its parent's at fork).  0 or -errno (-ENOENT: we had written none).
+ * Process @pid is gone: drop the view we wrote for it (the BPF side's
+ * loan of a parent's view goes with the process).  0 or -errno (-ENOENT:
+ * we had written none).
  */
 int unwinder__drop_proc(struct unwinder *u, uint32_t pid);
 
