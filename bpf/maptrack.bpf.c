@@ -315,9 +315,11 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	 */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0 || !is_target(tgid))
 		return 0;
+	/*
+	 * Its unw_alias entry may stay: nothing samples a dead tgid, and a
+	 * process reusing it is made by a fork, which sets or deletes it.
+	 */
 	emit_task_ev(BPFSYM_EV_EXIT, p, tgid, 0, NULL);
-	if (wake_on_map)
-		bpf_map_delete_elem(&unw_alias, &tgid);
 	if (target_mode == BPFSYM_TARGET_PIDS && follow_children)
 		bpf_map_delete_elem(&targets, &tgid);
 	return 0;
