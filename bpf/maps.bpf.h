@@ -54,7 +54,11 @@ struct {
  * A forked child without a view of its own walks with its parent's
  * (child tgid -> parent tgid, written by the tracker at fork).  Copying
  * the parent's view instead (6 KiB into a hash) cost 5-8 us a fork, and
- * most forks exec at once, which drops it.  Sized like unw_procs.
+ * most forks exec at once, which drops it.  The loan is by tgid: were the
+ * parent to exit and its tgid be reused before userspace writes the
+ * child's own view (a reader's batch, ~100 ms), the child would walk with
+ * the newcomer's view for that while; the walk checks every frame.  Sized
+ * like unw_procs.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
