@@ -85,7 +85,7 @@ fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # run_time_ns summed over the BPF programs process $1 holds.
 bpf_ns() {
-	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^run_time_ns:/ { n += $2 } END { printf "%d\n", n }'
+	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^run_time_ns:/ { n += $2 } END { printf "%.0f\n", n }'
 }
 # The name of BPF program id $1 (bpftool), or the id.
 prog_name() {
