@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 		return fprintf(stderr, "churn: no program\n"), 2;
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
-	devnull = open("/dev/null", 1);
+	devnull = open("/dev/null", O_WRONLY);
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	end_ns = secs ? secs * 1000000000L : -1;
 	for (long i = 0; !stop && (end_ns < 0 || i * (1000000000L / rate) < end_ns); i++) {
