@@ -37,9 +37,10 @@ struct {
 
 /*
  * The unwinder's process views (bpf/unwind.bpf.h), written by userspace
- * from the mapping model.  The tracker copies a parent's view to its
- * child at fork and drops a view at exec, so between such an event and
- * userspace's new view the walk never uses another image's mappings.
+ * from the mapping model.  The tracker lends a parent's view to its
+ * child at fork (unw_alias) and drops a view at exec, so between such an
+ * event and userspace's new view the walk never uses another image's
+ * mappings.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -48,6 +49,23 @@ struct {
 	__type(key, __u32);	/* tgid */
 	__type(value, struct bpfsym_unw_proc);
 } unw_procs SEC(".maps");
+
+/*
+ * A forked child without a view of its own walks with its parent's
+ * (child tgid -> parent tgid, written by the tracker at fork).  Copying
+ * the parent's view instead (6 KiB into a hash) cost 5-8 us a fork, and
+ * most forks exec at once, which drops it.  The loan is by tgid: were the
+ * parent to exit and its tgid be reused before userspace writes the
+ * child's own view (a reader's batch, ~100 ms), the child would walk with
+ * the newcomer's view for that while; the walk checks every frame.  Sized
+ * like unw_procs.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);	/* tgid */
+	__type(value, __u32);	/* the tgid whose view it walks with */
+} unw_alias SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -84,6 +102,18 @@ static __always_inline bool is_target(__u32 tgid)
 	if (target_mode == BPFSYM_TARGET_CGROUP)
 		return bpf_current_task_under_cgroup(&cgroup_map, 0) == 1;
 	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
+}
+
+/* The view process @tgid walks with: its own, else its parent's from fork; NULL: none. */
+static __always_inline const struct bpfsym_unw_proc *unw_view(__u32 tgid)
+{
+	const struct bpfsym_unw_proc *v = bpf_map_lookup_elem(&unw_procs, &tgid);
+	__u32 *parent;
+
+	if (v)
+		return v;
+	parent = bpf_map_lookup_elem(&unw_alias, &tgid);
+	return parent ? bpf_map_lookup_elem(&unw_procs, parent) : NULL;
 }
 
 #endif /* BPFSYM_MAPS_BPF_H */

@@ -36,16 +36,22 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define MAX_ERRNO	4095
 #define VMA_WALK	8	/* VMAs looked at in one range */
 
-/* A syscall's arguments, from entry to exit, by thread id. */
+/*
+ * A syscall's arguments, from entry to exit, in the thread's own task
+ * storage: the exit's look-up is a pointer walk from the task, not a
+ * hash of the thread id (0.2-0.3 us a miss in an LRU hash here, at every
+ * mmap exit), nothing is evicted under a fork storm, and the slot goes
+ * with the thread.  nr 0: nothing pending.
+ */
 struct pending {
 	__u64 a[5];
 	__u32 nr;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct pending);
 } pending SEC(".maps");
 
@@ -66,6 +72,29 @@ enum { NR_MMAP = 1, NR_MPROTECT, NR_MUNMAP, NR_MREMAP };
  * milliseconds.  Mappings are rare next to samples, so this costs little.
  */
 const volatile bool wake_on_map = false;
+/*
+ * ...but at most once per wake_gap_ns (set by the loader from the
+ * sampling period): each forced wakeup queues an irq_work, a self-IPI,
+ * which on this VM made an exec's three MAP records cost 52 us instead
+ * of 5, and the reader ran once per mapping.  Under process churn the
+ * next sample of a new process is a period away anyway.
+ */
+const volatile __u64 wake_gap_ns = 0;
+static __u64 last_wake_ns;
+
+static __always_inline __u64 map_rb_flags(void)
+{
+	__u64 now;
+
+	if (!wake_on_map)
+		return rb_flags();
+	now = bpf_ktime_get_ns();
+	if (now - last_wake_ns < wake_gap_ns)
+		return rb_flags();
+	/* Racy between CPUs on purpose: two wakeups at once are harmless. */
+	last_wake_ns = now;
+	return BPF_RB_FORCE_WAKEUP;
+}
 
 static __always_inline void emit_task_ev(__u16 type, struct task_struct *p, __u32 pid, __u32 ppid,
 					 struct task_struct *parent)
@@ -128,7 +157,7 @@ __noinline int emit_map(const struct vma_info *vi, __u32 cause)
 	if (!e)
 		return 0;
 	size = map_ev_fill(e, task, vi, cause);
-	if (bpf_ringbuf_output(&events, e, size, wake_on_map ? BPF_RB_FORCE_WAKEUP : rb_flags()))
+	if (bpf_ringbuf_output(&events, e, size, map_rb_flags()))
 		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
 	return 0;
 }
@@ -204,8 +233,7 @@ static __always_inline void walk_image(__u64 start)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
-	struct bpfsym_unw_proc *view;
+	__u32 ptgid = parent->tgid, ctgid = child->tgid, *lender;
 	__u8 one = 1;
 	long err;
 
@@ -222,10 +250,18 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		}
 	}
 	emit_task_ev(BPFSYM_EV_FORK, child, ctgid, ptgid, parent);
-	/* The child has the parent's mappings: its view too, until userspace writes one. */
-	view = bpf_map_lookup_elem(&unw_procs, &ptgid);
-	if (view)
-		bpf_map_update_elem(&unw_procs, &ctgid, view, BPF_ANY);
+	/*
+	 * The child has the parent's mappings: it walks with the parent's
+	 * view (or the one the parent borrows) until userspace writes its own.
+	 */
+	if (!wake_on_map)
+		return 0;	/* no unwinder: no views */
+	if (bpf_map_lookup_elem(&unw_procs, &ptgid))
+		bpf_map_update_elem(&unw_alias, &ctgid, &ptgid, BPF_ANY);
+	else if ((lender = bpf_map_lookup_elem(&unw_alias, &ptgid)))
+		bpf_map_update_elem(&unw_alias, &ctgid, lender, BPF_ANY);
+	else
+		bpf_map_delete_elem(&unw_alias, &ctgid);	/* a reused pid's */
 	return 0;
 }
 
@@ -241,7 +277,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0, NULL);
 	/* The old image's view would place the new one's addresses in wrong files. */
-	bpf_map_delete_elem(&unw_procs, &tgid);
+	if (wake_on_map) {
+		bpf_map_delete_elem(&unw_procs, &tgid);
+		bpf_map_delete_elem(&unw_alias, &tgid);
+	}
 
 	/*
 	 * No mmap call made these: the program, its interpreter, the vdso.
@@ -276,6 +315,10 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	 */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0 || !is_target(tgid))
 		return 0;
+	/*
+	 * Its unw_alias entry may stay: nothing samples a dead tgid, and a
+	 * process reusing it is made by a fork, which sets or deletes it.
+	 */
 	emit_task_ev(BPFSYM_EV_EXIT, p, tgid, 0, NULL);
 	if (target_mode == BPFSYM_TARGET_PIDS && follow_children)
 		bpf_map_delete_elem(&targets, &tgid);
@@ -284,24 +327,36 @@ int BPF_PROG(on_exit, struct task_struct *p)
 
 static __always_inline void keep_args(__u32 nr, __u64 a0, __u64 a1, __u64 a2, __u64 a3, __u64 a4)
 {
-	struct pending p = { .a = { a0, a1, a2, a3, a4 }, .nr = nr };
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct pending *p;
 
-	if (bpf_map_update_elem(&pending, &tid, &p, BPF_ANY))
+	p = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), NULL,
+				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!p) {
 		stat_inc(BPFSYM_STAT_PENDING_FULL);
+		return;
+	}
+	p->a[0] = a0;
+	p->a[1] = a1;
+	p->a[2] = a2;
+	p->a[3] = a3;
+	p->a[4] = a4;
+	p->nr = nr;
 }
 
-/* The arguments kept at entry for syscall @nr of this thread, removed from the map. */
+/*
+ * The arguments kept at entry for syscall @nr of this thread, taken (the
+ * slot stays, emptied: freeing it at every exit would cost more than it
+ * holds; it goes when the thread does).
+ */
 static __always_inline bool take_args(__u32 nr, struct pending *out)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct pending *p = bpf_map_lookup_elem(&pending, &tid);
+	struct pending *p = bpf_task_storage_get(&pending, bpf_get_current_task_btf(), NULL, 0);
 
-	if (!p)
+	if (!p || p->nr != nr)
 		return false;
 	*out = *p;
-	bpf_map_delete_elem(&pending, &tid);
-	return out->nr == nr;
+	p->nr = 0;
+	return true;
 }
 
 static __always_inline bool syscall_failed(long ret)

@@ -93,6 +93,7 @@ struct unw_walk {
 	__u32 r_table;		/* table id, or BPFSYM_UNW_NO_TABLE */
 	__u32 t_state, t_first, t_nr;
 	__u32 t_base, t_idx_first, t_idx_nr;	/* its page index */
+	__u32 t_gen, t_pad;
 	/* A mapping the view does not hold, as bpf_find_vma saw it (unw_vma_cb). */
 	__u32 vma_tried, vma_found;
 	__u64 v_start, v_end, v_pgoff;
@@ -102,12 +103,13 @@ struct unw_walk {
 /*
  * Rules found lately, per CPU: (table, file offset) -> rule.  Return
  * addresses repeat from sample to sample (main, the interpreter loop's
- * callers...), so most frames but the leaf skip the row search.  Tables
- * never change once published, so an entry never goes stale.
+ * callers...), so most frames but the leaf skip the row search.  A table
+ * never changes once published; its id is reused only with a new
+ * generation, which is in the tag, so an entry never goes stale.
  */
 #define RCACHE_SIZE	1024
 struct unw_rcache {
-	__u64 tag[RCACHE_SIZE];		/* table << 32 | key, + 1; 0: empty */
+	__u64 tag[RCACHE_SIZE];		/* (gen << 14 | table) << 32 | key, + 1; 0: empty */
 	__u32 rule[RCACHE_SIZE];
 };
 
@@ -354,6 +356,7 @@ static __always_inline void unw_cache_table(struct unw_walk *w, __u32 tid)
 	w->t_base = t ? t->base : 0;
 	w->t_idx_first = t ? t->idx_first : 0;
 	w->t_idx_nr = t ? t->idx_nr : 0;
+	w->t_gen = t ? t->gen : 0;
 }
 
 /* bpf_find_vma's callback: the file mapping and identity of the VMA found. */
@@ -418,7 +421,7 @@ static __always_inline int unw_find_mapping(struct unw_walk *w, __u64 pc)
 	const struct bpfsym_unw_range *r;
 	__u32 tid;
 
-	v = bpf_map_lookup_elem(&unw_procs, &w->tgid);
+	v = unw_view(w->tgid);
 	if (!v) {
 		w->no_view = 1;
 		return 0;
@@ -469,7 +472,7 @@ static __always_inline int unw_rule_at(struct unw_walk *w, __u32 *rule)
 		return 1;
 	}
 	key = (__u32)(pc - w->r_base);
-	tag = ((__u64)w->r_table << 32 | key) + 1;
+	tag = ((__u64)((w->t_gen & ((1u << BPFSYM_UNW_GEN_BITS) - 1)) << 14 | w->r_table) << 32 | key) + 1;
 	slot = (__u32)((tag * 0x9e3779b97f4a7c15ull) >> 54) & (RCACHE_SIZE - 1);
 	rc = bpf_map_lookup_elem(&unw_rcaches, &zero);
 	if (rc && rc->tag[slot] == tag) {

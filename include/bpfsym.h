@@ -233,7 +233,12 @@ struct bpfsym_unw_table {
 	__u32 base;		/* the first row's PC: the page index starts there */
 	__u32 idx_first;	/* global row index of the page index's first entry */
 	__u32 idx_nr;		/* its entries; a key past them is in the last row */
+	__u32 gen;		/* the id's generation: ids are reused once a table is evicted */
+	__u32 pad;
 };
+
+/* Bits of bpfsym_unw_table.gen in the BPF rule cache's tag, above the id's 14. */
+#define BPFSYM_UNW_GEN_BITS	18
 
 /* One executable mapping of a process view: [start, start + len). */
 struct bpfsym_unw_range {

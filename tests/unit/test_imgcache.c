@@ -108,6 +108,41 @@ out:
 	imgcache__free(&c);
 }
 
+/*
+ * An image nobody holds goes when its symbols are not loaded: at once if
+ * never loaded, else when the cap evicts them; one still held stays.
+ */
+static void test_put(void)
+{
+	struct image *a, *b, *d;
+	struct imgcache c;
+
+	imgcache__init(&c, 1, SIZE_MAX, false);
+	a = by_file(&c, 1, 0);
+	b = by_file(&c, 2, 0);
+	if (!ASSERT_OK_PTR(a, "a") || !ASSERT_OK_PTR(b, "b"))
+		goto out;
+	ASSERT_TRUE(by_file(&c, 2, 0) == b, "b twice: two references");
+	ASSERT_EQ(imgcache__nr_images(&c), (size_t)2, "two images");
+	imgcache__put(&c, b);
+	ASSERT_EQ(imgcache__nr_images(&c), (size_t)2, "b still held once");
+	imgcache__put(&c, b);
+	ASSERT_EQ(imgcache__nr_images(&c), (size_t)1, "b held by nobody, never loaded: gone");
+	if (!attach(&c, a))
+		goto out;
+	imgcache__put(&c, a);
+	ASSERT_EQ(imgcache__nr_images(&c), (size_t)1, "a held by nobody but loaded: kept");
+	d = by_file(&c, 3, 0);
+	if (!ASSERT_OK_PTR(d, "d") || !attach(&c, d))
+		goto out;
+	ASSERT_EQ(imgcache__nr_images(&c), (size_t)1, "a's symbols evicted by d's: a gone");
+	ASSERT_TRUE(by_file(&c, 1, 0) != NULL, "a again: made anew");
+	ASSERT_EQ(imgcache__nr_images(&c), (size_t)2, "a and d");
+	imgcache__put(&c, NULL);
+out:
+	imgcache__free(&c);
+}
+
 /* max_bytes 1: only the image attached last stays, and it always does. */
 static void test_bytes_cap(void)
 {
@@ -247,6 +282,7 @@ int main(void)
 {
 	RUN_TEST(test_keys);
 	RUN_TEST(test_count_cap);
+	RUN_TEST(test_put);
 	RUN_TEST(test_bytes_cap);
 	RUN_TEST(test_names);
 	RUN_TEST(test_matches);

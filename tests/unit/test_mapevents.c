@@ -263,6 +263,38 @@ static void test_exit_grace_pid_reuse(void)
 	ASSERT_EQ(proc_table__nr_procs(pt), (size_t)1, "all retired but the live one");
 }
 
+/*
+ * A churn of short programs, each forked, exec'd, mapping files of its
+ * own path and exiting, leaves nothing once their grace is over: no
+ * process, no path bytes (ASan: nothing leaked at the end either).
+ */
+static void test_churn_leaves_nothing(void)
+{
+	char path[64];
+	uint32_t pid;
+	uint64_t ts = 1000;
+	size_t init_bytes;
+
+	setup();
+	map(1, 1, 0x1000, 0x2000, 0, "/sbin/init");
+	init_bytes = proc_table__path_bytes(pt);
+	/* 1 ms apart: 5 s of churn, 100 ms of it in grace at any time. */
+	for (pid = 100; pid < 5100; pid++, ts += 1000000) {
+		task_ev_at(BPFSYM_EV_FORK, pid, pid, 1, 1, ts);
+		task_ev_at(BPFSYM_EV_EXEC, pid, pid, 0, 0, ts + 1);
+		snprintf(path, sizeof(path), "/usr/bin/prog-%u", pid % 97);
+		map(pid, pid, 0x400000, 0x401000, 0, path);
+		map(pid, pid, 0x7f0000000000, 0x7f0000100000, 0, "/lib/libc.so.6");
+		task_ev_at(BPFSYM_EV_EXIT, pid, pid, 0, 0, ts + 2);
+		mapevents__advance(me, ts + 2);
+	}
+	ASSERT_TRUE(proc_table__nr_procs(pt) < 150, "only those in their grace remain");
+	mapevents__advance(me, ts + MAPEVENTS_EXIT_GRACE_NS + 1);
+	ASSERT_EQ(proc_table__nr_procs(pt), (size_t)1, "init alone");
+	ASSERT_TRUE(init_bytes > 0, "init's path is held");
+	ASSERT_EQ(proc_table__path_bytes(pt), init_bytes, "init's path alone is held");
+}
+
 int main(void)
 {
 	RUN_TEST(test_map_fields);
@@ -272,6 +304,7 @@ int main(void)
 	RUN_TEST(test_pid_reuse);
 	RUN_TEST(test_malformed);
 	RUN_TEST(test_exit_grace_pid_reuse);
+	RUN_TEST(test_churn_leaves_nothing);
 	mapevents__free(me);
 	proc_table__free(pt);
 	return TEST_EXIT();

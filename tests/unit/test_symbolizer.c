@@ -620,6 +620,41 @@ out:
 	symbolizer__free(s);
 }
 
+/*
+ * max_modules 1: the fixture and libc in turns, each module evicting the
+ * other (its fd closed); each comes back named, names stay valid, the
+ * counts say so.
+ */
+static void test_module_cap(void)
+{
+	struct symbolizer_opts o = { .no_kernel = 1, .max_modules = 1 };
+	struct symbolizer *s = symbolizer__new(&o);
+	void *alpha = lib_sym(lib, "fx_alpha"), *libc_fn = (void *)&memchr;
+	struct symbolizer_stats st;
+	const char *first = NULL;
+	struct sym_frame f;
+	int round;
+
+	if (!ASSERT_OK_PTR(s, "new") || !ASSERT_OK_PTR(alpha, "fx_alpha"))
+		goto out;
+	for (round = 0; round < 3; round++) {
+		symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)alpha + 1, &f);
+		if (!ASSERT_STREQ(f.sym, "fx_alpha", "the fixture, its module made again"))
+			goto out;
+		first = first ? first : f.sym;
+		symbolizer__user(s, (uint32_t)getpid(), self, (uint64_t)(uintptr_t)libc_fn, &f);
+		ASSERT_EQ(f.reason, (uint32_t)RPT_OK, "libc");
+		ASSERT_EQ(f.module->rpt.kind, (uint32_t)RPT_MOD_FILE, "libc's module");
+	}
+	symbolizer__stats(s, &st);
+	ASSERT_EQ(st.file_modules, 1ull, "one file module held");
+	ASSERT_EQ(st.modules_evicted, 5ull, "each turn evicted the other");
+	ASSERT_TRUE(st.fds <= 1, "the evicted one's fd closed");
+	ASSERT_STREQ(first, "fx_alpha", "a name outlives its module");
+out:
+	symbolizer__free(s);
+}
+
 /* max_mem 1 byte: only the table in use stays, and it always does. */
 static void test_memory_cap(void)
 {
@@ -734,6 +769,7 @@ int main(void)
 	RUN_TEST(test_deleted_library);
 	RUN_TEST(test_debug_file);
 	RUN_TEST(test_eviction);
+	RUN_TEST(test_module_cap);
 	RUN_TEST(test_memory_cap);
 	if (dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

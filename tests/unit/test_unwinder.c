@@ -31,6 +31,8 @@ struct mem_sink {
 	int nr_views, dels, opens, fail_opens;
 	struct bpfsym_unw_file files[8];	/* put_file, by table id */
 	int nr_files;
+	struct bpfsym_unw_file deleted;		/* del_file's last */
+	int nr_deleted;
 };
 
 static int put_rows(void *ctx, uint32_t first, const struct cfi_row *rows, uint32_t nr)
@@ -92,6 +94,15 @@ static int put_file(void *ctx, const struct bpfsym_unw_file *f, uint32_t id)
 	return 0;
 }
 
+static int del_file(void *ctx, const struct bpfsym_unw_file *f)
+{
+	struct mem_sink *m = ctx;
+
+	m->deleted = *f;
+	m->nr_deleted++;
+	return 0;
+}
+
 static int open_path(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *mp,
 		     int *debug_fd)
 {
@@ -138,7 +149,7 @@ static struct unwinder *new_unwinder(struct mem_sink *m, const struct unwind_opt
 {
 	struct unwind_opts o = extra ? *extra : (struct unwind_opts){ 0 };
 
-	o.sink = (struct unwind_sink){ m, put_rows, put_table, put_proc, del_proc, put_file };
+	o.sink = (struct unwind_sink){ m, put_rows, put_table, put_proc, del_proc, put_file, del_file };
 	o.open = open_path;
 	o.open_ctx = m;
 	return unwinder__new(&o);
@@ -304,7 +315,7 @@ close:
 	/* Gone: the view goes; a second drop says so. */
 	ASSERT_OK(unwinder__drop_proc(u, 200), "drop b");
 	ASSERT_EQ(unwinder__drop_proc(u, 200), -ENOENT, "b has no view now");
-	ASSERT_EQ(m->dels, 2, "deleted both times: a view the BPF side copied at fork is ours to drop too");
+	ASSERT_EQ(m->dels, 1, "deleted once: the BPF side makes no views of its own (a child borrows by reference)");
 out:
 	cfi_table__free(oracle);
 	unwinder__free(u);
@@ -389,10 +400,197 @@ out:
 	sink_free(m);
 }
 
+#define LIBM	"/lib/x86_64-linux-gnu/libm.so.6"
+
+/* A process @pid mapping @path alone, its view written; the table id, or NO_TABLE. */
+static uint32_t map_and_sync(struct unwinder *u, struct proc_table *pt, struct mem_sink *m,
+			     uint32_t pid, const char *path)
+{
+	struct proc *p = proc_table__add(pt, pid, pid);
+	const struct bpfsym_unw_proc *v;
+	struct stat st;
+
+	if (!ASSERT_OK_PTR(p, "process") || !ASSERT_OK(map_file(p, path, 0x7f0000000000, &st), path) ||
+	    !ASSERT_OK(unwinder__sync_proc(u, p), "view"))
+		return BPFSYM_UNW_NO_TABLE;
+	v = view_of(m, pid);
+	return ASSERT_OK_PTR(v, "view written") && ASSERT_EQ(v->nr, 1u, "one range") ?
+	       v->r[0].table : BPFSYM_UNW_NO_TABLE;
+}
+
+/* Rows and index entries the table of @path takes (built alone, without caps). */
+static uint64_t rows_of(const char *path)
+{
+	struct proc_table *pt = proc_table__new(0);
+	struct mem_sink *m = sink_new();
+	struct unwind_opts o = { .sync = true };
+	struct unwind_stats st = { 0 };
+	struct unwinder *u = m ? new_unwinder(m, &o) : NULL;
+
+	if (u && pt)
+		map_and_sync(u, pt, m, 1, path);
+	if (u)
+		unwinder__stats(u, &st);
+	unwinder__free(u);
+	proc_table__free(pt);
+	sink_free(m);
+	return st.rows_now;
+}
+
+/*
+ * A table no view names is idle; past the idle budget it is evicted: its
+ * entry pending again, its identity deleted, its id (next generation)
+ * and rows reused by the next file.  A table a view still names stays.
+ */
+static void test_evict_idle(void)
+{
+	struct proc_table *pt = proc_table__new(0);
+	struct mem_sink *m = sink_new();
+	struct unwind_opts o = { .sync = true, .max_idle_bytes = 8 };
+	struct unwind_stats st;
+	struct unwind_sizes sz;
+	struct unwinder *u = NULL;
+	uint32_t libc, libm, first;
+	struct stat sl;
+
+	if (access(LIBC, R_OK) || access(LIBM, R_OK) || stat(LIBC, &sl)) {
+		test__skip("%s or %s is not here", LIBC, LIBM);
+		goto out;
+	}
+	if (!ASSERT_OK_PTR(pt, "table") || !ASSERT_OK_PTR(m, "sink"))
+		goto out;
+	u = new_unwinder(m, &o);
+	if (!ASSERT_OK_PTR(u, "unwinder"))
+		goto out;
+	libc = map_and_sync(u, pt, m, 100, LIBC);
+	if (!ASSERT_TRUE(libc < 256, "libc has a table id") ||
+	    !ASSERT_EQ(map_and_sync(u, pt, m, 200, LIBC), libc, "b shares libc's table"))
+		goto out;
+	first = m->tables[libc].first;
+	ASSERT_EQ(m->tables[libc].state, (uint32_t)BPFSYM_UNW_READY, "built");
+	ASSERT_OK(unwinder__drop_proc(u, 100), "a exits");
+	ASSERT_EQ(m->tables[libc].state, (uint32_t)BPFSYM_UNW_READY, "b still names it: kept");
+	ASSERT_EQ(m->nr_deleted, 0, "nothing deleted yet");
+	ASSERT_OK(unwinder__drop_proc(u, 200), "b exits");
+	ASSERT_EQ(m->tables[libc].state, (uint32_t)BPFSYM_UNW_PENDING, "idle past the budget: evicted");
+	ASSERT_EQ(m->nr_deleted, 1, "its identity deleted");
+	ASSERT_EQ(m->deleted.ino, (uint64_t)sl.st_ino, "libc's identity");
+	unwinder__stats(u, &st);
+	ASSERT_EQ(st.evicted, 1ull, "one eviction counted");
+	ASSERT_EQ(st.rows_now, 0ull, "no rows held");
+	libm = map_and_sync(u, pt, m, 300, LIBM);
+	ASSERT_EQ(libm, libc, "libm reuses the id");
+	ASSERT_EQ(m->tables[libm].gen, 1u, "of the next generation");
+	ASSERT_EQ(m->tables[libm].first, first, "and the rows libc gave back");
+	ASSERT_EQ(map_and_sync(u, pt, m, 400, LIBC) == libc, false, "libc again: a new id");
+	unwinder__sizes(u, &sz);
+	ASSERT_EQ(sz.tables, 2ull, "two tables held");
+	ASSERT_EQ(sz.views, 2ull, "two views");
+	ASSERT_EQ(sz.idle_tables, 0ull, "none idle");
+out:
+	unwinder__free(u);
+	proc_table__free(pt);
+	sink_free(m);
+}
+
+/*
+ * Row space or ids full: the table idle longest goes to make room (the
+ * idle budget would have kept it); a table a view names never does.
+ */
+static void test_evict_for_room(void)
+{
+	uint64_t rl = rows_of(LIBC), rm = rows_of(LIBM);
+	struct unwind_opts o = { .sync = true, .max_bytes = 8 * (rl > rm ? rl : rm),
+				 .max_idle_bytes = 8 * (rl > rm ? rl : rm) };
+	struct unwind_opts o1 = { .sync = true, .max_tables = 1 };
+	struct proc_table *pt = proc_table__new(0);
+	struct mem_sink *m = sink_new();
+	struct unwinder *u = NULL;
+	struct unwind_stats st;
+	uint32_t libc, libm;
+
+	if (!rl || !rm) {
+		test__skip("%s or %s has no table here", LIBC, LIBM);
+		goto out;
+	}
+	if (!ASSERT_OK_PTR(pt, "table") || !ASSERT_OK_PTR(m, "sink"))
+		goto out;
+	/* Rows: room for the larger one alone. */
+	u = new_unwinder(m, &o);
+	if (!ASSERT_OK_PTR(u, "unwinder"))
+		goto out;
+	libc = map_and_sync(u, pt, m, 100, LIBC);
+	ASSERT_OK(unwinder__drop_proc(u, 100), "a exits: libc idle, kept");
+	ASSERT_EQ(m->tables[libc].state, (uint32_t)BPFSYM_UNW_READY, "kept within the budget");
+	libm = map_and_sync(u, pt, m, 200, LIBM);
+	unwinder__stats(u, &st);
+	ASSERT_EQ(st.evicted, 1ull, "libc evicted for libm's rows");
+	ASSERT_EQ(st.over_mem, 0ull, "nothing refused");
+	ASSERT_EQ(m->tables[libm].state, (uint32_t)BPFSYM_UNW_READY, "libm built");
+	map_and_sync(u, pt, m, 300, LIBC);
+	unwinder__stats(u, &st);
+	ASSERT_EQ(st.over_mem, 1ull, "libc again: libm is named, so no room");
+	ASSERT_EQ(m->tables[libm].state, (uint32_t)BPFSYM_UNW_READY, "libm kept");
+	unwinder__free(u);
+	/* Ids: one. */
+	u = new_unwinder(m, &o1);
+	if (!ASSERT_OK_PTR(u, "unwinder, one id"))
+		goto out;
+	libc = map_and_sync(u, pt, m, 400, LIBC);
+	ASSERT_EQ(map_and_sync(u, pt, m, 500, LIBM), BPFSYM_UNW_NO_TABLE, "libc named: no id for libm");
+	ASSERT_OK(unwinder__drop_proc(u, 400), "libc idle");
+	ASSERT_EQ(map_and_sync(u, pt, m, 600, LIBM), libc, "libm takes libc's id");
+	unwinder__stats(u, &st);
+	ASSERT_EQ(st.over_tables, 1ull, "one refusal");
+	ASSERT_EQ(st.evicted, 1ull, "one eviction");
+out:
+	unwinder__free(u);
+	proc_table__free(pt);
+	sink_free(m);
+}
+
+/* A table idle longer than idle_ttl_ms goes at the next view written; one named stays. */
+static void test_evict_ttl(void)
+{
+	struct proc_table *pt = proc_table__new(0);
+	struct mem_sink *m = sink_new();
+	struct unwind_opts o = { .sync = true, .idle_ttl_ms = 1 };
+	struct unwinder *u = NULL;
+	struct unwind_stats st;
+	uint32_t libc, libm;
+
+	if (access(LIBC, R_OK) || access(LIBM, R_OK)) {
+		test__skip("%s or %s is not here", LIBC, LIBM);
+		goto out;
+	}
+	if (!ASSERT_OK_PTR(pt, "table") || !ASSERT_OK_PTR(m, "sink"))
+		goto out;
+	u = new_unwinder(m, &o);
+	if (!ASSERT_OK_PTR(u, "unwinder"))
+		goto out;
+	libc = map_and_sync(u, pt, m, 100, LIBC);
+	libm = map_and_sync(u, pt, m, 200, LIBM);
+	ASSERT_OK(unwinder__drop_proc(u, 100), "a exits: libc idle");
+	ASSERT_EQ(m->tables[libc].state, (uint32_t)BPFSYM_UNW_READY, "idle, not yet old");
+	usleep(5000);
+	ASSERT_OK(unwinder__sync_proc(u, proc_table__find_pid(pt, 200)), "b's view again");
+	ASSERT_EQ(m->tables[libc].state, (uint32_t)BPFSYM_UNW_PENDING, "libc idle 5 ms: evicted");
+	ASSERT_EQ(m->tables[libm].state, (uint32_t)BPFSYM_UNW_READY, "libm named: kept");
+	unwinder__stats(u, &st);
+	ASSERT_EQ(st.evicted, 1ull, "one eviction");
+out:
+	unwinder__free(u);
+	proc_table__free(pt);
+	sink_free(m);
+}
+
 int main(void)
 {
 	RUN_TEST(test_views_and_tables);
 	RUN_TEST(test_caps);
 	RUN_TEST(test_vdso);
+	RUN_TEST(test_evict_idle);
+	RUN_TEST(test_evict_for_room);
+	RUN_TEST(test_evict_ttl);
 	return TEST_EXIT();
 }

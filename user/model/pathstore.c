@@ -137,3 +137,7 @@ void pathstore__put(struct pathstore *ps, const char *s)
 	free(e);
 }
 
+size_t pathstore__bytes(const struct pathstore *ps)
+{
+	return ps->bytes;
+}

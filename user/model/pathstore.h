@@ -34,4 +34,7 @@ void pathstore__hold(const char *s);
 /* Give back a reference to @s; NULL is a no-op. */
 void pathstore__put(struct pathstore *ps, const char *s);
 
+/* Bytes the distinct strings held now are charged (against max_bytes). */
+size_t pathstore__bytes(const struct pathstore *ps);
+
 #endif /* BPFSYM_PATHSTORE_H */

@@ -291,6 +291,11 @@ size_t proc_table__nr_procs(const struct proc_table *pt)
 	return pt->nr;
 }
 
+size_t proc_table__path_bytes(const struct proc_table *pt)
+{
+	return pathstore__bytes(pt->paths);
+}
+
 size_t proc_table__nr_seen(const struct proc_table *pt)
 {
 	return pt->seen;

@@ -65,6 +65,8 @@ struct proc *proc_table__add(struct proc_table *pt, uint32_t pid, uint64_t pstar
 void proc_table__remove(struct proc_table *pt, uint32_t pid);
 
 size_t proc_table__nr_procs(const struct proc_table *pt);
+/* Bytes of the distinct paths the table's mappings hold now (capped). */
+size_t proc_table__path_bytes(const struct proc_table *pt);
 /* Processes ever added, counting those since removed. */
 size_t proc_table__nr_seen(const struct proc_table *pt);
 

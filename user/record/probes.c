@@ -45,6 +45,19 @@ struct probes {
  * (the kernel's trick for records that wrap), so they count twice in RSS:
  * a fixed 8 MiB was most of the recorder's memory at 99 Hz.
  */
+/*
+ * The least time between two wakeups the tracker forces for new
+ * mappings: a sampling period (a new process's next sample on a CPU
+ * is that far away), within [1 ms, 100 ms] (the reader drains every
+ * 100 ms anyway).
+ */
+static uint64_t wake_gap_ns(uint32_t freq)
+{
+	uint64_t gap = 1000000000ull / (freq ? freq : RB_FREQ_DEFAULT);
+
+	return gap < 1000000 ? 1000000 : gap > 100000000 ? 100000000 : gap;
+}
+
 static uint32_t ringbuf_size(int nr_cpus, uint32_t freq)
 {
 	uint64_t want = (uint64_t)nr_cpus * (freq ? freq : RB_FREQ_DEFAULT) * RB_SAMPLE_BYTES * RB_SECONDS;
@@ -75,6 +88,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	bpf_map__set_max_entries(s->maps.events, p->ring_size);
 	s->rodata->ustack_mode = o->ustack_mode;
 	bpf_map__set_max_entries(s->maps.unw_procs, o->max_unwind_procs ? o->max_unwind_procs : 4096);
+	bpf_map__set_max_entries(s->maps.unw_alias, o->max_unwind_procs ? o->max_unwind_procs : 4096);
 	if (o->max_unwind_tables && o->max_unwind_tables < BPFSYM_UNW_MAX_TABLES) {
 		bpf_map__set_max_entries(s->maps.unw_tables, o->max_unwind_tables);
 		bpf_map__set_max_entries(s->maps.unw_files, o->max_unwind_tables);
@@ -104,11 +118,13 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	t->rodata->follow_children = o->follow_children;
 	t->rodata->wakeup_bytes = p->ring_size / 4;
 	t->rodata->wake_on_map = o->ustack_mode == BPFSYM_USTACK_TABLES;
+	t->rodata->wake_gap_ns = wake_gap_ns(o->freq);
 	err = bpf_map__reuse_fd(t->maps.events, bpf_map__fd(p->sampler->maps.events));
 	err = err ?: bpf_map__reuse_fd(t->maps.targets, bpf_map__fd(p->sampler->maps.targets));
 	err = err ?: bpf_map__reuse_fd(t->maps.stats, bpf_map__fd(p->sampler->maps.stats));
 	err = err ?: bpf_map__reuse_fd(t->maps.cgroup_map, bpf_map__fd(p->sampler->maps.cgroup_map));
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_procs, bpf_map__fd(p->sampler->maps.unw_procs));
+	err = err ?: bpf_map__reuse_fd(t->maps.unw_alias, bpf_map__fd(p->sampler->maps.unw_alias));
 	if (err) {
 		pr_err("bpfsym: sharing maps with the mapping tracker failed: %s\n", strerror(-err));
 		return err;

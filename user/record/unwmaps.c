@@ -149,10 +149,18 @@ static int put_file(void *ctx, const struct bpfsym_unw_file *f, uint32_t id)
 	return bpf_map_update_elem(m->fds.files, f, &id, BPF_ANY) ? -errno : 0;
 }
 
+static int del_file(void *ctx, const struct bpfsym_unw_file *f)
+{
+	struct unwmaps *m = ctx;
+
+	return bpf_map_delete_elem(m->fds.files, f) && errno != ENOENT ? -errno : 0;
+}
+
 struct unwind_sink unwmaps__sink(struct unwmaps *m)
 {
 	return (struct unwind_sink){ .ctx = m, .put_rows = put_rows, .put_table = put_table,
-				     .put_proc = put_proc, .del_proc = del_proc, .put_file = put_file };
+				     .put_proc = put_proc, .del_proc = del_proc, .put_file = put_file,
+				     .del_file = del_file };
 }
 
 /*

@@ -46,8 +46,10 @@ struct image *imgcache__get(struct imgcache *c, const struct image_key *k)
 		return NULL;
 	while (htab__next(&c->tab, h, &pos, &v)) {
 		img = (struct image *)(uintptr_t)v;
-		if (key_is(img, k))
+		if (key_is(img, k)) {
+			img->refs++;
 			return img;
+		}
 	}
 	img = calloc(1, sizeof(*img));
 	if (!img)
@@ -65,7 +67,41 @@ struct image *imgcache__get(struct imgcache *c, const struct image_key *k)
 	img->mtime_nsec = k->mtime_nsec;
 	img->next = c->all;
 	c->all = img;
+	img->refs = 1;
+	c->nr_images++;
 	return img;
+}
+
+/* Forget @img (unloaded, held by nobody). */
+static void image_drop(struct imgcache *c, struct image *img)
+{
+	struct image **pp;
+	struct image_key k = {
+		.build_id = img->build_id, .build_id_len = img->build_id_len, .dev = img->dev,
+		.ino = img->ino, .mtime_sec = img->mtime_sec, .mtime_nsec = img->mtime_nsec,
+	};
+
+	htab__del(&c->tab, key_hash(&k), (uint64_t)(uintptr_t)img);
+	/* O(images), once per image dropped. */
+	for (pp = &c->all; *pp && *pp != img; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = img->next;
+	c->nr_images--;
+	free(img);
+}
+
+size_t imgcache__nr_images(const struct imgcache *c)
+{
+	return c->nr_images;
+}
+
+void imgcache__put(struct imgcache *c, struct image *img)
+{
+	if (!img || --img->refs)
+		return;
+	if (!img->es)
+		image_drop(c, img);
 }
 
 static void image_unload(struct imgcache *c, struct image *img)
@@ -80,6 +116,8 @@ static void image_unload(struct imgcache *c, struct image *img)
 	c->nr_loaded--;
 	c->loaded_bytes -= img->bytes;
 	img->bytes = 0;
+	if (!img->refs)
+		image_drop(c, img);
 }
 
 void imgcache__free(struct imgcache *c)

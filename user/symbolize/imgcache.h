@@ -8,7 +8,8 @@
  * An image is the content of a file: keyed by build-id, so copies of a
  * binary (other inodes, other containers, other paths) share one, or, for
  * a file without a build-id, by the file's identity (dev, ino, mtime).
- * An image is created on first sight and lives as long as the cache; its
+ * An image is created on first sight and lives while someone holds it
+ * (imgcache__get/put) or its symbols are loaded; its
  * symbols (the file's elfsym and its debug file's) are read by the caller,
  * attached here, and dropped again least recently used first when more
  * than max_files images, or more than max_bytes of them, are loaded; the
@@ -45,6 +46,7 @@ struct image {
 	uint32_t mtime_nsec;
 	struct lru_node lru;	/* in imgcache.loaded while es is set */
 	struct image *next;	/* in imgcache.all */
+	size_t refs;		/* imgcache__get()s not put back */
 	size_t bytes;		/* memory of es, dbg and names while loaded */
 	/*
 	 * The display name of each symbol of the table in use (dbg, else es),
@@ -69,6 +71,7 @@ struct imgcache {
 	size_t nr_loaded, loaded_bytes;
 	size_t max_files, max_bytes;
 	struct strtab names;	/* every name handed out */
+	size_t nr_images;
 	struct demangle_cache demangled;	/* by the ids in names */
 	bool no_demangle;
 };
@@ -84,11 +87,21 @@ void imgcache__init(struct imgcache *c, size_t max_files, size_t max_bytes, bool
 void imgcache__free(struct imgcache *c);
 
 /*
- * The image of key @k, created (not loaded) on first sight; it lives as
- * long as @c.  NULL on ENOMEM, or for a build-id longer than
+ * A reference to the image of key @k, created (not loaded) on first
+ * sight (give it back with imgcache__put).  NULL on ENOMEM, or for a build-id longer than
  * FILEID_BUILD_ID_MAX (which no file read here has).
  */
 struct image *imgcache__get(struct imgcache *c, const struct image_key *k);
+
+/*
+ * Give back a reference from imgcache__get(): an image nobody holds goes
+ * once its symbols are not loaded (at once, or when the caps evict them),
+ * so images do not pile up with every build-id ever seen.  NULL: no-op.
+ */
+void imgcache__put(struct imgcache *c, struct image *img);
+
+/* Images held now (loaded or not). */
+size_t imgcache__nr_images(const struct imgcache *c);
 
 /*
  * Whether @es, just read from a file of @img, holds @img's content: the

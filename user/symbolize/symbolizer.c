@@ -55,6 +55,8 @@
 #define MAX_MEM_DEFAULT		(512ul << 20)
 /* Well below the usual 1024 soft RLIMIT_NOFILE, whatever else is open. */
 #define MAX_FDS_DEFAULT		256
+/* File modules (one per file version seen): a few hundred bytes each and their path. */
+#define MAX_MODS_DEFAULT	8192
 /*
  * Opening a file can fail because of the process we went through (it
  * exited, it is in another mount namespace we cannot enter), so another
@@ -125,6 +127,36 @@ static uint64_t file_hash(uint64_t dev, uint64_t ino, int64_t mtime_sec, uint32_
 	return hash_u64(hash_u64(hash_u64(hash_u64(0, dev), ino), (uint64_t)mtime_sec), mtime_nsec);
 }
 
+/* Drop file module @m: out of the tables, its fd closed, freed. */
+static void module_evict(struct symbolizer *s, struct smod *m)
+{
+	struct smod **pp;
+
+	lru__unlink(&s->file_lru, &m->lru);
+	htab__del(&s->files, file_hash(m->pub.rpt.dev, m->pub.rpt.ino, m->mtime_sec, m->mtime_nsec),
+		  (uint64_t)(uintptr_t)m);
+	/* O(modules), once per module past the cap. */
+	for (pp = &s->all_mods; *pp && *pp != m; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = m->next;
+	fd_cache__drop(&s->fds, &m->fd);
+	imgcache__put(&s->images, m->img);
+	free(m->path);
+	free(m);
+	s->nr_file_mods--;
+	s->mods_evicted++;
+}
+
+void module_keep(struct symbolizer *s, struct smod *m)
+{
+	if (m->kept)
+		return;
+	lru__unlink(&s->file_lru, &m->lru);
+	s->nr_file_mods--;
+	m->kept = true;
+}
+
 struct smod *file_module(struct symbolizer *s, const struct mapping *mp)
 {
 	uint64_t h = file_hash(mp->dev, mp->ino, mp->mtime_sec, mp->mtime_nsec), v;
@@ -135,8 +167,11 @@ struct smod *file_module(struct symbolizer *s, const struct mapping *mp)
 	while (htab__next(&s->files, h, &pos, &v)) {
 		m = (struct smod *)(uintptr_t)v;
 		if (m->pub.rpt.dev == mp->dev && m->pub.rpt.ino == mp->ino &&
-		    m->mtime_sec == mp->mtime_sec && m->mtime_nsec == mp->mtime_nsec)
+		    m->mtime_sec == mp->mtime_sec && m->mtime_nsec == mp->mtime_nsec) {
+			if (!m->kept)
+				lru__touch(&s->file_lru, &m->lru);
 			return m;
+		}
 	}
 	/* The first path seen names it; another process may see another. */
 	m = module_add(s, &s->files, h, RPT_MOD_FILE, strdup(path), strlen(path));
@@ -146,6 +181,9 @@ struct smod *file_module(struct symbolizer *s, const struct mapping *mp)
 	m->pub.rpt.ino = mp->ino;
 	m->mtime_sec = mp->mtime_sec;
 	m->mtime_nsec = mp->mtime_nsec;
+	lru__push_front(&s->file_lru, &m->lru);
+	if (++s->nr_file_mods > s->max_mods)
+		module_evict(s, lru_entry(s->file_lru.tail, struct smod, lru));
 	return m;
 }
 
@@ -407,6 +445,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	imgcache__init(&s->images, opts->max_files ? opts->max_files : MAX_FILES_DEFAULT,
 		       opts->max_mem ? opts->max_mem : MAX_MEM_DEFAULT, opts->no_demangle);
 	s->fds.cap = opts->max_fds ? opts->max_fds : MAX_FDS_DEFAULT;
+	s->max_mods = opts->max_modules ? opts->max_modules : MAX_MODS_DEFAULT;
 	s->procs = opts->procs;
 	s->proc_root = strdup(opts->proc_root ? opts->proc_root : "/proc");
 	s->debug_root = strdup(opts->debug_root ? opts->debug_root : "/usr/lib/debug");
@@ -485,4 +524,15 @@ size_t symbolizer__loaded_bytes(const struct symbolizer *s)
 size_t symbolizer__nr_loaded(const struct symbolizer *s)
 {
 	return imgcache__nr_loaded(&s->images);
+}
+
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
+{
+	*st = (struct symbolizer_stats){
+		.file_modules = s->nr_file_mods, .modules_evicted = s->mods_evicted,
+		.named_modules = htab__nr(&s->named),
+		.images_loaded = s->images.nr_loaded, .loaded_bytes = s->images.loaded_bytes,
+		.fds = s->fds.nr, .names = strtab__nr(&s->images.names),
+		.images = imgcache__nr_images(&s->images),
+	};
 }

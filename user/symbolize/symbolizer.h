@@ -30,6 +30,7 @@ struct symbolizer_opts {
 	size_t max_mem;			/* bytes those tables may take; 0: 512 MiB (the one in use
 					 * is kept even past it) */
 	size_t max_fds;			/* mapped files kept open; 0: 256 */
+	size_t max_modules;		/* file versions known, least recently used dropped; 0: 8192 */
 	/*
 	 * The mapping model, read only: when a process is gone, the other
 	 * processes of its mount namespace to open its files through
@@ -132,5 +133,18 @@ size_t symbolizer__loaded_bytes(const struct symbolizer *s);
 
 /* Files whose symbols are in memory now (for tests and diagnostics). */
 size_t symbolizer__nr_loaded(const struct symbolizer *s);
+
+/* What the symbolizer holds now (a metrics endpoint's cache sizes). */
+struct symbolizer_stats {
+	uint64_t file_modules;		/* file versions known (capped by max_modules) */
+	uint64_t modules_evicted;	/* dropped past the cap */
+	uint64_t named_modules;		/* JIT files, hint files, kernel modules */
+	uint64_t images;		/* file contents known (by build-id), held by modules */
+	uint64_t images_loaded;		/* files whose symbols are in memory (max_files) */
+	uint64_t loaded_bytes;		/* their bytes (max_mem) */
+	uint64_t fds;			/* files kept open (max_fds) */
+	uint64_t names;			/* distinct names handed out (they live as long as it) */
+};
+void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);
 
 #endif /* BPFSYM_SYMBOLIZER_H */

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "base/htab.h"
+#include "base/lru.h"
 #include "symbolize/elf/elfsym.h"
 #include "symbolize/fileid.h"
 #include "symbolize/imgcache.h"
@@ -34,6 +35,8 @@ struct smod {
 	char *path;		/* owned; pub.rpt.path */
 	size_t path_len;
 	struct smod *next;	/* in symbolizer.all_mods */
+	struct lru_node lru;	/* files: in symbolizer.file_lru, unless kept */
+	bool kept;		/* files: never evicted (a --map-anon hint's, symbolize --elf's) */
 	struct fd_slot fd;	/* files: the file, kept open since it was read; -1 for others */
 	/* Files only. */
 	int64_t mtime_sec;
@@ -55,6 +58,15 @@ struct symbolizer {
 	struct htab files;	/* hash of (dev, ino, mtime) -> smod */
 	struct htab named;	/* hash of (kind, path), JIT files' with (dev, ino) -> smod */
 	struct smod *all_mods;	/* every module of both tables */
+	/*
+	 * File modules by last use (pinned or asked about), most recent
+	 * first: past max_mods the least recent goes (its fd closed; its
+	 * image, shared by build-id, stays in the image cache), so a
+	 * recording of weeks among ever new binaries holds a bounded number.
+	 */
+	struct lru file_lru;
+	size_t nr_file_mods, max_mods;
+	uint64_t mods_evicted;
 	struct imgcache images;	/* the files' symbols, and every name handed out */
 	struct fd_cache fds;	/* file modules' open files */
 	struct smod anon;
@@ -87,8 +99,14 @@ struct smod *module_add(struct symbolizer *s, struct htab *tab, uint64_t h, uint
 void modules_free(struct symbolizer *s);
 /* The module of kind @kind named @name; "[name]" when @bracket.  NULL on ENOMEM. */
 struct smod *named_module(struct symbolizer *s, uint32_t kind, const char *name, bool bracket);
-/* The module of the file version mapped by @mp, by (dev, ino, mtime).  NULL on ENOMEM. */
+/*
+ * The module of the file version mapped by @mp, by (dev, ino, mtime).
+ * NULL on ENOMEM.  Making a new one may evict the least recently used
+ * other file module: a module pointer is valid until the next call.
+ */
 struct smod *file_module(struct symbolizer *s, const struct mapping *mp);
+/* @m (a file module) is never evicted. */
+void module_keep(struct symbolizer *s, struct smod *m);
 /* Take @fd (consumed), a checked open of @m's file: learn or check @m's identity.  0 or -errno. */
 int module_adopt(struct symbolizer *s, struct smod *m, int fd);
 /* Open @m's file through @pid's view and adopt it.  0 or -errno, remembered. */

@@ -56,6 +56,8 @@ static struct smod *elf_module(struct symbolizer *s, const char *path, struct ma
 		err = -ENOMEM;
 		goto fail;
 	}
+	/* Hints and symbolize --elf keep pointers to it. */
+	module_keep(s, m);
 	if (m->fd.fd >= 0) {
 		close(fd);
 		return m;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * unwinder: table ids by file identity, a build queue served by one
- * worker thread, row space handed out in order, process views written
- * from the mapping model.  See unwinder.h.
+ * worker thread, row space handed out first-fit from what evicted tables
+ * gave back, process views written from the mapping model.  See
+ * unwinder.h.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,56 +20,14 @@
 
 #include "base/hash.h"
 #include "base/htab.h"
+#include "base/lru.h"
 #include "base/util.h"
 #include "unwind/unwinder.h"
-
-#define NAME_LEN 96	/* of a job, for log lines */
-
-struct file_key {
-	uint64_t dev, ino;
-	int64_t mtime_sec;
-	uint32_t mtime_nsec;
-};
-
-struct job {
-	struct job *next;
-	uint32_t id;
-	int fd;			/* -1: the vdso */
-	int debug_fd;		/* its separate debug file, or -1 */
-	char name[NAME_LEN];
-};
-
-struct unwinder {
-	struct unwind_opts o;
-	uint64_t max_rows;		/* row space: max_bytes / 8 */
-	struct htab ids;		/* hash of struct file_key -> id + 1 */
-	struct file_key *keys;		/* by id */
-	uint32_t nr_ids, cap_ids;
-	uint32_t vdso_id;		/* + 1; 0: none yet */
-	struct htab procs;		/* pid -> 1: processes with a view */
-	struct bpfsym_unw_proc view;	/* built here, then handed to the sink */
-
-	pthread_mutex_t lock;		/* the rest, shared with the worker */
-	pthread_cond_t wake, idle;
-	struct job *head, **tail;
-	bool busy, stop, started;
-	pthread_t thread;
-	uint64_t next_row;
-	struct unwind_stats st;
-};
-
-static uint64_t key_hash(const struct file_key *k)
-{
-	uint64_t h = hash_u64(0, k->dev);
-
-	h = hash_u64(h, k->ino);
-	h = hash_u64(h, (uint64_t)k->mtime_sec);
-	return hash_fin(hash_u64(h, k->mtime_nsec));
-}
+#include "unwind/unwinder_int.h"
 
 static bool key_eq(const void *ctx, const void *key, uint64_t val)
 {
-	const struct file_key *a = &((const struct unwinder *)ctx)->keys[val - 1], *b = key;
+	const struct file_key *a = &((const struct unwinder *)ctx)->tabs[val - 1].key, *b = key;
 
 	/* Field by field: the struct's padding is not part of the identity. */
 	return a->dev == b->dev && a->ino == b->ino && a->mtime_sec == b->mtime_sec &&
@@ -147,22 +107,6 @@ static struct cfi_row *page_index(const struct cfi_table *t, uint32_t *n)
 	return idx;
 }
 
-/* Row space for @n entries (rows and index), or -1 when the cap refuses them. */
-static int64_t take_rows(struct unwinder *u, uint64_t n)
-{
-	int64_t first = -1;
-
-	pthread_mutex_lock(&u->lock);
-	if (n <= u->max_rows - u->next_row) {
-		first = (int64_t)u->next_row;
-		u->next_row += n;
-	} else {
-		u->st.over_mem++;
-	}
-	pthread_mutex_unlock(&u->lock);
-	return first;
-}
-
 /*
  * Publish @t as table @j->id: rows and their page index first, then the
  * table entry that makes the walk use them.  Called without the lock;
@@ -173,7 +117,7 @@ static void publish(struct unwinder *u, const struct job *j, const struct cfi_ta
 	struct bpfsym_unw_table e = { .state = BPFSYM_UNW_NONE };
 	struct cfi_row *idx = NULL;
 	uint32_t nidx = 0;
-	int64_t first;
+	int64_t first = -1;
 	int err;
 
 	if (t && t->nr) {
@@ -185,7 +129,12 @@ static void publish(struct unwinder *u, const struct job *j, const struct cfi_ta
 			pr_debug("unwind: %s: %zu rows and %u index entries do not fit\n", j->name,
 				 t->nr, nidx);
 			free(idx);
-			return;	/* stays pending: its frames end the walk as "no table" */
+			/* Stays pending (its frames end the walk as "no table"), evictable. */
+			pthread_mutex_lock(&u->lock);
+			u->tabs[j->id].built = true;
+			tab_maybe_idle(u, j->id);
+			pthread_mutex_unlock(&u->lock);
+			return;
 		}
 		err = u->o.sink.put_rows(u->o.sink.ctx, (uint32_t)first, t->rows, (uint32_t)t->nr);
 		err = err ?: u->o.sink.put_rows(u->o.sink.ctx, (uint32_t)(first + t->nr), idx, nidx);
@@ -197,6 +146,9 @@ static void publish(struct unwinder *u, const struct job *j, const struct cfi_ta
 			.base = t->rows[0].pc, .idx_first = (uint32_t)(first + t->nr), .idx_nr = nidx,
 		};
 	}
+	pthread_mutex_lock(&u->lock);
+	e.gen = u->tabs[j->id].gen;
+	pthread_mutex_unlock(&u->lock);
 	err = u->o.sink.put_table(u->o.sink.ctx, j->id, &e);
 	if (err)
 		goto sink_err;
@@ -205,9 +157,14 @@ static void publish(struct unwinder *u, const struct job *j, const struct cfi_ta
 		u->st.tables_ready++;
 		u->st.rows += e.nr;
 		u->st.index_entries += e.idx_nr;
+		u->st.rows_now += (uint64_t)e.nr + e.idx_nr;
+		u->tabs[j->id].first = (uint64_t)first;
+		u->tabs[j->id].n = (uint64_t)e.nr + e.idx_nr;
 	} else if (t) {
 		u->st.tables_none++;	/* (a failed build was counted as such) */
 	}
+	u->tabs[j->id].built = true;
+	tab_maybe_idle(u, j->id);
 	pthread_mutex_unlock(&u->lock);
 	return;
 sink_err_nomem:
@@ -216,6 +173,10 @@ sink_err:
 	pr_warn("unwind: %s: writing its table failed: %s\n", j->name, strerror(-err));
 	pthread_mutex_lock(&u->lock);
 	u->st.sink_errors++;
+	if (first >= 0)
+		rows_free(u, (uint64_t)first, (uint64_t)t->nr + nidx);
+	u->tabs[j->id].built = true;
+	tab_maybe_idle(u, j->id);
 	pthread_mutex_unlock(&u->lock);
 }
 
@@ -285,8 +246,18 @@ static void *worker(void *arg)
 		free(j);
 		pthread_mutex_lock(&u->lock);
 		u->busy = false;
-		if (!u->head)
+		if (!u->head) {
 			pthread_cond_broadcast(&u->idle);
+			/*
+			 * A build's scratch (MiBs for a large file) was freed
+			 * in this thread's arena, which glibc keeps: give it
+			 * back once the queue is empty, or the recorder's RSS
+			 * ratchets up with the largest build so far.
+			 */
+			pthread_mutex_unlock(&u->lock);
+			malloc_trim(0);
+			pthread_mutex_lock(&u->lock);
+		}
 	}
 	pthread_mutex_unlock(&u->lock);
 	return NULL;
@@ -315,6 +286,19 @@ struct unwinder *unwinder__new(const struct unwind_opts *o)
 	u->max_rows = u->o.max_bytes / sizeof(struct cfi_row);
 	if (u->max_rows > (uint64_t)BPFSYM_UNW_MAX_SHARDS * BPFSYM_UNW_SHARD_ROWS)
 		u->max_rows = (uint64_t)BPFSYM_UNW_MAX_SHARDS * BPFSYM_UNW_SHARD_ROWS;
+	u->max_idle_rows = u->o.max_idle_bytes ? u->o.max_idle_bytes / sizeof(struct cfi_row) :
+						 u->max_rows;
+	if (!u->o.idle_ttl_ms)
+		u->o.idle_ttl_ms = UNWIND_DEFAULT_IDLE_TTL_MS;
+	u->tabs = calloc(u->o.max_tables, sizeof(*u->tabs));
+	u->free_ids = calloc(u->o.max_tables, sizeof(*u->free_ids));
+	if (!u->tabs || !u->free_ids) {
+		free(u->tabs);
+		free(u->free_ids);
+		free(u);
+		errno = ENOMEM;
+		return NULL;
+	}
 	u->tail = &u->head;
 	pthread_mutex_init(&u->lock, NULL);
 	pthread_cond_init(&u->wake, NULL);
@@ -322,6 +306,8 @@ struct unwinder *unwinder__new(const struct unwind_opts *o)
 	if (!u->o.sync) {
 		err = pthread_create(&u->thread, NULL, worker, u);
 		if (err) {
+			free(u->tabs);
+			free(u->free_ids);
 			free(u);
 			errno = err;
 			return NULL;
@@ -329,6 +315,19 @@ struct unwinder *unwinder__new(const struct unwind_opts *o)
 		u->started = true;
 	}
 	return u;
+}
+
+static void procs_free(struct unwinder *u)
+{
+	size_t pos;
+	uint64_t v;
+
+	for (pos = 0; u->procs.slots && pos <= u->procs.mask; pos++) {
+		v = u->procs.slots[pos].val;
+		if (v)
+			free((struct pview *)(uintptr_t)v);
+	}
+	htab__free(&u->procs);
 }
 
 void unwinder__free(struct unwinder *u)
@@ -351,9 +350,11 @@ void unwinder__free(struct unwinder *u)
 			close(j->debug_fd);
 		free(j);
 	}
+	procs_free(u);
 	htab__free(&u->ids);
-	htab__free(&u->procs);
-	free(u->keys);
+	free(u->tabs);
+	free(u->free_ids);
+	free(u->holes);
 	pthread_mutex_destroy(&u->lock);
 	pthread_cond_destroy(&u->wake);
 	pthread_cond_destroy(&u->idle);
@@ -390,33 +391,6 @@ static int enqueue(struct unwinder *u, uint32_t id, int fd, int debug_fd, const 
 	return 0;
 }
 
-/* A new table id, its entry pending; BPFSYM_UNW_NO_TABLE when the ids ran out. */
-static uint32_t new_id(struct unwinder *u)
-{
-	struct file_key *k;
-	uint32_t cap;
-
-	if (u->nr_ids >= u->o.max_tables) {
-		pthread_mutex_lock(&u->lock);
-		u->st.over_tables++;
-		pthread_mutex_unlock(&u->lock);
-		return BPFSYM_UNW_NO_TABLE;
-	}
-	if (u->nr_ids == u->cap_ids) {
-		cap = u->cap_ids ? 2 * u->cap_ids : 64;
-		k = realloc(u->keys, cap * sizeof(*k));
-		if (!k)
-			return BPFSYM_UNW_NO_TABLE;
-		u->keys = k;
-		u->cap_ids = cap;
-	}
-	memset(&u->keys[u->nr_ids], 0, sizeof(*u->keys));
-	pthread_mutex_lock(&u->lock);
-	u->st.tables++;
-	pthread_mutex_unlock(&u->lock);
-	return u->nr_ids++;
-}
-
 /* Tell the BPF side file @k's table id (the kernel's dev_t: major << 20 | minor). */
 static void publish_file(struct unwinder *u, const struct file_key *k, uint32_t id)
 {
@@ -433,7 +407,8 @@ static void publish_file(struct unwinder *u, const struct file_key *k, uint32_t 
 }
 
 /*
- * The table id of the file @m maps (first sight: opened and queued), or
+ * The table id of the file @m maps (first sight: opened and queued),
+ * referenced once more for the view being written, or
  * BPFSYM_UNW_NO_TABLE.  A file that cannot be opened gets no id, so the
  * next process mapping it tries again.
  */
@@ -444,7 +419,11 @@ static uint32_t file_table(struct unwinder *u, const struct proc *p, const struc
 	int fd, debug_fd = -1;
 	uint32_t id;
 
+	pthread_mutex_lock(&u->lock);
 	v = htab__find(&u->ids, h, key_eq, u, &k);
+	if (v)
+		tab_ref(u, (uint32_t)(v - 1));
+	pthread_mutex_unlock(&u->lock);
 	if (v)
 		return (uint32_t)(v - 1);
 	fd = u->o.open(u->o.open_ctx, proc__pid(p), proc__pstart(p), m, &debug_fd);
@@ -452,17 +431,27 @@ static uint32_t file_table(struct unwinder *u, const struct proc *p, const struc
 		pr_debug("unwind: %s: cannot open it: %s\n", m->path ? m->path : "?", strerror(-fd));
 		return BPFSYM_UNW_NO_TABLE;
 	}
+	pthread_mutex_lock(&u->lock);
 	id = new_id(u);
-	if (id == BPFSYM_UNW_NO_TABLE || htab__add(&u->ids, h, (uint64_t)id + 1)) {
+	if (id != BPFSYM_UNW_NO_TABLE && htab__add(&u->ids, h, (uint64_t)id + 1)) {
+		u->tabs[id].used = false;
+		u->free_ids[u->nr_free_ids++] = id;
+		id = BPFSYM_UNW_NO_TABLE;
+	}
+	if (id != BPFSYM_UNW_NO_TABLE) {
+		u->tabs[id].key = k;
+		tab_ref(u, id);
+	}
+	pthread_mutex_unlock(&u->lock);
+	if (id == BPFSYM_UNW_NO_TABLE) {
 		close(fd);
 		if (debug_fd >= 0)
 			close(debug_fd);
-		return BPFSYM_UNW_NO_TABLE;
+		return id;
 	}
-	u->keys[id] = k;
 	publish_file(u, &k, id);
-	if (enqueue(u, id, fd, debug_fd, m->path))
-		return BPFSYM_UNW_NO_TABLE;
+	/* On failure the id stays, never built: the view names a pending table. */
+	enqueue(u, id, fd, debug_fd, m->path);
 	return id;
 }
 
@@ -470,9 +459,18 @@ static uint32_t vdso_table(struct unwinder *u)
 {
 	uint32_t id;
 
-	if (u->vdso_id)
+	pthread_mutex_lock(&u->lock);
+	if (u->vdso_id) {
+		tab_ref(u, u->vdso_id - 1);
+		pthread_mutex_unlock(&u->lock);
 		return u->vdso_id - 1;
+	}
 	id = new_id(u);
+	if (id != BPFSYM_UNW_NO_TABLE) {
+		u->tabs[id].pinned = true;
+		tab_ref(u, id);
+	}
+	pthread_mutex_unlock(&u->lock);
 	if (id == BPFSYM_UNW_NO_TABLE)
 		return id;
 	u->vdso_id = id + 1;
@@ -493,21 +491,25 @@ static uint32_t mapping_table(struct unwinder *u, const struct proc *p, const st
 	}
 }
 
-int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
+static bool pview_eq(const void *ctx, const void *key, uint64_t val)
+{
+	(void)ctx;
+	return ((const struct pview *)(uintptr_t)val)->pid == *(const uint32_t *)key;
+}
+
+static struct pview *pview_find(struct unwinder *u, uint32_t pid)
+{
+	return (struct pview *)(uintptr_t)htab__find(&u->procs, hash_fin(pid), pview_eq, NULL, &pid);
+}
+
+/* The ids @u->view names (its ranges with a table), in u->view_ids; their count. */
+static uint32_t view_fill(struct unwinder *u, const struct proc *p)
 {
 	struct bpfsym_unw_proc *v = &u->view;
 	const struct mapping *m;
-	uint32_t pid = proc__pid(p);
 	size_t i, n = proc__nr_maps(p);
-	bool known = htab__has_u32(&u->procs, pid);
-	int err;
+	uint32_t nids = 0, id;
 
-	if (!known && htab__nr(&u->procs) >= u->o.max_procs) {
-		pthread_mutex_lock(&u->lock);
-		u->st.over_procs++;
-		pthread_mutex_unlock(&u->lock);
-		return -ENOSPC;
-	}
 	v->nr = 0;
 	for (i = 0; i < n; i++) {
 		m = proc__map_at(p, i);
@@ -519,34 +521,83 @@ int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
 			pthread_mutex_unlock(&u->lock);
 			break;
 		}
+		id = mapping_table(u, p, m);
 		v->r[v->nr] = (struct bpfsym_unw_range){
 			.start = m->start,
 			.len = m->end - m->start > UINT32_MAX ? UINT32_MAX : (uint32_t)(m->end - m->start),
 			.pgoff = (uint32_t)(m->pgoff >> 12),
-			.table = mapping_table(u, p, m),
+			.table = id,
 		};
 		v->nr++;
+		if (id != BPFSYM_UNW_NO_TABLE)
+			u->view_ids[nids++] = id;
 	}
-	err = u->o.sink.put_proc(u->o.sink.ctx, pid, v);
+	return nids;
+}
+
+int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
+{
+	uint32_t pid = proc__pid(p), nids;
+	struct pview *old = pview_find(u, pid), *pv;
+	int err;
+
+	if (!old && htab__nr(&u->procs) >= u->o.max_procs) {
+		pthread_mutex_lock(&u->lock);
+		u->st.over_procs++;
+		pthread_mutex_unlock(&u->lock);
+		return -ENOSPC;
+	}
 	pthread_mutex_lock(&u->lock);
-	if (err)
-		u->st.sink_errors++;
-	else
-		u->st.views++;
+	idle_trim(u);
 	pthread_mutex_unlock(&u->lock);
-	if (!err && !known)
-		err = htab__add_u32(&u->procs, pid);
-	return err;
+	/* The new view's tables are referenced before it is written, the old one's after. */
+	nids = view_fill(u, p);
+	pv = malloc(sizeof(*pv) + nids * sizeof(pv->ids[0]));
+	err = pv ? 0 : -ENOMEM;
+	if (!err && !old && htab__reserve(&u->procs, 1))
+		err = -ENOMEM;
+	err = err ?: u->o.sink.put_proc(u->o.sink.ctx, pid, &u->view);
+	pthread_mutex_lock(&u->lock);
+	if (err) {
+		if (err != -ENOMEM)
+			u->st.sink_errors++;
+		tabs_unref(u, u->view_ids, nids);
+		pthread_mutex_unlock(&u->lock);
+		free(pv);
+		return err;
+	}
+	u->st.views++;
+	if (old)
+		tabs_unref(u, old->ids, old->nr);
+	pthread_mutex_unlock(&u->lock);
+	pv->pid = pid;
+	pv->nr = nids;
+	memcpy(pv->ids, u->view_ids, nids * sizeof(pv->ids[0]));
+	if (old) {
+		htab__del(&u->procs, hash_fin(pid), (uint64_t)(uintptr_t)old);
+		free(old);
+	}
+	htab__add(&u->procs, hash_fin(pid), (uint64_t)(uintptr_t)pv);	/* reserved: cannot fail */
+	return 0;
 }
 
 int unwinder__drop_proc(struct unwinder *u, uint32_t pid)
 {
-	bool known = htab__del_u32(&u->procs, pid);
-	int err;
+	struct pview *pv = pview_find(u, pid);
 
-	/* Also when we never wrote one: the BPF side copies a parent's view at fork. */
-	err = u->o.sink.del_proc(u->o.sink.ctx, pid);
-	return known ? err : -ENOENT;
+	/*
+	 * Only a view we wrote: the BPF side makes none of its own (a child
+	 * borrows its parent's by reference), so most short-lived processes,
+	 * gone before their first view, cost no syscall here.
+	 */
+	if (!pv)
+		return -ENOENT;
+	htab__del(&u->procs, hash_fin(pid), (uint64_t)(uintptr_t)pv);
+	pthread_mutex_lock(&u->lock);
+	tabs_unref(u, pv->ids, pv->nr);
+	pthread_mutex_unlock(&u->lock);
+	free(pv);
+	return u->o.sink.del_proc(u->o.sink.ctx, pid);
 }
 
 int unwinder__wait_idle(struct unwinder *u, int timeout_ms)

@@ -43,6 +43,8 @@ struct unwind_sink {
 	 * May be NULL.
 	 */
 	int (*put_file)(void *ctx, const struct bpfsym_unw_file *f, uint32_t id);
+	/* File identity @f has no table any more (evicted).  May be NULL. */
+	int (*del_file)(void *ctx, const struct bpfsym_unw_file *f);
 };
 
 /*
@@ -56,6 +58,7 @@ typedef int (*unwind_open_fn)(void *ctx, uint32_t pid, uint64_t pstart, const st
 
 #define UNWIND_DEFAULT_MAX_BYTES	(64ull << 20)	/* 8 Mi rows */
 #define UNWIND_DEFAULT_MAX_PROCS	4096
+#define UNWIND_DEFAULT_IDLE_TTL_MS	(5 * 60 * 1000)	/* a table no view names goes after this */
 
 struct unwind_opts {
 	struct unwind_sink sink;
@@ -65,6 +68,8 @@ struct unwind_opts {
 	uint32_t max_rows_file;	/* 0: CFI_DEFAULT_MAX_ROWS */
 	uint32_t max_tables;	/* 0 or more than BPFSYM_UNW_MAX_TABLES: that */
 	uint32_t max_procs;	/* views; 0: UNWIND_DEFAULT_MAX_PROCS */
+	uint64_t max_idle_bytes;	/* rows of idle tables kept; 0: max_bytes (only pressure evicts) */
+	uint64_t idle_ttl_ms;		/* idle tables older than this go; 0: UNWIND_DEFAULT_IDLE_TTL_MS */
 	bool sync;		/* build on the calling thread, no worker (tests, tools) */
 };
 
@@ -85,6 +90,10 @@ struct unwind_stats {
 	uint64_t over_procs;		/* processes past max_procs: no view */
 	uint64_t over_ranges;		/* views cut at BPFSYM_UNW_PROC_RANGES mappings */
 	uint64_t views;			/* views written (each change writes one) */
+	/* Eviction (tables no view names, past the idle budget or to make room). */
+	uint64_t evicted;		/* tables evicted */
+	uint64_t evicted_rows;		/* their rows and index entries */
+	uint64_t rows_now;		/* rows and index entries of the tables held now */
 	uint64_t sink_errors;		/* the sink refused a write */
 };
 
@@ -106,8 +115,9 @@ void unwinder__free(struct unwinder *u);
 int unwinder__sync_proc(struct unwinder *u, const struct proc *p);
 
 /*
- * Process @pid is gone: drop its view, also one the BPF side made (a copy
- * of its parent's at fork).  0 or -errno (-ENOENT: we had written none).
+ * Process @pid is gone: drop the view we wrote for it (the BPF side's
+ * loan of a parent's view goes with the process).  0 or -errno (-ENOENT:
+ * we had written none).
  */
 int unwinder__drop_proc(struct unwinder *u, uint32_t pid);
 
@@ -119,5 +129,14 @@ int unwinder__wait_idle(struct unwinder *u, int timeout_ms);
 
 /* The counters now (a consistent copy). */
 void unwinder__stats(struct unwinder *u, struct unwind_stats *st);
+
+/*
+ * What the unwinder holds now, for a metrics endpoint: table ids in use,
+ * idle tables and their rows, process views, free row-space holes.
+ */
+struct unwind_sizes {
+	uint64_t tables, idle_tables, idle_rows, views, holes, rows_top;
+};
+void unwinder__sizes(struct unwinder *u, struct unwind_sizes *sz);
 
 #endif /* BPFSYM_UNWINDER_H */
