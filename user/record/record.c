@@ -53,12 +53,17 @@
 #define NSEC_PER_MSEC		1000000ull
 #define FLUSH_INTERVAL_NS	NSEC_PER_SEC	/* a SIGKILL loses at most this much */
 #define STATUS_INTERVAL_NS	(NSEC_PER_SEC / 2)
-#define POLL_MS			100
 /*
- * With the unwinder, drain sooner: a process that exec'd has no view (its
- * stacks walk by frame pointers, "no-process") until its records are read.
+ * The reader's timer, when no forced wakeup comes first.  A process that
+ * exec'd has no view (its stacks walk by frame pointers, "no-process")
+ * until its records are read, so the tracker wakes the reader at a new
+ * executable mapping (at most once a sampling period: wake_gap_ns in
+ * bpf/maptrack.bpf.c); the timer only bounds what that leaves.  Not
+ * shorter: each timer wakeup costs ~45 us of CPU on a VM, and an idle
+ * recorder at 20 ms spent 0.23% of a CPU on them (bench/README.md,
+ * section 5), the always-on budget's whole share.
  */
-#define POLL_MS_UNWIND		20
+#define POLL_MS			100
 #define COMMAND_MAX_TARGETS	65536	/* -- COMMAND: targets map entries, its whole process tree */
 #define UNWIND_START_WAIT_MS	3000	/* for the tables of what exists, before sampling */
 #define KIB			1024ull
@@ -257,7 +262,7 @@ static int run_loop(struct recorder *r)
 	uint64_t start = now_ns(CLOCK_MONOTONIC), now, last_flush = start, last_status = 0;
 	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * NSEC_PER_SEC) : 0;
 	int status_line = !o->quiet && isatty(STDERR_FILENO);
-	int err, timeout, poll_ms = r->unw ? POLL_MS_UNWIND : POLL_MS;
+	int err, timeout, poll_ms = POLL_MS;
 
 	for (;;) {
 		now = now_ns(CLOCK_MONOTONIC);
