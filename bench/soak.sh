@@ -25,7 +25,8 @@
 # be shared, and total CPU is less robust to that than ns per event.
 #
 # Environment: SOAK_SECONDS (600), WARMUP (120), INTERVAL (10), RATES
-# ("50 300"), FREQ (19), PROGS, BPFSYM (the binary, default ./bpfsym, built
+# ("50 300"), FREQ (19), RECORD_ARGS (more options for bpfsym record, e.g.
+# "--switch-output=60s --switch-max-files=2"), PROGS, BPFSYM (the binary, default ./bpfsym, built
 # if missing), KEEP=1 keeps the temporary directory (its path is printed).
 
 set -u
@@ -109,7 +110,8 @@ log "-F $FREQ, ${SOAK_SECONDS}s per rate, warm-up ${WARMUP}s, a sample every ${I
 SUMMARY=$T/summary
 : >"$SUMMARY"
 for rate in $RATES; do
-	"$BPFSYM" record -q -a -F "$FREQ" -o "$T/b.data" >/dev/null 2>"$T/b.err" &
+	# shellcheck disable=SC2086 # RECORD_ARGS: words, split on purpose
+	"$BPFSYM" record -q -a -F "$FREQ" ${RECORD_ARGS:-} -o "$T/b.data" >/dev/null 2>"$T/b.err" &
 	bp=$!
 	perf record -q -a -g -e cpu-clock -F "$FREQ" -o "$T/perf.data" >/dev/null 2>"$T/perf.err" &
 	pp=$!
@@ -145,7 +147,7 @@ for rate in $RATES; do
 	BG=""
 	[ "$bst" -eq 0 ] || { cat "$T/b.err" >&2; die "bpfsym record exited $bst"; }
 	bsum=$(grep '^bpfsym: ' "$T/b.err" | tail -1)
-	bbytes=$(wc -c <"$T/b.data")
+	bbytes=$(cat "$T"/b.data* | wc -c)	# with --switch-output, the rotated files (kept ones)
 	pbytes=$(wc -c <"$T/perf.data")
 
 	echo
