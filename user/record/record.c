@@ -58,15 +58,17 @@
  * since each timer wakeup costs ~45 us of CPU on a VM (an idle recorder at
  * 20 ms spent 0.23% of a CPU on them, bench/README.md section 5).  With
  * the unwinder, while processes are starting (a MAP, FORK or EXEC record
- * in the last POLL_BUSY_NS): 20 ms.  A new process has no view (its stacks
- * walk by frame pointers, "no-process") until its records are read, and
- * the tracker wakes the reader at most once a sampling period: at exec,
- * not for the libraries ld.so maps right after.  Measured on python3
- * programs living ~80 ms under `-- COMMAND` at 49 Hz: no-process 82 of
- * 366 samples at 20 ms, 321 of 340 at 100 ms.
+ * in the last POLL_BUSY_NS): a sampling period, within [20, 100] ms.  A
+ * new process has no view (its stacks walk by frame pointers,
+ * "no-process") until its records are read, and the tracker wakes the
+ * reader at most once a period: at exec, not for the libraries ld.so maps
+ * right after.  Measured on python3 programs living ~80 ms under `--
+ * COMMAND` at 49 Hz: no-process 82 of 366 samples at 20 ms, 321 of 340 at
+ * 100 ms.  A period bounds what waiting costs (about a sample of each new
+ * process) and the wakeups (at 19 Hz, 19 a second, not 50).
  */
 #define POLL_MS			100
-#define POLL_MS_BUSY		20
+#define POLL_MS_BUSY_MIN	20
 #define POLL_BUSY_NS		(200 * NSEC_PER_MSEC)
 #define COMMAND_MAX_TARGETS	65536	/* -- COMMAND: targets map entries, its whole process tree */
 #define UNWIND_START_WAIT_MS	3000	/* for the tables of what exists, before sampling */
@@ -268,7 +270,9 @@ static int run_loop(struct recorder *r)
 	int status_line = !o->quiet && isatty(STDERR_FILENO);
 	uint64_t busy_until = 0, events = 0, ev;
 	const struct mapevents_stats *mst = mapevents__stats(r->mev);
-	int err, timeout, poll_ms;
+	int err, timeout, poll_ms, busy_ms = o->freq ? (int)(1000 / o->freq) : POLL_MS;
+
+	busy_ms = busy_ms < POLL_MS_BUSY_MIN ? POLL_MS_BUSY_MIN : busy_ms > POLL_MS ? POLL_MS : busy_ms;
 
 	for (;;) {
 		now = now_ns(CLOCK_MONOTONIC);
@@ -278,7 +282,7 @@ static int run_loop(struct recorder *r)
 		if (ev != events)
 			busy_until = now + POLL_BUSY_NS;
 		events = ev;
-		poll_ms = r->unw && now < busy_until ? POLL_MS_BUSY : POLL_MS;
+		poll_ms = r->unw && now < busy_until ? busy_ms : POLL_MS;
 		timeout = poll_ms;
 		if (deadline && deadline - now < (uint64_t)poll_ms * NSEC_PER_MSEC)
 			timeout = (int)((deadline - now) / NSEC_PER_MSEC) + 1;
