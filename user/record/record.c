@@ -37,6 +37,7 @@
 #include "ingest/ingest.h"
 #include "ingest/mapevents.h"
 #include "record/preflight.h"
+#include "record/pace.h"
 #include "record/probes.h"
 #include "model/procmap.h"
 #include "record/header.h"
@@ -53,23 +54,6 @@
 #define NSEC_PER_MSEC		1000000ull
 #define FLUSH_INTERVAL_NS	NSEC_PER_SEC	/* a SIGKILL loses at most this much */
 #define STATUS_INTERVAL_NS	(NSEC_PER_SEC / 2)
-/*
- * The reader's timer, when no forced wakeup comes first.  Quiet: 100 ms,
- * since each timer wakeup costs ~45 us of CPU on a VM (an idle recorder at
- * 20 ms spent 0.23% of a CPU on them, bench/README.md section 5).  With
- * the unwinder, while processes are starting (a MAP, FORK or EXEC record
- * in the last POLL_BUSY_NS): a sampling period, within [20, 100] ms.  A
- * new process has no view (its stacks walk by frame pointers,
- * "no-process") until its records are read, and the tracker wakes the
- * reader at most once a period: at exec, not for the libraries ld.so maps
- * right after.  Measured on python3 programs living ~80 ms under `--
- * COMMAND` at 49 Hz: no-process 82 of 366 samples at 20 ms, 321 of 340 at
- * 100 ms.  A period bounds what waiting costs (about a sample of each new
- * process) and the wakeups (at 19 Hz, 19 a second, not 50).
- */
-#define POLL_MS			100
-#define POLL_MS_BUSY_MIN	20
-#define POLL_BUSY_NS		(200 * NSEC_PER_MSEC)
 #define COMMAND_MAX_TARGETS	65536	/* -- COMMAND: targets map entries, its whole process tree */
 #define UNWIND_START_WAIT_MS	3000	/* for the tables of what exists, before sampling */
 #define KIB			1024ull
@@ -268,23 +252,17 @@ static int run_loop(struct recorder *r)
 	uint64_t start = now_ns(CLOCK_MONOTONIC), now, last_flush = start, last_status = 0;
 	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * NSEC_PER_SEC) : 0;
 	int status_line = !o->quiet && isatty(STDERR_FILENO);
-	uint64_t busy_until = 0, events = 0, ev;
 	const struct mapevents_stats *mst = mapevents__stats(r->mev);
-	int err, timeout, poll_ms, busy_ms = o->freq ? (int)(1000 / o->freq) : POLL_MS;
+	int err, timeout;
+	struct pace pace;
 
-	busy_ms = busy_ms < POLL_MS_BUSY_MIN ? POLL_MS_BUSY_MIN : busy_ms > POLL_MS ? POLL_MS : busy_ms;
-
+	pace__init(&pace, o->freq, r->unw != NULL);
 	for (;;) {
 		now = now_ns(CLOCK_MONOTONIC);
 		if (stop_signal || (deadline && now >= deadline) || targets_gone(r))
 			break;
-		ev = mst->maps + mst->forks + mst->execs;
-		if (ev != events)
-			busy_until = now + POLL_BUSY_NS;
-		events = ev;
-		poll_ms = r->unw && now < busy_until ? busy_ms : POLL_MS;
-		timeout = poll_ms;
-		if (deadline && deadline - now < (uint64_t)poll_ms * NSEC_PER_MSEC)
+		timeout = pace__timeout_ms(&pace, now, mst->maps + mst->forks + mst->execs);
+		if (deadline && deadline - now < (uint64_t)timeout * NSEC_PER_MSEC)
 			timeout = (int)((deadline - now) / NSEC_PER_MSEC) + 1;
 		/*
 		 * Records come without wakeups until a quarter of the ring is
