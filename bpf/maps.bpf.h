@@ -67,6 +67,27 @@ struct {
 	__type(value, __u32);	/* the tgid whose view it walks with */
 } unw_alias SEC(".maps");
 
+/*
+ * A process's executable mappings since its exec, kept by the tracker
+ * (struct bpfsym_unw_fresh): the walk looks here when the view written by
+ * userspace misses or is not there yet.  LRU: a lost entry only sends the
+ * walk to userspace's view; prealloc'd, so the tracker never allocates.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);	/* tgid */
+	__type(value, struct bpfsym_unw_fresh);
+} unw_fresh SEC(".maps");
+
+/* A file's table, BPFSYM_UNW_FILE_VAL(id, gen), by identity (include/bpfsym.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, BPFSYM_UNW_MAX_TABLES);
+	__type(key, struct bpfsym_unw_file);
+	__type(value, __u32);
+} unw_files SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, BPFSYM_STAT_MAX);
@@ -104,16 +125,28 @@ static __always_inline bool is_target(__u32 tgid)
 	return bpf_map_lookup_elem(&targets, &tgid) != NULL;
 }
 
-/* The view process @tgid walks with: its own, else its parent's from fork; NULL: none. */
-static __always_inline const struct bpfsym_unw_proc *unw_view(__u32 tgid)
+/*
+ * The views process @tgid walks with: its own (userspace's in *@v, the
+ * tracker's in *@f), else, if it has neither, its parent's from fork.
+ * Either may be NULL.
+ */
+static __always_inline void unw_views(__u32 tgid, const struct bpfsym_unw_proc **v,
+				      const struct bpfsym_unw_fresh **f)
 {
-	const struct bpfsym_unw_proc *v = bpf_map_lookup_elem(&unw_procs, &tgid);
 	__u32 *parent;
 
-	if (v)
-		return v;
+	/* Tested one by one: clang would OR the pointers, which the verifier refuses. */
+	*v = bpf_map_lookup_elem(&unw_procs, &tgid);
+	*f = bpf_map_lookup_elem(&unw_fresh, &tgid);
+	if (*f)
+		return;
+	if (*v)
+		return;
 	parent = bpf_map_lookup_elem(&unw_alias, &tgid);
-	return parent ? bpf_map_lookup_elem(&unw_procs, parent) : NULL;
+	if (!parent)
+		return;
+	*v = bpf_map_lookup_elem(&unw_procs, parent);
+	*f = bpf_map_lookup_elem(&unw_fresh, parent);
 }
 
 #endif /* BPFSYM_MAPS_BPF_H */

@@ -66,27 +66,26 @@ struct {
 enum { NR_MMAP = 1, NR_MPROTECT, NR_MUNMAP, NR_MREMAP };
 
 /*
- * Wake the reader at every new executable mapping (the unwinder is on):
- * until it has read the mapping, a process's view lacks it, and a fresh
- * process (exec, dlopen) has its libraries mapped within its first
- * milliseconds.  Mappings are rare next to samples, so this costs little.
+ * The unwinder is on: keep the process views (unw_alias at fork, the
+ * fresh views from exec on) and wake the reader for a mapping they could
+ * not take whole (a file whose table userspace has not built yet): until
+ * it has read the mapping, userspace's view of the process lacks it.
  */
 const volatile bool wake_on_map = false;
 /*
- * ...but at most once per wake_gap_ns (set by the loader from the
- * sampling period): each forced wakeup queues an irq_work, a self-IPI,
- * which on this VM made an exec's three MAP records cost 52 us instead
- * of 5, and the reader ran once per mapping.  Under process churn the
- * next sample of a new process is a period away anyway.
+ * ...at most once per wake_gap_ns (set by the loader from the sampling
+ * period): each forced wakeup queues an irq_work, a self-IPI, which on
+ * this VM made an exec's three MAP records cost 52 us instead of 5, and
+ * the reader ran once per mapping.
  */
 const volatile __u64 wake_gap_ns = 0;
 static __u64 last_wake_ns;
 
-static __always_inline __u64 map_rb_flags(void)
+static __always_inline __u64 map_rb_flags(bool viewed)
 {
 	__u64 now;
 
-	if (!wake_on_map)
+	if (!wake_on_map || viewed)
 		return rb_flags();
 	now = bpf_ktime_get_ns();
 	if (now - last_wake_ns < wake_gap_ns)
@@ -94,6 +93,119 @@ static __always_inline __u64 map_rb_flags(void)
 	/* Racy between CPUs on purpose: two wakeups at once are harmless. */
 	last_wake_ns = now;
 	return BPF_RB_FORCE_WAKEUP;
+}
+
+/* A new process's fresh view: no ranges yet (the value is copied whole). */
+static const struct bpfsym_unw_fresh fresh_empty;
+
+/*
+ * Drop the ranges of fresh view @f that meet [start, end): their length
+ * goes to 0, which no PC matches (compacting would cost the verifier a
+ * state per index; a process mapping 32 ranges in all gets a userspace
+ * view instead).  Whether one of them reached outside the range (its
+ * remainder is dropped too: the walk will not find it there).  The view
+ * is shared with the walk and, for a process with several threads, with
+ * other CPUs: every index is bounded, so a race costs a range, never
+ * memory safety.
+ */
+static __always_inline bool fresh_cut(struct bpfsym_unw_fresh *f, __u64 start, __u64 end)
+{
+	bool partial = false;
+	__u64 rs, re;
+	__u32 k;
+
+#pragma clang loop unroll(disable)
+	for (k = 0; k < BPFSYM_UNW_FRESH_RANGES; k++) {
+		if (k >= f->nr)
+			break;
+		rs = f->r[k].start;
+		re = rs + f->r[k].len;
+		if (rs >= end || re <= start || rs == re)
+			continue;
+		if (rs < start || re > end)
+			partial = true;
+		f->r[k].len = 0;
+	}
+	return partial;
+}
+
+/*
+ * Whether the fresh view of the current task's process @tgid now says all
+ * userspace's would: the tracker alone saw the change (one thread: no
+ * other CPU changing the view at once) and userspace has written no view
+ * of its own, which would now lag.
+ */
+static __always_inline bool fresh_whole(__u32 tgid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return BPF_CORE_READ(task, signal, nr_threads) == 1 &&
+	       !bpf_map_lookup_elem(&unw_procs, &tgid);
+}
+
+/*
+ * Put MAP record @e's mapping (the current task's) in its process's
+ * fresh view, with its file's table if userspace has given it one.  1 if
+ * the view is whole for it: userspace need not write one
+ * (BPFSYM_MF_VIEWED).  Global, so the verifier checks it once, apart
+ * from the path walk of its callers.
+ */
+__noinline int fresh_add(const struct bpfsym_map_ev *e)
+{
+	struct bpfsym_unw_file key = {};
+	__u32 tgid, table = BPFSYM_UNW_NO_TABLE, gen = 0, *val, n;
+	struct bpfsym_unw_fresh *f;
+	struct bpfsym_unw_range *r;
+	bool whole = true;
+	__u64 len;
+
+	if (!e)
+		return 0;
+	tgid = e->pid;
+	len = e->end - e->start;
+	f = bpf_map_lookup_elem(&unw_fresh, &tgid);
+	if (!f)
+		return 0;
+	if (!(e->flags & BPFSYM_MF_ANON)) {
+		/* The vdso's identity is all zeroes: no file. */
+		if (!(e->flags & BPFSYM_MF_SPECIAL)) {
+			key.dev = e->dev;
+			key.ino = e->ino;
+			key.mtime_sec = e->mtime_sec;
+			key.mtime_nsec = e->mtime_nsec;
+		}
+		val = bpf_map_lookup_elem(&unw_files, &key);
+		if (val) {
+			table = BPFSYM_UNW_FILE_ID(*val);
+			gen = BPFSYM_UNW_FILE_GEN(*val);
+		} else {
+			whole = false;	/* userspace builds its table once it reads this */
+		}
+	}
+	if (fresh_cut(f, e->start, e->end))
+		whole = false;
+	n = f->nr;
+	if (n >= BPFSYM_UNW_FRESH_RANGES)
+		return 0;
+	barrier_var(n);		/* else clang drops the mask the verifier needs */
+	r = &f->r[n & (BPFSYM_UNW_FRESH_RANGES - 1)];
+	r->start = e->start;
+	r->len = len > 0xffffffffull ? 0xffffffffu : (__u32)len;
+	r->pgoff = (__u32)(e->pgoff >> 12);
+	r->table = table;
+	r->gen = gen;
+	f->nr = n + 1;
+	return whole && fresh_whole(tgid);
+}
+
+/* [start, end) of the current task's process @tgid holds nothing executable now.  As fresh_add. */
+__noinline int fresh_remove(__u32 tgid, __u64 start, __u64 end)
+{
+	struct bpfsym_unw_fresh *f = bpf_map_lookup_elem(&unw_fresh, &tgid);
+
+	if (!f)
+		return 0;
+	return !fresh_cut(f, start, end) && fresh_whole(tgid);
 }
 
 static __always_inline void emit_task_ev(__u16 type, struct task_struct *p, __u32 pid, __u32 ppid,
@@ -137,7 +249,7 @@ static __always_inline void emit_unmap(struct task_struct *t, __u64 start, __u64
 	e->start = start;
 	e->end = end;
 	e->cause = cause;
-	e->pad = 0;
+	e->flags = wake_on_map && fresh_remove(e->pid, start, end) ? BPFSYM_MF_VIEWED : 0;
 	bpf_ringbuf_submit(e, rb_flags());
 }
 
@@ -157,7 +269,9 @@ __noinline int emit_map(const struct vma_info *vi, __u32 cause)
 	if (!e)
 		return 0;
 	size = map_ev_fill(e, task, vi, cause);
-	if (bpf_ringbuf_output(&events, e, size, map_rb_flags()))
+	if (wake_on_map && fresh_add(e))
+		e->flags |= BPFSYM_MF_VIEWED;
+	if (bpf_ringbuf_output(&events, e, size, map_rb_flags(e->flags & BPFSYM_MF_VIEWED)))
 		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
 	return 0;
 }
@@ -280,6 +394,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (wake_on_map) {
 		bpf_map_delete_elem(&unw_procs, &tgid);
 		bpf_map_delete_elem(&unw_alias, &tgid);
+		/* The new image's view starts here, filled by the MAP records below. */
+		bpf_map_update_elem(&unw_fresh, &tgid, &fresh_empty, BPF_ANY);
 	}
 
 	/*
@@ -320,6 +436,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	 * process reusing it is made by a fork, which sets or deletes it.
 	 */
 	emit_task_ev(BPFSYM_EV_EXIT, p, tgid, 0, NULL);
+	if (wake_on_map)
+		bpf_map_delete_elem(&unw_fresh, &tgid);
 	if (target_mode == BPFSYM_TARGET_PIDS && follow_children)
 		bpf_map_delete_elem(&targets, &tgid);
 	return 0;

@@ -59,14 +59,11 @@ struct {
 	__type(value, struct bpfsym_unw_table);
 } unw_tables SEC(".maps");
 
-/* unw_procs, the process views, is in maps.bpf.h: the tracker keeps them through fork and exec. */
+/*
+ * unw_procs, unw_fresh (the process views) and unw_files are in
+ * maps.bpf.h: the tracker keeps the views through fork and exec.
+ */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, BPFSYM_UNW_MAX_TABLES);
-	__type(key, struct bpfsym_unw_file);
-	__type(value, __u32);	/* table id */
-} unw_files SEC(".maps");
 
 /*
  * The walk's state.  In a per-CPU map, not on the stack: the verifier
@@ -359,6 +356,17 @@ static __always_inline void unw_cache_table(struct unw_walk *w, __u32 tid)
 	w->t_gen = t ? t->gen : 0;
 }
 
+/*
+ * A table named by identity (a fresh view, the VMA fallback) may have been
+ * evicted since and its id given to another file: its generation then
+ * differs from @gen, and the walk takes it as not built (it ends there).
+ */
+static __always_inline void unw_check_gen(struct unw_walk *w, __u32 gen)
+{
+	if (((w->t_gen ^ gen) & ((1u << BPFSYM_UNW_GEN_BITS) - 1)) != 0)
+		w->t_state = BPFSYM_UNW_PENDING;
+}
+
 /* bpf_find_vma's callback: the file mapping and identity of the VMA found. */
 static long unw_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
 {
@@ -393,7 +401,7 @@ static long unw_vma_cb(struct task_struct *task, struct vm_area_struct *vma, voi
  */
 static __always_inline int unw_vma_fallback(struct unw_walk *w, __u64 pc)
 {
-	__u32 *id;
+	__u32 *val;
 
 	if (w->vma_tried)
 		return 0;
@@ -401,32 +409,62 @@ static __always_inline int unw_vma_fallback(struct unw_walk *w, __u64 pc)
 	w->vma_found = 0;
 	if (bpf_find_vma(bpf_get_current_task_btf(), pc, unw_vma_cb, NULL, 0) || !w->vma_found)
 		return 0;
-	id = bpf_map_lookup_elem(&unw_files, &w->vkey);
-	if (!id || pc < w->v_start || pc >= w->v_end)
+	val = bpf_map_lookup_elem(&unw_files, &w->vkey);
+	if (!val || pc < w->v_start || pc >= w->v_end)
 		return 0;
 	w->r_start = w->v_start;
 	w->r_len = w->v_end - w->v_start;
 	w->r_base = w->v_start - (w->v_pgoff << 12);
-	unw_cache_table(w, *id);
+	unw_cache_table(w, BPFSYM_UNW_FILE_ID(*val));
+	unw_check_gen(w, BPFSYM_UNW_FILE_GEN(*val));
 	return 1;
 }
 
 /*
- * Fill @w's mapping cache for @pc from its process view and the table's
- * entry.  1 when the walk ends (no mapping), else 0 (w->no_view: none).
+ * The range of fresh view @f holding @pc, or NULL: a linear scan of its
+ * few ranges (unsorted: the tracker appends).
+ */
+static __always_inline const struct bpfsym_unw_range *unw_find_fresh(const struct bpfsym_unw_fresh *f,
+								    __u64 pc)
+{
+	__u32 i, nr = f->nr;
+
+#pragma clang loop unroll(disable)
+	for (i = 0; i < BPFSYM_UNW_FRESH_RANGES; i++) {
+		if (i >= nr)
+			break;
+		if (pc - f->r[i].start < f->r[i].len)
+			return &f->r[i];
+	}
+	return NULL;
+}
+
+/*
+ * Fill @w's mapping cache for @pc from its process views and the table's
+ * entry: userspace's view first (sorted, whole when written), then the
+ * tracker's fresh one (what was mapped since, or all of a process exec'd
+ * a moment ago), then the VMA.  1 when the walk ends (no mapping), else 0
+ * (w->no_view: no view at all).
  */
 static __always_inline int unw_find_mapping(struct unw_walk *w, __u64 pc)
 {
+	const struct bpfsym_unw_fresh *f;
 	const struct bpfsym_unw_proc *v;
-	const struct bpfsym_unw_range *r;
+	const struct bpfsym_unw_range *r = NULL;
+	bool fresh = false;
 	__u32 tid;
 
-	v = unw_view(w->tgid);
-	if (!v) {
+	unw_views(w->tgid, &v, &f);
+	if (!v && !f) {
 		w->no_view = 1;
 		return 0;
 	}
-	r = unw_find_range(w, v, pc);
+	if (v)
+		r = unw_find_range(w, v, pc);
+	if (!r && f) {
+		r = unw_find_fresh(f, pc);
+		fresh = true;
+	}
 	if (!r) {
 		if (unw_vma_fallback(w, pc))
 			return 0;
@@ -441,6 +479,9 @@ static __always_inline int unw_find_mapping(struct unw_walk *w, __u64 pc)
 	if (tid == BPFSYM_UNW_NO_TABLE)
 		return 0;
 	unw_cache_table(w, tid);
+	/* Userspace's views hold their tables; the tracker's only name them. */
+	if (fresh)
+		unw_check_gen(w, r->gen);
 	return 0;
 }
 

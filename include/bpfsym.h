@@ -108,6 +108,12 @@ enum bpfsym_map_cause {
 #define BPFSYM_MF_SPECIAL	(1u << 1)	/* [vdso] and other kernel-provided code */
 #define BPFSYM_MF_SHARED	(1u << 2)	/* VM_SHARED */
 #define BPFSYM_MF_PATH_TRUNC	(1u << 3)	/* path incomplete: too deep or too long */
+/*
+ * MAP and UNMAP: the tracker applied this change to the process's fresh
+ * view (unw_fresh), which is whole: it knew the file's table and the
+ * process has no view written by userspace, which need not write one.
+ */
+#define BPFSYM_MF_VIEWED	(1u << 4)
 
 #define BPFSYM_PATH_MAX 256
 
@@ -159,7 +165,7 @@ struct bpfsym_unmap_ev {
 	__u64 start;
 	__u64 end;
 	__u32 cause;		/* enum bpfsym_map_cause */
-	__u32 pad;
+	__u32 flags;		/* BPFSYM_MF_VIEWED or 0 */
 };
 
 /*
@@ -246,21 +252,42 @@ struct bpfsym_unw_range {
 	__u32 len;		/* bytes (a mapping past 4 GiB is cut there) */
 	__u32 pgoff;		/* file offset of start, in pages */
 	__u32 table;		/* unw_tables index, or BPFSYM_UNW_NO_TABLE */
-	__u32 pad;
+	__u32 gen;		/* fresh views: the table's generation (BPFSYM_UNW_FILE_GEN) */
 };
 
 /*
- * unw_files[identity]: a file's table id, for a mapping the process view
- * does not hold yet (a library just mapped: the walk finds it with
- * bpf_find_vma, once a sample).  The identity as the mapping events carry
- * it: the kernel's dev_t (major << 20 | minor), inode, mtime.
+ * unw_files[identity]: a file's table id and the id's generation, packed
+ * (BPFSYM_UNW_FILE_VAL), for a mapping no view written by userspace holds
+ * yet: the tracker's fresh views, and the walk's bpf_find_vma fallback.
+ * The identity as the mapping events carry it: the kernel's dev_t (major
+ * << 20 | minor), inode, mtime; all zero: the vdso.
  */
+#define BPFSYM_UNW_ID_BITS	14		/* BPFSYM_UNW_MAX_TABLES = 1 << 14 */
+#define BPFSYM_UNW_FILE_VAL(id, gen) \
+	((__u32)(id) | (__u32)(gen) << BPFSYM_UNW_ID_BITS)
+#define BPFSYM_UNW_FILE_ID(v)	((v) & ((1u << BPFSYM_UNW_ID_BITS) - 1))
+#define BPFSYM_UNW_FILE_GEN(v)	((v) >> BPFSYM_UNW_ID_BITS)
 struct bpfsym_unw_file {
 	__u64 dev;
 	__u64 ino;
 	__s64 mtime_sec;
 	__u32 mtime_nsec;
 	__u32 pad;
+};
+
+/*
+ * unw_fresh[tgid]: the executable mappings of a process since its exec, as
+ * the tracker saw them, for the walk until (and beside) a view written by
+ * userspace: a short program's stacks need no round trip through the
+ * reader.  Unsorted; ranges of files whose tables are unknown hold
+ * BPFSYM_UNW_NO_TABLE.  A process with more ranges gets a userspace view.
+ */
+#define BPFSYM_UNW_FRESH_RANGES	32		/* a power of two: the BPF side masks indexes */
+
+struct bpfsym_unw_fresh {
+	__u32 nr;
+	__u32 pad;
+	struct bpfsym_unw_range r[BPFSYM_UNW_FRESH_RANGES];
 };
 
 /* unw_procs[tgid]: the process's executable mappings, sorted by start. */

@@ -26,8 +26,18 @@
 #                   time in main -> child_work -> child_burn.  At least
 #                   90% of their samples in child_burn reach _start
 #                   through main;child_work: a child has its parent's view
-#                   from its first instruction (the BPF side copies it at
+#                   from its first instruction (the BPF side lends it at
 #                   fork), not from when its FORK record is read.
+#   unwind_short    `record -F 19 -- sh -c 'python3 -c LOOP' x 100`: 100
+#                   programs of Debian's python3 (no frame pointers, a
+#                   few libraries mapped by ld.so) living ~100 ms each,
+#                   the churn of an always-on recorder.  At most 10% of
+#                   their stacks end with no view of their process, and
+#                   at least 85% reach their root, and the reader writes
+#                   at most 10 views for them (those of the first, whose
+#                   files had no tables yet): the tracker fills a new
+#                   process's view from its exec on, with no round trip
+#                   through the reader, which drains every 100 ms.
 #   unwind_vdso     at least 90% of the samples in the vdso (vdso_burn:
 #                   clock_gettime in a loop, recorded for 2 s of its CPU
 #                   time) reach _start through main: the vdso is walked by
@@ -35,7 +45,7 @@
 #                   perf --call-graph dwarf loses these stacks).
 . "$(dirname "$0")/lib.sh"
 lib_init integration/unwind_exec integration/unwind_dlopen integration/unwind_vdso \
-	integration/unwind_fork
+	integration/unwind_fork integration/unwind_short
 
 [ "$(uname -m)" = x86_64 ] || skip_all "the unwinder is x86-64 only"
 UNW_CFLAGS="-fomit-frame-pointer -fasynchronous-unwind-tables"
@@ -189,6 +199,43 @@ if record_ok "$name" "$T/fork.data" "$T/fork.err" $rc && folded "$name" "$T/fork
 		top_stacks "$T/fork.folded" unw_fork
 	else
 		pass "$name"
+	fi
+fi
+
+# ---- short programs, one after the other, at an always-on rate
+name=integration/unwind_short
+PY=/usr/bin/python3
+if [ ! -x "$PY" ]; then
+	skip "$name" "$PY (Debian's python3, built without frame pointers) not found"
+else
+	run_to 180 "$BPFSYM" record -v -F 19 -q -o "$T/short.data" -- sh -c \
+		'i=0; while [ $i -lt 100 ]; do "$0" -c "for i in range(2000000): pass"; i=$((i + 1)); done' \
+		"$PY" 2> "$T/short.err"
+	rc=$?
+	if record_ok "$name" "$T/short.data" "$T/short.err" $rc; then
+		hline=$("$BPFSYM" report "$T/short.data" 2> /dev/null | grep '^# user stacks ended:')
+		set -- $(echo "$hline" | awk '{
+			for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+,?$/) { v = $i; sub(/,/, "", v); n += v;
+				if ($(i - 1) == "root") root = v; if ($(i - 1) == "no-process") nop = v }
+		} END { print n + 0, root + 0, nop + 0 }')
+		all=$1 root=$2 noproc=$3
+		# -v: "bpfsym: unwinder: N views written, M mapping changes wanted one ..."
+		views=$(sed -n 's/^bpfsym: unwinder: \([0-9]*\) views written.*/\1/p' "$T/short.err")
+		note "python3 x 100: $hline; views written by the reader: ${views:-?}"
+		# 100 programs of ~100 ms of CPU time at 19 Hz: ~190 samples.
+		if [ -z "$views" ]; then
+			fail "$name" "no 'bpfsym: unwinder: N views written' line in the -v log"
+		elif [ "$views" -gt 10 ]; then
+			fail "$name" "the reader wrote $views views for 100 programs of the same files (their fresh views should have had them all)"
+		elif [ "$all" -lt 40 ]; then
+			fail "$name" "only $all user stacks of 100 python3 programs (~190 expected at 19 Hz)"
+		elif [ $((10 * noproc)) -gt "$all" ]; then
+			fail "$name" "$noproc of $all stacks ended with no view of their process (more than 10%)"
+		elif [ $((100 * root)) -lt $((85 * all)) ]; then
+			fail "$name" "only $root of $all stacks reached their root"
+		else
+			pass "$name"
+		fi
 	fi
 fi
 

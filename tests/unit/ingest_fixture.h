@@ -168,6 +168,7 @@ struct rec {
 static const uint32_t *watch_pids;	/* given to the next rec_open() */
 static size_t nr_watch_pids;
 static struct cgpaths *watch_cgroups;	/* given to the next rec_open() */
+static struct unwinder *watch_unw;	/* given to the next rec_open() */
 
 IFX bool rec_open(struct rec *r, const char *name, bool kernel_only)
 {
@@ -189,6 +190,7 @@ IFX bool rec_open(struct rec *r, const char *name, bool kernel_only)
 		.procs = r->pt, .mev = r->mev, .sym = r->sym, .w = r->w,
 		.start_mono_ns = START_NS, .kernel_only = kernel_only,
 		.pids = watch_pids, .nr_pids = nr_watch_pids, .cgroups = watch_cgroups,
+		.unw = watch_unw,
 	});
 	return ASSERT_OK_PTR(r->in, "ingest__new");
 }
@@ -235,8 +237,11 @@ IFX void task_ev(struct rec *r, uint16_t type, uint32_t pid, uint32_t ppid, uint
 	ASSERT_OK(feed(r, &t, sizeof(t)), "a task record");
 }
 
-/* The library's text mapped at BASE in @pid, seen in mount namespace @mnt_ns (0: unknown). */
-IFX void map_lib(struct rec *r, uint32_t pid, uint32_t mnt_ns, uint64_t ts)
+/*
+ * The library's text mapped at BASE in @pid, seen in mount namespace
+ * @mnt_ns (0: unknown), with BPFSYM_MF_* @flags.
+ */
+IFX void map_lib_flags(struct rec *r, uint32_t pid, uint32_t mnt_ns, uint64_t ts, uint32_t flags)
 {
 	struct bpfsym_map_ev e = {
 		.hdr = { .type = BPFSYM_EV_MAP, .ts = ts },
@@ -249,11 +254,18 @@ IFX void map_lib(struct rec *r, uint32_t pid, uint32_t mnt_ns, uint64_t ts)
 		.prot = PROT_READ | PROT_EXEC,
 		.cause = BPFSYM_MAP_EXEC,
 		.mnt_ns = mnt_ns,
+		.flags = flags,
 	};
 
 	e.path_len = (uint16_t)snprintf(e.path, sizeof(e.path), "%s", lib_path);
 	e.hdr.size = (uint16_t)((BPFSYM_MAP_EV_HDR_SIZE + e.path_len + 1 + 7) & ~7u);
 	ASSERT_OK(feed(r, &e, e.hdr.size), "a MAP record");
+}
+
+/* The library's text mapped at BASE in @pid, seen in mount namespace @mnt_ns (0: unknown). */
+IFX void map_lib(struct rec *r, uint32_t pid, uint32_t mnt_ns, uint64_t ts)
+{
+	map_lib_flags(r, pid, mnt_ns, ts, 0);
 }
 
 /* A sample of @pid with @nk kernel then @nu user addresses from @ips, built as the BPF side does. */

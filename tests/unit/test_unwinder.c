@@ -83,10 +83,11 @@ static int del_proc(void *ctx, uint32_t pid)
 	return 0;
 }
 
-static int put_file(void *ctx, const struct bpfsym_unw_file *f, uint32_t id)
+static int put_file(void *ctx, const struct bpfsym_unw_file *f, uint32_t id, uint32_t gen)
 {
 	struct mem_sink *m = ctx;
 
+	(void)gen;
 	if (id >= 8)
 		return -ENOSPC;
 	m->files[id] = *f;

@@ -53,6 +53,7 @@ struct ingest {
 	struct htab dirty;		/* pid + 1 of processes whose view is stale */
 	uint32_t *dirty_pids;
 	size_t nr_dirty, cap_dirty;
+	size_t nr_urgent;		/* notes since the last sync that cannot wait for the batch's end */
 };
 
 struct ingest *ingest__new(const struct ingest_opts *o)
@@ -381,6 +382,18 @@ int ingest__remove_writer(struct ingest *in, struct report_writer *w)
 	return -ENOENT;
 }
 
+/* Whether MAP or UNMAP record @rec says the tracker's fresh view took it whole. */
+static bool record_viewed(const void *rec, size_t len)
+{
+	const struct bpfsym_ev_hdr *h = rec;
+
+	if (h->type == BPFSYM_EV_MAP && len >= BPFSYM_MAP_EV_HDR_SIZE)
+		return ((const struct bpfsym_map_ev *)rec)->flags & BPFSYM_MF_VIEWED;
+	if (h->type == BPFSYM_EV_UNMAP && len >= sizeof(struct bpfsym_unmap_ev))
+		return ((const struct bpfsym_unmap_ev *)rec)->flags & BPFSYM_MF_VIEWED;
+	return false;
+}
+
 /* @pid is gone: no view to write for it (its slot in the list is left as pid 0, skipped). */
 static void forget_dirty(struct ingest *in, uint32_t pid)
 {
@@ -393,12 +406,19 @@ static void forget_dirty(struct ingest *in, uint32_t pid)
 			in->dirty_pids[i] = 0;
 }
 
-/* Note that @pid's view is stale (once until the next ingest__sync_unwind).  0 or -ENOMEM. */
-static int note_dirty(struct ingest *in, uint32_t pid)
+/*
+ * Note that @pid's view is stale (once until the next ingest__sync_unwind):
+ * @urgent, before the next sample; else by the batch's end.  0 or -ENOMEM.
+ */
+static int note_dirty(struct ingest *in, uint32_t pid, bool urgent)
 {
 	uint32_t *v;
 	size_t cap;
 
+	if (urgent) {
+		in->nr_urgent++;
+		in->st.views_wanted++;
+	}
 	if (htab__has_u32(&in->dirty, pid))
 		return 0;
 	if (in->nr_dirty == in->cap_dirty) {
@@ -432,7 +452,7 @@ int ingest__record(struct ingest *in, const void *rec, size_t len)
 	 * batch: naming a new library's frames can take milliseconds, and a
 	 * process just exec'd walks without a view until then.
 	 */
-	if (h->type == BPFSYM_EV_SAMPLE && in->nr_dirty) {
+	if (h->type == BPFSYM_EV_SAMPLE && in->nr_urgent) {
 		err = ingest__sync_unwind(in);
 		if (err)
 			return err;
@@ -450,12 +470,36 @@ int ingest__record(struct ingest *in, const void *rec, size_t len)
 	 * header.  An exited process's view goes now: the model keeps the
 	 * process a while (its late samples), the kernel has no use for it.
 	 */
-	if (h->type == BPFSYM_EV_EXIT) {
+	switch (h->type) {
+	case BPFSYM_EV_EXIT:
 		forget_dirty(in, t->pid);
 		unwinder__drop_proc(in->o.unw, t->pid);
 		return 0;
+	case BPFSYM_EV_EXEC:
+		/*
+		 * The tracker dropped the old image's views and starts a fresh
+		 * one from the MAP records that follow; a view of ours may
+		 * still have been written after the exec (from a FORK read in
+		 * the same batch): it goes too.
+		 */
+		forget_dirty(in, t->pid);
+		unwinder__drop_proc(in->o.unw, t->pid);
+		return 0;
+	case BPFSYM_EV_FORK:
+		/*
+		 * The child walks with its parent's views, by loan, until its
+		 * own: written by the batch's end, unless it exec'd (most
+		 * do, at once) or exited by then.
+		 */
+		return note_dirty(in, t->pid, false);
+	case BPFSYM_EV_MAP:
+	case BPFSYM_EV_UNMAP:
+		if (record_viewed(rec, len) && !unwinder__has_proc(in->o.unw, t->pid))
+			return 0;	/* the tracker's fresh view has it all */
+		return note_dirty(in, t->pid, true);
+	default:
+		return 0;
 	}
-	return note_dirty(in, ((const struct bpfsym_task_ev *)rec)->pid);
 }
 
 int ingest__sync_unwind(struct ingest *in)
@@ -482,5 +526,6 @@ int ingest__sync_unwind(struct ingest *in)
 			return err;
 	}
 	in->nr_dirty = 0;
+	in->nr_urgent = 0;
 	return 0;
 }

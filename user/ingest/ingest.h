@@ -59,6 +59,12 @@ struct ingest_stats {
 	uint64_t symbolized;		/* samples named, whether a writer took them or not */
 	uint64_t bad;			/* malformed records skipped here (mapevents counts its own) */
 	uint64_t model_misses;		/* samples of processes the model did not know */
+	/*
+	 * MAP and UNMAP records the tracker's fresh views did not take whole
+	 * (a file without a table yet, a process with a view of ours...):
+	 * each makes us write a view before the next sample.
+	 */
+	uint64_t views_wanted;
 	size_t pids_alive;		/* of opts.pids, those not known to have exited */
 	uint64_t uend[BPFSYM_UEND_MAX];	/* samples by why their user stack ended */
 };

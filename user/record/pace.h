@@ -3,16 +3,13 @@
  * pace: how long the ring buffer's reader sleeps when no forced wakeup
  * comes first.  Quiet: PACE_QUIET_MS, since each timer wakeup costs ~45 us
  * of CPU on a VM (an idle recorder at 20 ms spent 0.23% of a CPU on them,
- * bench/README.md section 5).  With the unwinder, while processes are
- * starting (a MAP, FORK or EXEC record in the last PACE_BUSY_NS): a
- * sampling period, within [PACE_BUSY_MIN_MS, PACE_QUIET_MS].  A new
- * process has no view (its stacks walk by frame pointers, "no-process")
- * until its records are read, and the tracker wakes the reader at most
- * once a period: at exec, not for the libraries ld.so maps right after.
- * Measured on python3 programs living ~80 ms under `-- COMMAND` at 49 Hz:
- * no-process 82 of 366 samples at 20 ms, 321 of 340 at 100 ms.  A period
- * bounds what waiting costs (about a sample of each new process) and the
- * wakeups (at 19 Hz, 19 a second, not 50).  No libbpf here.
+ * bench/README.md section 5).  With the unwinder, while mappings come
+ * that the tracker's fresh views cannot take whole (a file without a
+ * table yet: ingest_stats.views_wanted moved in the last PACE_BUSY_NS), a
+ * sampling period, within [PACE_BUSY_MIN_MS, PACE_QUIET_MS]: until we
+ * write the view, such a process's stacks end at that file.  Under the
+ * usual churn (the same programs again and again) the fresh views take
+ * everything and the reader stays at 100 ms.  No libbpf here.
  */
 #ifndef BPFSYM_RECORD_PACE_H
 #define BPFSYM_RECORD_PACE_H
@@ -35,8 +32,8 @@ void pace__init(struct pace *p, uint32_t freq, bool unwinding);
 
 /*
  * The sleep in ms at monotonic time @now_ns, given @events, the count of
- * MAP, FORK and EXEC records read so far (any change since the last call
- * means processes are starting).
+ * views wanted so far (ingest_stats.views_wanted: any change since the
+ * last call means mappings the fresh views miss are coming).
  */
 int pace__timeout_ms(struct pace *p, uint64_t now_ns, uint64_t events);
 

@@ -89,6 +89,10 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	s->rodata->ustack_mode = o->ustack_mode;
 	bpf_map__set_max_entries(s->maps.unw_procs, o->max_unwind_procs ? o->max_unwind_procs : 4096);
 	bpf_map__set_max_entries(s->maps.unw_alias, o->max_unwind_procs ? o->max_unwind_procs : 4096);
+	/* Preallocated (an LRU): only the table-driven walk uses the fresh views. */
+	bpf_map__set_max_entries(s->maps.unw_fresh,
+				 o->ustack_mode != BPFSYM_USTACK_TABLES ? 1 :
+				 o->max_unwind_procs ? o->max_unwind_procs : 4096);
 	if (o->max_unwind_tables && o->max_unwind_tables < BPFSYM_UNW_MAX_TABLES) {
 		bpf_map__set_max_entries(s->maps.unw_tables, o->max_unwind_tables);
 		bpf_map__set_max_entries(s->maps.unw_files, o->max_unwind_tables);
@@ -125,6 +129,8 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	err = err ?: bpf_map__reuse_fd(t->maps.cgroup_map, bpf_map__fd(p->sampler->maps.cgroup_map));
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_procs, bpf_map__fd(p->sampler->maps.unw_procs));
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_alias, bpf_map__fd(p->sampler->maps.unw_alias));
+	err = err ?: bpf_map__reuse_fd(t->maps.unw_fresh, bpf_map__fd(p->sampler->maps.unw_fresh));
+	err = err ?: bpf_map__reuse_fd(t->maps.unw_files, bpf_map__fd(p->sampler->maps.unw_files));
 	if (err) {
 		pr_err("bpfsym: sharing maps with the mapping tracker failed: %s\n", strerror(-err));
 		return err;

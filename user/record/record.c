@@ -252,7 +252,7 @@ static int run_loop(struct recorder *r)
 	uint64_t start = now_ns(CLOCK_MONOTONIC), now, last_flush = start, last_status = 0;
 	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * NSEC_PER_SEC) : 0;
 	int status_line = !o->quiet && isatty(STDERR_FILENO);
-	const struct mapevents_stats *mst = mapevents__stats(r->mev);
+	const struct ingest_stats *ist = ingest__stats(r->ing);
 	int err, timeout;
 	struct pace pace;
 
@@ -261,7 +261,7 @@ static int run_loop(struct recorder *r)
 		now = now_ns(CLOCK_MONOTONIC);
 		if (stop_signal || (deadline && now >= deadline) || targets_gone(r))
 			break;
-		timeout = pace__timeout_ms(&pace, now, mst->maps + mst->forks + mst->execs);
+		timeout = pace__timeout_ms(&pace, now, ist->views_wanted);
 		if (deadline && deadline - now < (uint64_t)timeout * NSEC_PER_MSEC)
 			timeout = (int)((deadline - now) / NSEC_PER_MSEC) + 1;
 		/*
@@ -677,6 +677,8 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 		 (unsigned long long)mst->exits, (unsigned long long)ist->model_misses,
 		 (unsigned long long)mst->pin_errors, (unsigned long long)mst->map_errors,
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
+	if (r->umaps)
+		unwmaps__log_views(r->umaps, ist->views_wanted);
 	pr_debug("bpfsym: samples: %llu put in the ring buffer, %llu read, %llu written\n",
 		 (unsigned long long)stats[BPFSYM_STAT_SAMPLES], (unsigned long long)ist->symbolized,
 		 (unsigned long long)ist->samples);

@@ -142,11 +142,12 @@ static int del_proc(void *ctx, uint32_t pid)
 	return bpf_map_delete_elem(m->fds.procs, &pid) ? -errno : 0;
 }
 
-static int put_file(void *ctx, const struct bpfsym_unw_file *f, uint32_t id)
+static int put_file(void *ctx, const struct bpfsym_unw_file *f, uint32_t id, uint32_t gen)
 {
 	struct unwmaps *m = ctx;
+	uint32_t val = BPFSYM_UNW_FILE_VAL(id, gen);
 
-	return bpf_map_update_elem(m->fds.files, f, &id, BPF_ANY) ? -errno : 0;
+	return bpf_map_update_elem(m->fds.files, f, &val, BPF_ANY) ? -errno : 0;
 }
 
 static int del_file(void *ctx, const struct bpfsym_unw_file *f)
@@ -230,6 +231,16 @@ void unwmaps__first_views(struct unwmaps *m, const uint32_t *pids, size_t n, int
 	}
 	if (unwinder__wait_idle(m->unw, wait_ms))
 		pr_debug("unwind: tables still building after %d ms; recording starts\n", wait_ms);
+}
+
+void unwmaps__log_views(struct unwmaps *m, uint64_t wanted)
+{
+	struct unwind_stats st;
+
+	unwinder__stats(m->unw, &st);
+	pr_debug("bpfsym: unwinder: %llu views written, %llu mapping changes wanted one "
+		 "(the tracker's fresh views took the rest)\n", (unsigned long long)st.views,
+		 (unsigned long long)wanted);
 }
 
 void unwmaps__fill_end(struct unwmaps *m, struct rpt_header *h)

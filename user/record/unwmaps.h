@@ -52,6 +52,12 @@ void unwmaps__free(struct unwmaps *m);
 /* The sink's callbacks, with @m as their context. */
 struct unwind_sink unwmaps__sink(struct unwmaps *m);
 
+/*
+ * Log (-v) the views written against @wanted, the mapping changes that
+ * asked for one (ingest_stats.views_wanted).
+ */
+void unwmaps__log_views(struct unwmaps *m, uint64_t wanted);
+
 /* Bytes of BPF map memory the shards take. */
 uint64_t unwmaps__bytes(const struct unwmaps *m);
 

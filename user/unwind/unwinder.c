@@ -399,7 +399,7 @@ static void publish_file(struct unwinder *u, const struct file_key *k, uint32_t 
 		.ino = k->ino, .mtime_sec = k->mtime_sec, .mtime_nsec = k->mtime_nsec,
 	};
 
-	if (u->o.sink.put_file && u->o.sink.put_file(u->o.sink.ctx, &f, id)) {
+	if (u->o.sink.put_file && u->o.sink.put_file(u->o.sink.ctx, &f, id, u->tabs[id].gen)) {
 		pthread_mutex_lock(&u->lock);
 		u->st.sink_errors++;
 		pthread_mutex_unlock(&u->lock);
@@ -474,6 +474,7 @@ static uint32_t vdso_table(struct unwinder *u)
 	if (id == BPFSYM_UNW_NO_TABLE)
 		return id;
 	u->vdso_id = id + 1;
+	publish_file(u, &(struct file_key){ 0 }, id);	/* the tracker's key for the vdso */
 	enqueue(u, id, -1, -1, "[vdso]");
 	return id;
 }
@@ -598,6 +599,11 @@ int unwinder__drop_proc(struct unwinder *u, uint32_t pid)
 	pthread_mutex_unlock(&u->lock);
 	free(pv);
 	return u->o.sink.del_proc(u->o.sink.ctx, pid);
+}
+
+bool unwinder__has_proc(struct unwinder *u, uint32_t pid)
+{
+	return pview_find(u, pid) != NULL;
 }
 
 int unwinder__wait_idle(struct unwinder *u, int timeout_ms)

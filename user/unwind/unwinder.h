@@ -38,11 +38,13 @@ struct unwind_sink {
 	int (*put_proc)(void *ctx, uint32_t pid, const struct bpfsym_unw_proc *v);
 	int (*del_proc)(void *ctx, uint32_t pid);
 	/*
-	 * File identity @f has table @id (called when the id is given): the
-	 * walk finds a mapping its process view does not hold yet by it.
-	 * May be NULL.
+	 * File identity @f has table @id of generation @gen (called when the
+	 * id is given; the vdso's identity is all zeroes): the tracker's
+	 * fresh views and the walk find a mapping no view of ours holds by
+	 * it, and check the generation, since they hold no reference.  May
+	 * be NULL.
 	 */
-	int (*put_file)(void *ctx, const struct bpfsym_unw_file *f, uint32_t id);
+	int (*put_file)(void *ctx, const struct bpfsym_unw_file *f, uint32_t id, uint32_t gen);
 	/* File identity @f has no table any more (evicted).  May be NULL. */
 	int (*del_file)(void *ctx, const struct bpfsym_unw_file *f);
 };
@@ -120,6 +122,9 @@ int unwinder__sync_proc(struct unwinder *u, const struct proc *p);
  * we had written none).
  */
 int unwinder__drop_proc(struct unwinder *u, uint32_t pid);
+
+/* Whether we have written a view of process @pid (and not dropped it since). */
+bool unwinder__has_proc(struct unwinder *u, uint32_t pid);
 
 /*
  * Wait until no build is queued or running, at most @timeout_ms.  0, or
