@@ -370,7 +370,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	 */
 	if (!wake_on_map)
 		return 0;	/* no unwinder: no views */
-	if (bpf_map_lookup_elem(&unw_procs, &ptgid))
+	if (bpf_map_lookup_elem(&unw_fresh, &ptgid) || bpf_map_lookup_elem(&unw_procs, &ptgid))
 		bpf_map_update_elem(&unw_alias, &ctgid, &ptgid, BPF_ANY);
 	else if ((lender = bpf_map_lookup_elem(&unw_alias, &ptgid)))
 		bpf_map_update_elem(&unw_alias, &ctgid, lender, BPF_ANY);

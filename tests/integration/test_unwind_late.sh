@@ -21,13 +21,14 @@
 #                   lib_burn have main;lib_burn above it and reach _start.
 #                   A table built only at start-up would leave them at the
 #                   leaf (the library was not mapped then).
-#   unwind_fork     `record -- unw_fork 40 0.05`: 40 children made by fork
+#   unwind_fork     `record -- unw_fork 40 0.05` (after a first run that
+#                   builds the tables): 40 children made by fork
 #                   alone, one after the other, each burning 50 ms of CPU
 #                   time in main -> child_work -> child_burn.  At least
 #                   90% of their samples in child_burn reach _start
 #                   through main;child_work: a child has its parent's view
 #                   from its first instruction (the BPF side lends it at
-#                   fork), not from when its FORK record is read.
+#                   fork, a fresh view as well as one of ours), not from when its FORK record is read.
 #   unwind_short    `record -F 19 -- sh -c 'python3 -c LOOP' x 100`: 100
 #                   programs of Debian's python3 (no frame pointers, a
 #                   few libraries mapped by ld.so) living ~100 ms each,
@@ -162,7 +163,10 @@ fi
 
 # ---- fork: children that live 50 ms each
 name=integration/unwind_fork
-run_to 120 "$BPFSYM" record -F 499 -q -o "$T/fork.data" -- "$T/unw_fork" 40 0.05 2> "$T/fork.err"
+# A first run builds the tables, so the second's parent has only the
+# tracker's fresh view, which its children borrow.
+run_to 120 "$BPFSYM" record -F 499 -q -o "$T/fork.data" -- sh -c '"$0" 1 0.01 && "$0" 40 0.05' \
+	"$T/unw_fork" 2> "$T/fork.err"
 rc=$?
 if record_ok "$name" "$T/fork.data" "$T/fork.err" $rc && folded "$name" "$T/fork.data" "$T/fork.folded"; then
 	set -- $(awk '
