@@ -316,12 +316,17 @@ static __always_inline int walk_range(__u64 start, __u64 end, __u32 cause)
 
 /*
  * Emit the executable VMAs of one file mapped from @start on, following
- * contiguous VMAs of the same file (a loaded ELF image), at most VMA_WALK.
+ * contiguous VMAs of the same file (a loaded ELF image), at most VMA_WALK,
+ * and stopping at the first VMA that is not executable after one that
+ * is, or once past @end_code (0: unknown): each step is a bpf_find_vma,
+ * and an ELF file's code is one segment (the loader's read-only and data
+ * segments around it hold none).
  */
-static __always_inline void walk_image(__u64 start)
+static __always_inline void walk_image(__u64 start, __u64 end_code)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct vma_info vi = {};
+	bool seen_exec = false;
 	__u64 file = 0;
 	int i;
 
@@ -338,8 +343,15 @@ static __always_inline void walk_image(__u64 start)
 		if (!vi.file || (file && vi.file != file))
 			break;
 		file = vi.file;
-		if (vi.vm_flags & VM_EXEC)
+		if (!(vi.vm_flags & VM_EXEC)) {
+			if (seen_exec)
+				break;
+		} else {
 			emit_map(&vi, BPFSYM_MAP_EXEC);
+			seen_exec = true;
+			if (end_code && vi.end >= end_code)
+				break;
+		}
 		start = vi.end;
 	}
 }
@@ -402,7 +414,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	 * No mmap call made these: the program, its interpreter, the vdso.
 	 * The tracepoint runs in the task that exec'd: p is current.
 	 */
-	walk_image(BPF_CORE_READ(mm, start_code));
+	/* start_code and end_code bound the program's PF_X segments (binfmt_elf). */
+	walk_image(BPF_CORE_READ(mm, start_code), BPF_CORE_READ(mm, end_code));
 	for (i = 0; i < 56; i += 2) {	/* saved_auxv[AT_VECTOR_SIZE], (type, value) pairs */
 		key = BPF_CORE_READ(mm, saved_auxv[i]);
 		if (key == AT_NULL)
@@ -413,7 +426,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		}
 	}
 	if (base)
-		walk_image(base);
+		walk_image(base, 0);
 	walk_range((__u64)BPF_CORE_READ(mm, context.vdso),
 		   (__u64)BPF_CORE_READ(mm, context.vdso) + 1, BPFSYM_MAP_EXEC);
 	return 0;

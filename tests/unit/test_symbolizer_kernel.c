@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -80,6 +81,7 @@ static void test_kernel_saved(void)
 	const struct sym_module *m1;
 	struct symbolizer *s;
 	struct sym_frame f;
+	int pass, k, bad;
 
 	snprintf(path, sizeof(path), "%s/test_symbolizer_kernel.%d", tmp ? tmp : "/tmp", (int)getpid());
 	if (!ASSERT_OK(test__write_file(path,
@@ -106,6 +108,22 @@ static void test_kernel_saved(void)
 	symbolizer__kernel(s, 0xffffffffc0010000ull, &f);
 	if (ASSERT_OK_PTR(f.module, "e1000"))
 		ASSERT_STREQ(f.module->rpt.path, "[e1000]", "e1000 path");
+	/*
+	 * Lookups go through a cache of recent addresses: more addresses than
+	 * it has slots, twice, each named as the table names it.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (k = 0, bad = 0; k < 3000; k++) {
+			uint64_t ip = 0xffffffffc0000000ull + (uint64_t)k, base;
+			const char *want = ip < 0xffffffffc0000100ull ? "bpf_prog_abc_handler" : "bpf_prog_def_other";
+
+			base = ip < 0xffffffffc0000100ull ? 0xffffffffc0000000ull : 0xffffffffc0000100ull;
+			symbolizer__kernel(s, ip, &f);
+			if (!f.sym || strcmp(f.sym, want) || f.sym_off != ip - base)
+				bad++;
+		}
+		ASSERT_EQ(bad, 0, pass ? "addresses named wrong, from the cache" : "addresses named wrong");
+	}
 	symbolizer__free(s);
 
 	if (!ASSERT_OK(test__write_file(path, "0000000000000000 T _text\n0000000000000000 t foo\n"), "write"))

@@ -129,6 +129,7 @@ int symbolizer__user(struct symbolizer *s, uint32_t pid, const struct proc *p,
 
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out)
 {
+	struct kcache_ent *ke;
 	const struct ksym *ks;
 	struct smod *m;
 
@@ -143,10 +144,16 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out)
 		out->reason = RPT_KALLSYMS_RESTRICTED;
 		return 0;
 	}
-	ks = ksyms__lookup(s->ks, ip);
-	if (!ks) {
-		out->reason = RPT_NO_MAPPING;
-		return 0;
+	ke = &s->kcache[(ip * 0x9e3779b97f4a7c15ull) >> 54 & (SYMBOLIZER_KCACHE - 1)];
+	if (ke->ks && ke->ip == ip) {
+		ks = ke->ks;
+	} else {
+		ks = ksyms__lookup(s->ks, ip);
+		if (!ks) {
+			out->reason = RPT_NO_MAPPING;
+			return 0;
+		}
+		*ke = (struct kcache_ent){ ip, ks };
 	}
 	m = ks->module ? named_module(s, RPT_MOD_KERNEL, ks->module, true) : s->vmlinux;
 	out->module = m ? &m->pub : NULL;

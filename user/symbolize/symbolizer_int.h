@@ -49,12 +49,24 @@ struct smod {
 	bool fail_final;	/* the file itself is unusable: never retried */
 };
 
+#define SYMBOLIZER_KCACHE	1024	/* a power of two */
+
 struct symbolizer {
 	char *proc_root;
 	char *debug_root;
 	const struct proc_table *procs;	/* the model: other processes of a namespace */
 	struct ksyms *ks;
 	uint64_t text_addr;
+	/*
+	 * Kernel addresses looked up lately (ip -> its symbol in ks): return
+	 * addresses repeat from sample to sample, and a binary search over
+	 * ~200k symbols misses the cache at every step (ksyms__lookup was the
+	 * recorder's top function under churn, 10% of its profile).
+	 */
+	struct kcache_ent {
+		uint64_t ip;
+		const struct ksym *ks;
+	} kcache[SYMBOLIZER_KCACHE];
 	struct htab files;	/* hash of (dev, ino, mtime) -> smod */
 	struct htab named;	/* hash of (kind, path), JIT files' with (dev, ino) -> smod */
 	struct smod *all_mods;	/* every module of both tables */
