@@ -64,7 +64,6 @@ struct {
  * maps.bpf.h: the tracker keeps the views through fork and exec.
  */
 
-
 /*
  * The walk's state.  In a per-CPU map, not on the stack: the verifier
  * then knows nothing precise of it and checks the bpf_loop() callback in

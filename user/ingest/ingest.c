@@ -472,15 +472,12 @@ int ingest__record(struct ingest *in, const void *rec, size_t len)
 	 */
 	switch (h->type) {
 	case BPFSYM_EV_EXIT:
-		forget_dirty(in, t->pid);
-		unwinder__drop_proc(in->o.unw, t->pid);
-		return 0;
 	case BPFSYM_EV_EXEC:
 		/*
-		 * The tracker dropped the old image's views and starts a fresh
-		 * one from the MAP records that follow; a view of ours may
-		 * still have been written after the exec (from a FORK read in
-		 * the same batch): it goes too.
+		 * At exec the tracker dropped the old image's views and starts
+		 * a fresh one from the MAP records that follow; a view of ours
+		 * may still have been written after the exec (from a FORK read
+		 * in the same batch): it goes too.
 		 */
 		forget_dirty(in, t->pid);
 		unwinder__drop_proc(in->o.unw, t->pid);
