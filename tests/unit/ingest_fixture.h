@@ -153,6 +153,24 @@ IFX bool setup(void)
 	return true;
 }
 
+/*
+ * setup(), or else the reason every later RUN_TEST of the program is
+ * skipped (no cc or nm) or failed (the fixture would not build).
+ */
+IFX void setup_or_report(void)
+{
+	char log[sizeof(dir) + 16], why[512];
+
+	if (setup())
+		return;
+	snprintf(log, sizeof(log), "%s/build.log", dir);
+	if (!test__have("cc") || !test__have("nm"))
+		TEST_SETUP_SKIP("'cc' or 'nm' not found: no fixture");
+	else
+		TEST_SETUP_FAIL("cannot build or read the fixture in %s: %s", dir,
+				test__build_error(log, why, sizeof(why)));
+}
+
 /* One recording: the pieces record.c puts together, and ingest over them. */
 struct rec {
 	char path[PATH_MAX + 32];

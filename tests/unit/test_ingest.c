@@ -435,17 +435,8 @@ static void test_new_refuses(void)
 
 int main(void)
 {
-	char log[sizeof(dir) + 16], why[512];
-
 	RUN_TEST(test_new_refuses);
-	if (!setup()) {
-		snprintf(log, sizeof(log), "%s/build.log", dir);
-		if (!test__have("cc") || !test__have("nm"))
-			TEST_SETUP_SKIP("'cc' or 'nm' not found: no fixture");
-		else
-			TEST_SETUP_FAIL("cannot build or read the fixture in %s: %s", dir,
-					test__build_error(log, why, sizeof(why)));
-	}
+	setup_or_report();
 	RUN_TEST(test_fork_exec_map_samples);
 	RUN_TEST(test_map_after_exit);
 	RUN_TEST(test_unknown_pids);

@@ -104,15 +104,29 @@ static int feed_one(struct rec *r, uint32_t pid, uint64_t ts)
 	return feed_sample(r, pid, ts, ips, 1, 1);
 }
 
+/* CHILD forked from PARENT and exec'd, its library mapped with BPFSYM_MF_* @flags. */
+static void exec_child(struct rec *r, uint32_t flags)
+{
+	task_ev(r, BPFSYM_EV_FORK, CHILD, PARENT, START_NS + 10);
+	task_ev(r, BPFSYM_EV_EXEC, CHILD, 0, START_NS + 20);
+	map_lib_flags(r, CHILD, our_mnt_ns, START_NS + 30, flags);
+}
+
+/* PARENT exec'd with a mapping the tracker did not take: we write its view (one put). */
+static void parent_with_our_view(struct rec *r)
+{
+	task_ev(r, BPFSYM_EV_EXEC, PARENT, 0, START_NS + 5);
+	map_lib_flags(r, PARENT, our_mnt_ns, START_NS + 6, 0);
+	ASSERT_OK(ingest__sync_unwind(r->in), "the batch's end");
+}
+
 static void test_views_fresh(void)
 {
 	struct rec r;
 
 	if (!open_rec(&r, "views_fresh"))
 		return;
-	task_ev(&r, BPFSYM_EV_FORK, CHILD, PARENT, START_NS + 10);
-	task_ev(&r, BPFSYM_EV_EXEC, CHILD, 0, START_NS + 20);
-	map_lib_flags(&r, CHILD, our_mnt_ns, START_NS + 30, BPFSYM_MF_VIEWED);
+	exec_child(&r, BPFSYM_MF_VIEWED);
 	ASSERT_OK(feed_one(&r, CHILD, START_NS + 40), "a sample");
 	ASSERT_OK(feed_one(&r, OTHER, START_NS + 50), "a sample of another process");
 	ASSERT_OK(ingest__sync_unwind(r.in), "the batch's end");
@@ -129,9 +143,7 @@ static void test_views_wanted(void)
 
 	if (!open_rec(&r, "views_wanted"))
 		return;
-	task_ev(&r, BPFSYM_EV_FORK, CHILD, PARENT, START_NS + 10);
-	task_ev(&r, BPFSYM_EV_EXEC, CHILD, 0, START_NS + 20);
-	map_lib_flags(&r, CHILD, our_mnt_ns, START_NS + 30, 0);
+	exec_child(&r, 0);
 	ASSERT_EQ(cs.puts, 0, "views written before any sample");
 	ASSERT_OK(feed_one(&r, OTHER, START_NS + 40), "a sample of another process");
 	ASSERT_EQ(cs.puts, 1, "views written once a sample comes");
@@ -148,10 +160,7 @@ static void test_views_fork(void)
 
 	if (!open_rec(&r, "views_fork"))
 		return;
-	/* A parent with a view of ours. */
-	task_ev(&r, BPFSYM_EV_EXEC, PARENT, 0, START_NS + 5);
-	map_lib_flags(&r, PARENT, our_mnt_ns, START_NS + 6, 0);
-	ASSERT_OK(ingest__sync_unwind(r.in), "the batch's end");
+	parent_with_our_view(&r);
 	ASSERT_EQ(cs.puts, 1, "the parent's view");
 	/* A child by fork alone: its view waits for the batch's end. */
 	task_ev(&r, BPFSYM_EV_FORK, CHILD, PARENT, START_NS + 10);
@@ -175,9 +184,7 @@ static void test_views_ours(void)
 
 	if (!open_rec(&r, "views_ours"))
 		return;
-	task_ev(&r, BPFSYM_EV_EXEC, PARENT, 0, START_NS + 5);
-	map_lib_flags(&r, PARENT, our_mnt_ns, START_NS + 6, 0);
-	ASSERT_OK(ingest__sync_unwind(r.in), "the batch's end");
+	parent_with_our_view(&r);
 	ASSERT_EQ(cs.puts, 1, "the view of ours");
 	map_lib_flags(&r, PARENT, our_mnt_ns, START_NS + 7, BPFSYM_MF_VIEWED);
 	ASSERT_OK(feed_one(&r, OTHER, START_NS + 8), "a sample of another process");
@@ -191,16 +198,7 @@ static void test_views_ours(void)
 
 int main(void)
 {
-	char log[sizeof(dir) + 16], why[512];
-
-	if (!setup()) {
-		snprintf(log, sizeof(log), "%s/build.log", dir);
-		if (!test__have("cc") || !test__have("nm"))
-			TEST_SETUP_SKIP("'cc' or 'nm' not found: no fixture");
-		else
-			TEST_SETUP_FAIL("cannot build or read the fixture in %s: %s", dir,
-					test__build_error(log, why, sizeof(why)));
-	}
+	setup_or_report();
 	RUN_TEST(test_views_fresh);
 	RUN_TEST(test_views_wanted);
 	RUN_TEST(test_views_fork);

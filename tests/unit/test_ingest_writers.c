@@ -314,16 +314,7 @@ out:
 
 int main(void)
 {
-	char log[sizeof(dir) + 16], why[512];
-
-	if (!setup()) {
-		snprintf(log, sizeof(log), "%s/build.log", dir);
-		if (!test__have("cc") || !test__have("nm"))
-			TEST_SETUP_SKIP("'cc' or 'nm' not found: no fixture");
-		else
-			TEST_SETUP_FAIL("cannot build or read the fixture in %s: %s", dir,
-					test__build_error(log, why, sizeof(why)));
-	}
+	setup_or_report();
 	RUN_TEST(test_swap_and_tap);
 	RUN_TEST(test_no_file);
 	RUN_TEST(test_tap_error);
