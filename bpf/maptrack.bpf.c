@@ -8,8 +8,10 @@
  *   call: the program's text (from mm->start_code), the interpreter's (from
  *   AT_BASE in the saved auxv), the vdso;
  * - mmap with PROT_EXEC, mprotect adding or removing PROT_EXEC, mremap and
- *   munmap of executable ranges (syscall tracepoints: the arguments are kept
- *   at entry, the VMAs read with bpf_find_vma at exit, once they exist).
+ *   munmap of executable ranges (syscall exit tracepoints: the arguments
+ *   are still in the registers saved at entry, the VMAs are read with
+ *   bpf_find_vma once they exist, and the process's fresh view tells
+ *   whether a range that lost its code had any).
  *
  * Only executable mappings are reported: a JIT's RW mapping matters once
  * mprotect makes it executable, and that event carries it whole.
@@ -37,11 +39,11 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define VMA_WALK	8	/* VMAs looked at in one range */
 
 /*
- * A syscall's arguments, from entry to exit, in the thread's own task
- * storage: the exit's look-up is a pointer walk from the task, not a
- * hash of the thread id (0.2-0.3 us a miss in an LRU hash here, at every
- * mmap exit), nothing is evicted under a fork storm, and the slot goes
- * with the thread.  nr 0: nothing pending.
+ * mremap's arguments, from entry to exit, in the thread's own task
+ * storage: its entry must look at the old range before the kernel moves
+ * it.  (The exit's look-up is a pointer walk from the task, not a hash
+ * of the thread id; nothing is evicted under a fork storm; the slot goes
+ * with the thread.)  nr 0: nothing pending.
  */
 struct pending {
 	__u64 a[5];
@@ -66,12 +68,13 @@ struct {
 enum { NR_MMAP = 1, NR_MPROTECT, NR_MUNMAP, NR_MREMAP };
 
 /*
- * The unwinder is on: keep the process views (unw_alias at fork, the
- * fresh views from exec on) and wake the reader for a mapping they could
- * not take whole (a file whose table userspace has not built yet): until
- * it has read the mapping, userspace's view of the process lacks it.
+ * The unwinder is on: lend views at fork (unw_alias), mark the records
+ * the fresh view took whole (BPFSYM_MF_VIEWED), and wake the reader for
+ * a mapping it could not take (a file whose table userspace has not
+ * built yet): until it has read the mapping, userspace's view of the
+ * process lacks it.  (The fresh views themselves are kept in every mode.)
  */
-const volatile bool wake_on_map = false;
+const volatile bool unwinder_on = false;
 /*
  * ...at most once per wake_gap_ns (set by the loader from the sampling
  * period): each forced wakeup queues an irq_work, a self-IPI, which on
@@ -85,7 +88,7 @@ static __always_inline __u64 map_rb_flags(bool viewed)
 {
 	__u64 now;
 
-	if (!wake_on_map || viewed)
+	if (!unwinder_on || viewed)
 		return rb_flags();
 	now = bpf_ktime_get_ns();
 	if (now - last_wake_ns < wake_gap_ns)
@@ -98,19 +101,23 @@ static __always_inline __u64 map_rb_flags(bool viewed)
 /* A new process's fresh view: no ranges yet (the value is copied whole). */
 static const struct bpfsym_unw_fresh fresh_empty;
 
+#define CUT_MET		1	/* fresh_cut(): a range met [start, end) */
+#define CUT_PARTIAL	2	/* ...and reached outside it */
+
 /*
  * Drop the ranges of fresh view @f that meet [start, end): their length
  * goes to 0, which no PC matches (compacting would cost the verifier a
  * state per index; a process mapping 32 ranges in all gets a userspace
- * view instead).  Whether one of them reached outside the range (its
- * remainder is dropped too: the walk will not find it there).  The view
- * is shared with the walk and, for a process with several threads, with
+ * view instead).  Returns CUT_MET if one did, | CUT_PARTIAL if one of
+ * them reached outside the range: its remainder is dropped too (the walk
+ * will not find it there) and the view is marked partial.  The view is
+ * shared with the walk and, for a process with several threads, with
  * other CPUs: every index is bounded, so a race costs a range, never
  * memory safety.
  */
-static __always_inline bool fresh_cut(struct bpfsym_unw_fresh *f, __u64 start, __u64 end)
+static __always_inline int fresh_cut(struct bpfsym_unw_fresh *f, __u64 start, __u64 end)
 {
-	bool partial = false;
+	int cut = 0;
 	__u64 rs, re;
 	__u32 k;
 
@@ -122,11 +129,23 @@ static __always_inline bool fresh_cut(struct bpfsym_unw_fresh *f, __u64 start, _
 		re = rs + f->r[k].len;
 		if (rs >= end || re <= start || rs == re)
 			continue;
+		cut |= CUT_MET;
 		if (rs < start || re > end)
-			partial = true;
+			cut |= CUT_PARTIAL;
 		f->r[k].len = 0;
 	}
-	return partial;
+	if (cut & CUT_PARTIAL)
+		f->flags |= BPFSYM_UNW_FRESH_PARTIAL;
+	return cut;
+}
+
+/* The fresh view of process @tgid may lack an executable range (a lookup failed). */
+static __always_inline void fresh_lost(__u32 tgid)
+{
+	struct bpfsym_unw_fresh *f = bpf_map_lookup_elem(&unw_fresh, &tgid);
+
+	if (f)
+		f->flags |= BPFSYM_UNW_FRESH_PARTIAL;
 }
 
 /*
@@ -135,12 +154,16 @@ static __always_inline bool fresh_cut(struct bpfsym_unw_fresh *f, __u64 start, _
  * other CPU changing the view at once) and userspace has written no view
  * of its own, which would now lag.
  */
-static __always_inline bool fresh_whole(__u32 tgid)
+static __always_inline bool one_thread(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 
-	return BPF_CORE_READ(task, signal, nr_threads) == 1 &&
-	       !bpf_map_lookup_elem(&unw_procs, &tgid);
+	return BPF_CORE_READ(task, signal, nr_threads) == 1;
+}
+
+static __always_inline bool fresh_whole(__u32 tgid)
+{
+	return one_thread() && !bpf_map_lookup_elem(&unw_procs, &tgid);
 }
 
 /*
@@ -182,30 +205,39 @@ __noinline int fresh_add(const struct bpfsym_map_ev *e)
 			whole = false;	/* userspace builds its table once it reads this */
 		}
 	}
-	if (fresh_cut(f, e->start, e->end))
+	if (fresh_cut(f, e->start, e->end) & CUT_PARTIAL)
 		whole = false;
-	n = f->nr;
-	if (n >= BPFSYM_UNW_FRESH_RANGES)
+	/*
+	 * A slot of its own even when two threads add at once (a lost range
+	 * would make the view say "nothing executable here" where there is):
+	 * with a single thread, the first empty one (a JIT's churn would
+	 * fill the view), else a new one by an atomic add.
+	 */
+	if (one_thread()) {
+#pragma clang loop unroll(disable)
+		for (n = 0; n < BPFSYM_UNW_FRESH_RANGES; n++)
+			if (n >= f->nr || !f->r[n].len)
+				break;
+		if (n == f->nr && n < BPFSYM_UNW_FRESH_RANGES)
+			f->nr = n + 1;
+	} else {
+		n = f->nr < BPFSYM_UNW_FRESH_RANGES ? __sync_fetch_and_add(&f->nr, 1) :
+						      BPFSYM_UNW_FRESH_RANGES;
+	}
+	if (n >= BPFSYM_UNW_FRESH_RANGES) {
+		f->flags |= BPFSYM_UNW_FRESH_PARTIAL;
 		return 0;
+	}
 	barrier_var(n);		/* else clang drops the mask the verifier needs */
 	r = &f->r[n & (BPFSYM_UNW_FRESH_RANGES - 1)];
 	r->start = e->start;
-	r->len = len > 0xffffffffull ? 0xffffffffu : (__u32)len;
 	r->pgoff = (__u32)(e->pgoff >> 12);
 	r->table = table;
 	r->gen = gen;
-	f->nr = n + 1;
+	/* The length last: the walk matches nothing in the slot until then. */
+	barrier();
+	r->len = len > 0xffffffffull ? 0xffffffffu : (__u32)len;
 	return whole && fresh_whole(tgid);
-}
-
-/* [start, end) of the current task's process @tgid holds nothing executable now.  As fresh_add. */
-__noinline int fresh_remove(__u32 tgid, __u64 start, __u64 end)
-{
-	struct bpfsym_unw_fresh *f = bpf_map_lookup_elem(&unw_fresh, &tgid);
-
-	if (!f)
-		return 0;
-	return !fresh_cut(f, start, end) && fresh_whole(tgid);
 }
 
 static __always_inline void emit_task_ev(__u16 type, struct task_struct *p, __u32 pid, __u32 ppid,
@@ -230,7 +262,8 @@ static __always_inline void emit_task_ev(__u16 type, struct task_struct *p, __u3
 	bpf_ringbuf_submit(e, rb_flags());
 }
 
-static __always_inline void emit_unmap(struct task_struct *t, __u64 start, __u64 end, __u32 cause)
+static __always_inline void emit_unmap(struct task_struct *t, __u64 start, __u64 end, __u32 cause,
+				       bool viewed)
 {
 	struct bpfsym_unmap_ev *e;
 
@@ -249,8 +282,32 @@ static __always_inline void emit_unmap(struct task_struct *t, __u64 start, __u64
 	e->start = start;
 	e->end = end;
 	e->cause = cause;
-	e->flags = wake_on_map && fresh_remove(e->pid, start, end) ? BPFSYM_MF_VIEWED : 0;
+	e->flags = viewed ? BPFSYM_MF_VIEWED : 0;
 	bpf_ringbuf_submit(e, rb_flags());
+}
+
+/*
+ * [start, end) of the current task's process @tgid has just lost its
+ * code, if it had any (a munmap, an mprotect without PROT_EXEC, a
+ * MAP_FIXED data mmap: the kernel has changed it already).  Send the
+ * UNMAP record unless the process's fresh view, whole, held nothing
+ * there: the loader's data segments and RELRO, malloc's munmaps, ~10 a
+ * started program, cost one look-up.  @had_code: it had (mremap's entry
+ * looked): the record goes whatever the view says.
+ */
+static __noinline void exec_gone(__u32 tgid, __u64 start, __u64 end, __u32 cause, bool had_code)
+{
+	struct bpfsym_unw_fresh *f = bpf_map_lookup_elem(&unw_fresh, &tgid);
+	bool viewed = false;
+	int cut;
+
+	if (f) {
+		cut = fresh_cut(f, start, end);
+		if (!cut && !had_code && !(f->flags & BPFSYM_UNW_FRESH_PARTIAL))
+			return;
+		viewed = unwinder_on && !(cut & CUT_PARTIAL) && fresh_whole(tgid);
+	}
+	emit_unmap(bpf_get_current_task_btf(), start, end, cause, viewed);
 }
 
 /*
@@ -269,7 +326,7 @@ __noinline int emit_map(const struct vma_info *vi, __u32 cause)
 	if (!e)
 		return 0;
 	size = map_ev_fill(e, task, vi, cause);
-	if (wake_on_map && fresh_add(e))
+	if (fresh_add(e) && unwinder_on)
 		e->flags |= BPFSYM_MF_VIEWED;
 	if (bpf_ringbuf_output(&events, e, size, map_rb_flags(e->flags & BPFSYM_MF_VIEWED)))
 		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
@@ -302,6 +359,7 @@ static __always_inline int walk_range(__u64 start, __u64 end, __u32 cause)
 			break;
 		if (err) {
 			stat_inc(BPFSYM_STAT_VMA_BUSY);
+			fresh_lost(BPF_CORE_READ(t, tgid));
 			return -1;
 		}
 		if (vi.vm_flags & VM_EXEC) {
@@ -337,6 +395,7 @@ static __always_inline void walk_image(__u64 start, __u64 end_code)
 			break;
 		if (err) {
 			stat_inc(BPFSYM_STAT_VMA_BUSY);
+			fresh_lost(BPF_CORE_READ(t, tgid));
 			break;
 		}
 		/* The first VMA names the file; the walk stays in it. */
@@ -380,8 +439,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	 * The child has the parent's mappings: it walks with the parent's
 	 * view (or the one the parent borrows) until userspace writes its own.
 	 */
-	if (!wake_on_map)
-		return 0;	/* no unwinder: no views */
+	if (!unwinder_on)
+		return 0;	/* no unwinder: no walk to lend a view to */
 	if (bpf_map_lookup_elem(&unw_fresh, &ptgid) || bpf_map_lookup_elem(&unw_procs, &ptgid))
 		bpf_map_update_elem(&unw_alias, &ctgid, &ptgid, BPF_ANY);
 	else if ((lender = bpf_map_lookup_elem(&unw_alias, &ptgid)))
@@ -403,12 +462,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		return 0;
 	emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0, NULL);
 	/* The old image's view would place the new one's addresses in wrong files. */
-	if (wake_on_map) {
+	if (unwinder_on) {
 		bpf_map_delete_elem(&unw_procs, &tgid);
 		bpf_map_delete_elem(&unw_alias, &tgid);
-		/* The new image's view starts here, filled by the MAP records below. */
-		bpf_map_update_elem(&unw_fresh, &tgid, &fresh_empty, BPF_ANY);
 	}
+	/* The new image's view starts here, filled by the MAP records below. */
+	bpf_map_update_elem(&unw_fresh, &tgid, &fresh_empty, BPF_ANY);
 
 	/*
 	 * No mmap call made these: the program, its interpreter, the vdso.
@@ -449,8 +508,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	 * process reusing it is made by a fork, which sets or deletes it.
 	 */
 	emit_task_ev(BPFSYM_EV_EXIT, p, tgid, 0, NULL);
-	if (wake_on_map)
-		bpf_map_delete_elem(&unw_fresh, &tgid);
+	bpf_map_delete_elem(&unw_fresh, &tgid);
 	if (target_mode == BPFSYM_TARGET_PIDS && follow_children)
 		bpf_map_delete_elem(&targets, &tgid);
 	return 0;
@@ -495,98 +553,78 @@ static __always_inline bool syscall_failed(long ret)
 	return (unsigned long)ret >= (unsigned long)-MAX_ERRNO;
 }
 
-SEC("tracepoint/syscalls/sys_enter_mmap")
-int on_mmap_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	__u64 addr = ctx->args[0], len = ctx->args[1], prot = ctx->args[2], flags = ctx->args[3];
+/*
+ * The current syscall's arguments at its exit: the registers saved at
+ * entry (x86-64: rdi, rsi, rdx, r10, r8, r9), which nothing writes before
+ * the exit tracepoint (a restart rewrites rax; a signal's frame comes
+ * after).  So one program a syscall, not an entry/exit pair: most mmaps
+ * are data, and an entry's run was most of what they cost (0.26 us a
+ * run, 4,400 runs/s at 300 programs/s).  The ftrace syscall events skip
+ * 32-bit compat syscalls, whose registers differ.
+ */
+struct sys_args {
+	__u64 a0, a1, a2, a3;
+};
 
-	if (!is_target(bpf_get_current_pid_tgid() >> 32))
-		return 0;
-	if (prot & PROT_EXEC) {
-		keep_args(NR_MMAP, len, prot, flags, 0, 0);
-		return 0;
-	}
-	/*
-	 * Plain data mappings never touch executable ranges; nor does
-	 * MAP_FIXED_NOREPLACE (it fails where anything is mapped), nor the
-	 * loader's MAP_FIXED data segments over its own read-only
-	 * reservation of a library: one VMA lookup here instead of a pair
-	 * and an UNMAP record for userspace, ~5 a started program.  A
-	 * failed lookup keeps the arguments, as before.
-	 */
-	if ((flags & MAP_FIXED) && walk_range(addr, addr + len, 0) != 0)
-		keep_args(NR_MMAP, len, prot, flags, 0, 0);
-	return 0;
+static __always_inline void sys_args(struct sys_args *a)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	/* Plain loads of a trusted pointer: no helper call each. */
+	a->a0 = regs->di;
+	a->a1 = regs->si;
+	a->a2 = regs->dx;
+	a->a3 = regs->r10;
 }
 
 SEC("tracepoint/syscalls/sys_exit_mmap")
 int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u64 start = ctx->ret;
-	struct pending a;
+	struct sys_args a;
 
-	if (!take_args(NR_MMAP, &a) || syscall_failed(ctx->ret))
+	if (syscall_failed(ctx->ret) || !is_target(tgid))
 		return 0;
-	if (a.a[1] & PROT_EXEC)
-		walk_range(start, start + a.a[0], BPFSYM_MAP_MMAP);
-	else
-		/* MAP_FIXED without PROT_EXEC replaced whatever was there. */
-		emit_unmap(t, start, start + a.a[0], BPFSYM_MAP_MMAP);
-	return 0;
-}
-
-SEC("tracepoint/syscalls/sys_enter_mprotect")
-int on_mprotect_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	__u64 start = ctx->args[0], len = ctx->args[1], prot = ctx->args[2];
-
-	if (!is_target(bpf_get_current_pid_tgid() >> 32))
-		return 0;
+	sys_args(&a);		/* addr, len, prot, flags */
+	if (a.a2 & PROT_EXEC)
+		walk_range(start, start + a.a1, BPFSYM_MAP_MMAP);
 	/*
-	 * Removing PROT_EXEC matters only where something is executable now;
-	 * the loader's RELRO mprotect(PROT_READ) of each library does not.
+	 * MAP_FIXED without PROT_EXEC replaced whatever was there (not
+	 * MAP_FIXED_NOREPLACE, which has a bit of its own: it fails where
+	 * anything is mapped).
 	 */
-	if ((prot & PROT_EXEC) || walk_range(start, start + len, 0))
-		keep_args(NR_MPROTECT, start, len, prot, 0, 0);
+	else if (a.a3 & MAP_FIXED)
+		exec_gone(tgid, start, start + a.a1, BPFSYM_MAP_MMAP, false);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_mprotect")
 int on_mprotect_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
-	struct pending a;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct sys_args a;
 
-	if (!take_args(NR_MPROTECT, &a) || ctx->ret != 0)
+	if (ctx->ret != 0 || !is_target(tgid))
 		return 0;
-	if (a.a[2] & PROT_EXEC)
-		walk_range(a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MPROTECT);
+	sys_args(&a);		/* start, len, prot */
+	if (a.a2 & PROT_EXEC)
+		walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT);
 	else
-		emit_unmap(t, a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MPROTECT);
-	return 0;
-}
-
-SEC("tracepoint/syscalls/sys_enter_munmap")
-int on_munmap_enter(struct trace_event_raw_sys_enter *ctx)
-{
-	__u64 start = ctx->args[0], len = ctx->args[1];
-
-	if (!is_target(bpf_get_current_pid_tgid() >> 32))
-		return 0;
-	/* malloc's munmaps of data are most munmaps: only executable ranges matter. */
-	if (walk_range(start, start + len, 0))
-		keep_args(NR_MUNMAP, start, len, 0, 0, 0);
+		exec_gone(tgid, a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, false);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_munmap")
 int on_munmap_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	struct pending a;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct sys_args a;
 
-	if (take_args(NR_MUNMAP, &a) && ctx->ret == 0)
-		emit_unmap(bpf_get_current_task_btf(), a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MUNMAP);
+	if (ctx->ret != 0 || !is_target(tgid))
+		return 0;
+	sys_args(&a);		/* start, len */
+	exec_gone(tgid, a.a0, a.a0 + a.a1, BPFSYM_MAP_MUNMAP, false);
 	return 0;
 }
 
@@ -617,9 +655,9 @@ int on_mremap_exit(struct trace_event_raw_sys_exit *ctx)
 	 * place: its tail is gone.
 	 */
 	if (start != a.a[0] && !(a.a[3] & MREMAP_DONTUNMAP))
-		emit_unmap(t, a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP);
+		exec_gone(BPF_CORE_READ(t, tgid), a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP, true);
 	else if (start == a.a[0] && a.a[2] < a.a[1])
-		emit_unmap(t, a.a[0] + a.a[2], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP);
+		exec_gone(BPF_CORE_READ(t, tgid), a.a[0] + a.a[2], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP, true);
 	walk_range(start, start + a.a[2], BPFSYM_MAP_MREMAP);
 	return 0;
 }

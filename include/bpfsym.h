@@ -281,12 +281,21 @@ struct bpfsym_unw_file {
  * userspace: a short program's stacks need no round trip through the
  * reader.  Unsorted; ranges of files whose tables are unknown hold
  * BPFSYM_UNW_NO_TABLE.  A process with more ranges gets a userspace view.
+ * The tracker keeps these in every call-graph mode: they also tell it,
+ * at a munmap, mprotect or MAP_FIXED mmap's exit, whether anything
+ * executable was in the range, once the kernel has changed it.
  */
 #define BPFSYM_UNW_FRESH_RANGES	32		/* a power of two: the BPF side masks indexes */
+/*
+ * flags: an executable range of the process may be missing from r[] (it
+ * overflowed, a cut dropped a remainder, a VMA lookup failed): a range
+ * it holds nothing of may still hold code.
+ */
+#define BPFSYM_UNW_FRESH_PARTIAL	1u
 
 struct bpfsym_unw_fresh {
 	__u32 nr;
-	__u32 pad;
+	__u32 flags;
 	struct bpfsym_unw_range r[BPFSYM_UNW_FRESH_RANGES];
 };
 

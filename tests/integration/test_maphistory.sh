@@ -25,6 +25,14 @@
 #   loss_accounting
 #       the summary line and the report header count samples and losses,
 #       and agree.
+#   code_gone_cmd, code_gone_pid
+#       code taken away by mprotect, a MAP_FIXED data mmap and munmap, N
+#       times each (tests/fixtures/code_gone.c): the tracker reports an
+#       unmapping for every one (-v counts them), in both call-graph modes,
+#       and for the same changes of data only it reports none but for a
+#       margin (its own record of the process's code tells it nothing
+#       executable was there).  With -p, of a process started before the
+#       recording, every code removal is still reported.
 #
 # How many samples each must have derives from the CPU time the fixtures
 # had (written by them, or read from /proc while they run): at 199 Hz, half
@@ -35,7 +43,7 @@ lib_init integration/short_lived_cmd integration/short_lived_all integration/sho
 	integration/mntns_pid integration/mntns_all \
 	integration/dlopen_cmd integration/dlopen_pid \
 	integration/jit_cmd integration/jit_snapshot_pid integration/jit_snapshot_all \
-	integration/loss_accounting
+	integration/loss_accounting integration/code_gone_cmd integration/code_gone_pid
 
 # ---- fixtures
 need_fixture short_burn short_burn
@@ -45,6 +53,7 @@ need_fixture rename_burn rb_new -DNAME=new_burn
 need_fixture dlopen_burn dlopen_burn -ldl
 need_fixture libburn lib_burn.so -shared -fPIC -DNAME=lib_burn
 need_fixture libburn lib_burn_b.so -shared -fPIC -DNAME=lib_burn_b
+need_fixture code_gone code_gone
 
 # The driver of the short-lived processes: runs DIR/PREFIX01 .. PREFIXnn,
 # PAR at a time, each burning MS ms of CPU and appending what it had to
@@ -525,5 +534,64 @@ for mode in pid all; do
 		check_jit "$name" "$T/jit_$mode.folded" 0 "$REC_CPU"
 	fi
 done
+
+# map_counts ERRFILE: "MAPS UNMAPS" from record -v's mapping events line.
+map_counts() {
+	sed -n 's/.*mapping events: \([0-9]*\) map, \([0-9]*\) unmap,.*/\1 \2/p' "$1" | tail -1
+}
+
+# The fixture's own changes: 3N code removals, 3N data-only changes; its
+# start-up (the loader) removes no code, so a margin of 10 is generous.
+GONE_N=20
+name=integration/code_gone_cmd
+why=
+for cg in dwarf fp; do
+	run_to 120 "$BPFSYM" record -v -F 99 --call-graph $cg -o "$T/gone_$cg.data" -- \
+		"$T/code_gone" $GONE_N > "$T/gone_$cg.out" 2> "$T/gone_$cg.err"
+	rc=$?
+	set -- $(map_counts "$T/gone_$cg.err")
+	note "record --call-graph $cg -- code_gone $GONE_N: status $rc, $(cat "$T/gone_$cg.out"); mapping events: ${1:-?} map, ${2:-?} unmap"
+	if [ $rc -ne 0 ] || [ $# -ne 2 ] || ! grep -q "^code_gone $((3 * GONE_N)) " "$T/gone_$cg.out"; then
+		why="$why; $cg: the recording or the fixture failed (status $rc)"
+		show "$T/gone_$cg.err"
+	elif [ "$2" -lt $((3 * GONE_N)) ]; then
+		why="$why; $cg: $2 unmappings for $((3 * GONE_N)) code removals"
+	elif [ "$2" -gt $((3 * GONE_N + 10)) ]; then
+		why="$why; $cg: $2 unmappings: the $((3 * GONE_N)) data-only changes were reported too"
+	fi
+done
+if [ -z "$why" ]; then pass "$name"; else fail "$name" "${why#; }"; fi
+
+# A process the recording did not see start: no record of its code in
+# the tracker, which must then report every change that may remove some.
+name=integration/code_gone_pid
+rm -f "$T/gone.go"
+bg_start "$T/code_gone" $GONE_N "$T/gone.go" > "$T/gone_pid.out"
+p=$BG_PID
+sleep 0.2
+"$BPFSYM" record -v -F 99 -p "$p" -o "$T/gone_pid.data" 2> "$T/gone_pid.err" &
+rec=$!
+LIB_PIDS="$LIB_PIDS $rec"
+if ! wait_until 30 file_nonempty "$T/gone_pid.data"; then
+	fail "$name" "the recording did not start (no output file within 30 s)"
+	show "$T/gone_pid.err"
+	stop "$p"
+	stop "$rec"
+else
+	touch "$T/gone.go"
+	reap "$p"
+	frc=$REAP_RC
+	reap "$rec"
+	set -- $(map_counts "$T/gone_pid.err")
+	note "record -p code_gone: status $REAP_RC, fixture $frc, $(cat "$T/gone_pid.out"); mapping events: ${1:-?} map, ${2:-?} unmap"
+	if [ $frc -ne 0 ] || [ $REAP_RC -ne 0 ] || [ $# -ne 2 ]; then
+		fail "$name" "the recording or the fixture failed (status $REAP_RC, fixture $frc)"
+		show "$T/gone_pid.err"
+	elif [ "$2" -lt $((3 * GONE_N)) ]; then
+		fail "$name" "$2 unmappings for $((3 * GONE_N)) code removals"
+	else
+		pass "$name"
+	fi
+fi
 
 lib_done

@@ -89,10 +89,11 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	s->rodata->ustack_mode = o->ustack_mode;
 	bpf_map__set_max_entries(s->maps.unw_procs, o->max_unwind_procs ? o->max_unwind_procs : 4096);
 	bpf_map__set_max_entries(s->maps.unw_alias, o->max_unwind_procs ? o->max_unwind_procs : 4096);
-	/* Preallocated (an LRU): only the table-driven walk uses the fresh views. */
-	bpf_map__set_max_entries(s->maps.unw_fresh,
-				 o->ustack_mode != BPFSYM_USTACK_TABLES ? 1 :
-				 o->max_unwind_procs ? o->max_unwind_procs : 4096);
+	/*
+	 * In every mode: besides the table-driven walk, the tracker asks
+	 * them whether a range that lost its code had any.
+	 */
+	bpf_map__set_max_entries(s->maps.unw_fresh, o->max_unwind_procs ? o->max_unwind_procs : 4096);
 	if (o->max_unwind_tables && o->max_unwind_tables < BPFSYM_UNW_MAX_TABLES) {
 		bpf_map__set_max_entries(s->maps.unw_tables, o->max_unwind_tables);
 		bpf_map__set_max_entries(s->maps.unw_files, o->max_unwind_tables);
@@ -121,7 +122,7 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	t->rodata->target_mode = o->target_mode;
 	t->rodata->follow_children = o->follow_children;
 	t->rodata->wakeup_bytes = p->ring_size / 4;
-	t->rodata->wake_on_map = o->ustack_mode == BPFSYM_USTACK_TABLES;
+	t->rodata->unwinder_on = o->ustack_mode == BPFSYM_USTACK_TABLES;
 	t->rodata->wake_gap_ns = wake_gap_ns(o->freq);
 	err = bpf_map__reuse_fd(t->maps.events, bpf_map__fd(p->sampler->maps.events));
 	err = err ?: bpf_map__reuse_fd(t->maps.targets, bpf_map__fd(p->sampler->maps.targets));
