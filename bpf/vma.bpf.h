@@ -168,18 +168,21 @@ struct vma_info {
 	__u64 file;		/* struct file *, or 0 */
 };
 
+/* @vma is the kernel's, trusted (a callback's or the iterator's): plain loads, no helper calls. */
 static __always_inline void vma_info_read(struct vm_area_struct *vma, struct vma_info *vi)
 {
-	vi->start = BPF_CORE_READ(vma, vm_start);
-	vi->end = BPF_CORE_READ(vma, vm_end);
-	vi->pgoff = BPF_CORE_READ(vma, vm_pgoff);
-	vi->vm_flags = BPF_CORE_READ(vma, vm_flags);
-	vi->file = (__u64)BPF_CORE_READ(vma, vm_file);
+	vi->start = vma->vm_start;
+	vi->end = vma->vm_end;
+	vi->pgoff = vma->vm_pgoff;
+	vi->vm_flags = vma->vm_flags;
+	vi->file = (__u64)vma->vm_file;
 }
 
 /*
- * Make @e the MAP record, sent for @cause, of the VMA @vi of @task.
- * Returns the record's size (header included, at most sizeof(*e)).
+ * Make @e the MAP record, sent for @cause, of the VMA @vi of @task (a
+ * trusted pointer: its fields are plain loads, which fault to 0 where a
+ * pointer on the way is NULL).  Returns the record's size (header
+ * included, at most sizeof(*e)).
  */
 static __always_inline __u32 map_ev_fill(struct bpfsym_map_ev *e, struct task_struct *task,
 					 const struct vma_info *vi, __u32 cause)
@@ -192,17 +195,17 @@ static __always_inline __u32 map_ev_fill(struct bpfsym_map_ev *e, struct task_st
 	e->hdr.type = BPFSYM_EV_MAP;
 	e->hdr.cpu = bpf_get_smp_processor_id();
 	e->hdr.ts = bpf_ktime_get_ns();
-	e->pid = BPF_CORE_READ(task, tgid);
-	e->tid = BPF_CORE_READ(task, pid);
-	e->pstart = BPF_CORE_READ(task, group_leader, start_boottime);
+	e->pid = task->tgid;
+	e->tid = task->pid;
+	e->pstart = task->group_leader->start_boottime;
 	e->cause = cause;
 	/*
 	 * Where the path below is to be looked up once the task is gone (a
 	 * 25 ms program has usually exited before userspace reads this).
 	 * nsproxy is NULL once an exiting task has dropped its namespaces.
 	 */
-	nsp = BPF_CORE_READ(task, nsproxy);
-	e->mnt_ns = nsp ? BPF_CORE_READ(nsp, mnt_ns, ns.inum) : 0;
+	nsp = task->nsproxy;
+	e->mnt_ns = nsp ? nsp->mnt_ns->ns.inum : 0;
 
 	e->start = vi->start;
 	e->end = vi->end;
@@ -218,7 +221,7 @@ static __always_inline __u32 map_ev_fill(struct bpfsym_map_ev *e, struct task_st
 		e->ino = BPF_CORE_READ(inode, i_ino);
 		inode_mtime(inode, &e->mtime_sec, &e->mtime_nsec);
 		plen = file_path(task, file, e->path, &e->flags);
-	} else if (e->start == (__u64)BPF_CORE_READ(task, mm, context.vdso)) {
+	} else if (e->start == (__u64)task->mm->context.vdso) {
 		e->flags |= BPFSYM_MF_SPECIAL;
 		__builtin_memcpy(e->path, "[vdso]", 7);
 		plen = 6;
