@@ -17,6 +17,16 @@
 #include "inode.bpf.h"
 
 /*
+ * A kernel address kept as a number (in a map, across a callback) made a
+ * pointer again, read-only and untrusted: its fields are then plain loads
+ * that read 0 on a fault, where BPF_CORE_READ is a helper call each (the
+ * verifier turns this kfunc into a register move).  Kernel 6.2 on.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
+#define KPTR(type, addr) \
+	((type *)bpf_rdonly_cast((const void *)(addr), bpf_core_type_id_kernel(type)))
+
+/*
  * The path is built right to left in a per-CPU buffer.  Offsets are masked
  * with PATHBUF_MASK, and the buffer is twice that size, so every write the
  * verifier sees stays inside it.
@@ -70,26 +80,27 @@ static long path_step(__u32 i, void *ctx)
 	if (!pb)
 		return 1;
 	w = &pb->w;
-	d = (struct dentry *)w->d;
-	vm = (struct vfsmount *)w->vm;
-	mnt = (struct mount *)w->mnt;
+	d = KPTR(struct dentry, w->d);
+	vm = KPTR(struct vfsmount, w->vm);
+	mnt = KPTR(struct mount, w->mnt);
 	off = w->off;
 	if (w->d == w->root_d && w->vm == w->root_m)
 		return 1;
-	parent = BPF_CORE_READ(d, d_parent);
-	mnt_root = BPF_CORE_READ(vm, mnt_root);
-	if (d == mnt_root || d == parent) {
-		mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
-		if (mnt_parent == mnt)
+	parent = d->d_parent;
+	mnt_root = vm->mnt_root;
+	if ((__u64)d == (__u64)mnt_root || (__u64)d == (__u64)parent) {
+		mnt_parent = mnt->mnt_parent;
+		if ((__u64)mnt_parent == (__u64)mnt)
 			return 1;	/* the top of the whole tree */
-		w->d = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->d = (__u64)mnt->mnt_mountpoint;
 		w->mnt = (__u64)mnt_parent;
 		w->vm = (__u64)mnt_parent + bpf_core_field_offset(struct mount, mnt);
 		return 0;
 	}
 	if (off > PATHBUF_SIZE)
 		return 1;
-	name = BPF_CORE_READ(d, d_name);
+	name.len = d->d_name.len;
+	name.name = d->d_name.name;
 	len = name.len;
 	if (len > NAME_MAX_BYTES)
 		len = NAME_MAX_BYTES;
@@ -128,10 +139,10 @@ static __always_inline __u32 file_path(struct task_struct *task, struct file *fi
 	w = &pb->w;
 	w->off = PATHBUF_SIZE;
 	w->trunc = 0;
-	w->root_d = (__u64)BPF_CORE_READ(task, fs, root.dentry);
-	w->root_m = (__u64)BPF_CORE_READ(task, fs, root.mnt);
-	w->d = (__u64)BPF_CORE_READ(file, f_path.dentry);
-	w->vm = (__u64)BPF_CORE_READ(file, f_path.mnt);
+	w->root_d = (__u64)task->fs->root.dentry;
+	w->root_m = (__u64)task->fs->root.mnt;
+	w->d = (__u64)file->f_path.dentry;
+	w->vm = (__u64)file->f_path.mnt;
 	w->mnt = w->vm - bpf_core_field_offset(struct mount, mnt);
 	steps = bpf_loop(PATH_DEPTH, path_step, NULL, 0);
 	if (w->trunc || steps >= PATH_DEPTH)
@@ -187,7 +198,7 @@ static __always_inline void vma_info_read(struct vm_area_struct *vma, struct vma
 static __always_inline __u32 map_ev_fill(struct bpfsym_map_ev *e, struct task_struct *task,
 					 const struct vma_info *vi, __u32 cause)
 {
-	struct file *file = (struct file *)vi->file;
+	struct file *file = vi->file ? KPTR(struct file, vi->file) : NULL;
 	struct nsproxy *nsp;
 	struct inode *inode;
 	__u32 plen = 0, size;
@@ -216,9 +227,9 @@ static __always_inline __u32 map_ev_fill(struct bpfsym_map_ev *e, struct task_st
 	e->mtime_sec = 0;
 	e->mtime_nsec = 0;
 	if (file) {
-		inode = BPF_CORE_READ(file, f_inode);
-		e->dev = BPF_CORE_READ(inode, i_sb, s_dev);
-		e->ino = BPF_CORE_READ(inode, i_ino);
+		inode = file->f_inode;
+		e->dev = inode->i_sb->s_dev;
+		e->ino = inode->i_ino;
 		inode_mtime(inode, &e->mtime_sec, &e->mtime_nsec);
 		plen = file_path(task, file, e->path, &e->flags);
 	} else if (e->start == (__u64)task->mm->context.vdso) {
