@@ -126,6 +126,18 @@ static __always_inline bool is_target(__u32 tgid)
 }
 
 /*
+ * The fresh view of process @tgid, for the walk: not one seeded from the
+ * start-up snapshot (BPFSYM_UNW_FRESH_SEEDED), whose tables are unknown:
+ * the walk finds those mappings in userspace's view, or by their VMA.
+ */
+static __always_inline const struct bpfsym_unw_fresh *unw_fresh_of(const __u32 *tgid)
+{
+	const struct bpfsym_unw_fresh *f = bpf_map_lookup_elem(&unw_fresh, tgid);
+
+	return f && !(f->flags & BPFSYM_UNW_FRESH_SEEDED) ? f : NULL;
+}
+
+/*
  * The views process @tgid walks with: its own (userspace's in *@v, the
  * tracker's in *@f), else, if it has neither, its parent's from fork.
  * Either may be NULL.
@@ -137,7 +149,7 @@ static __always_inline void unw_views(__u32 tgid, const struct bpfsym_unw_proc *
 
 	/* Tested one by one: clang would OR the pointers, which the verifier refuses. */
 	*v = bpf_map_lookup_elem(&unw_procs, &tgid);
-	*f = bpf_map_lookup_elem(&unw_fresh, &tgid);
+	*f = unw_fresh_of(&tgid);
 	if (*f)
 		return;
 	if (*v)
@@ -146,7 +158,7 @@ static __always_inline void unw_views(__u32 tgid, const struct bpfsym_unw_proc *
 	if (!parent)
 		return;
 	*v = bpf_map_lookup_elem(&unw_procs, parent);
-	*f = bpf_map_lookup_elem(&unw_fresh, parent);
+	*f = unw_fresh_of(parent);
 }
 
 #endif /* BPFSYM_MAPS_BPF_H */

@@ -203,7 +203,7 @@ __noinline int fresh_add(const struct bpfsym_map_ev *e)
 			whole = false;	/* userspace builds its table once it reads this */
 		}
 	}
-	if (fresh_cut(f, e->start, e->end) & CUT_PARTIAL)
+	if ((fresh_cut(f, e->start, e->end) & CUT_PARTIAL) || (f->flags & BPFSYM_UNW_FRESH_SEEDED))
 		whole = false;
 	/*
 	 * A slot of its own even when two threads add at once (a lost range
@@ -305,7 +305,8 @@ static __noinline void exec_gone(__u32 tgid, __u64 start, __u64 end, __u32 cause
 		cut = fresh_cut(f, start, end);
 		if (!cut && !had_code && !(f->flags & BPFSYM_UNW_FRESH_PARTIAL))
 			return;
-		viewed = unwinder_on && !(cut & CUT_PARTIAL) && fresh_whole(tgid);
+		viewed = unwinder_on && !(cut & CUT_PARTIAL) && !(f->flags & BPFSYM_UNW_FRESH_SEEDED) &&
+			 fresh_whole(tgid);
 	}
 	emit_unmap(bpf_get_current_task_btf(), start, end, cause, viewed);
 }

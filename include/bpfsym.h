@@ -292,6 +292,13 @@ struct bpfsym_unw_file {
  * it holds nothing of may still hold code.
  */
 #define BPFSYM_UNW_FRESH_PARTIAL	1u
+/*
+ * flags: written by userspace from the start-up snapshot, for a process
+ * the tracker did not see exec: its tables are unknown, so a mapping
+ * change still wants a view written by userspace (never
+ * BPFSYM_MF_VIEWED).
+ */
+#define BPFSYM_UNW_FRESH_SEEDED		2u
 
 struct bpfsym_unw_fresh {
 	__u32 nr;

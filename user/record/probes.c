@@ -28,6 +28,7 @@ struct probes {
 	uint32_t ring_size;		/* bytes of the shared ring buffer */
 	struct bpf_link **links;	/* one per CPU event, NULL where none */
 	int *pfds;
+	uint32_t nr_seeded;		/* fresh views given by probes__seed_fresh() */
 };
 
 #define RB_SECONDS	2		/* of samples the ring buffer holds */
@@ -220,6 +221,20 @@ int probes__add_target(struct probes *p, uint32_t pid)
 		pr_err("bpfsym: adding pid %u to the targets failed: %s\n", pid, strerror(-err));
 		return err;
 	}
+	return 0;
+}
+
+int probes__seed_fresh(struct probes *p, uint32_t pid, const struct bpfsym_unw_fresh *v)
+{
+	int err;
+
+	/* Half the LRU at most: evicting views costs every later exec and fork. */
+	if (p->nr_seeded >= bpf_map__max_entries(p->sampler->maps.unw_fresh) / 2)
+		return -ENOSPC;
+	err = bpf_map_update_elem(bpf_map__fd(p->sampler->maps.unw_fresh), &pid, v, BPF_NOEXIST);
+	if (err)
+		return err == -EEXIST ? 0 : err;
+	p->nr_seeded++;
 	return 0;
 }
 

@@ -44,6 +44,15 @@ int probes__add_target(struct probes *p, uint32_t pid);
 int probes__events_fd(const struct probes *p);
 
 /*
+ * Give process @pid, which the tracker has not seen exec (it ran before
+ * the recording), fresh view @v: its executable mappings, so that the
+ * tracker can tell, at a munmap's or mprotect's exit, whether the range
+ * held code.  Not over a view the tracker made (an exec since: newer).
+ * 0, -ENOSPC once half the views' room is used this way, or -errno.
+ */
+int probes__seed_fresh(struct probes *p, uint32_t pid, const struct bpfsym_unw_fresh *v);
+
+/*
  * Attach the process and mapping tracepoints, mounting tracefs at
  * /sys/kernel/tracing when no tracefs is mounted.  0 or -errno (printed).
  */

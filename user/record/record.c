@@ -43,6 +43,7 @@
 #include "record/header.h"
 #include "record/record.h"
 #include "record/rotate.h"
+#include "record/snapshot.h"
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
 #include "base/util.h"
@@ -70,8 +71,6 @@ struct recorder {
 	struct mapevents *mev;
 	int cgroup_fd;			/* RECORD_CGROUP */
 	char cgroup_rel[PATH_MAX];	/* RECORD_CGROUP: its path in the hierarchy, "/a/b" */
-	uint32_t snap_pid;		/* the snapshot's last pid and whether it is kept */
-	int snap_keep;
 	struct symbolizer *sym;
 	struct report_writer *w;
 	struct rpt_header hdr;
@@ -82,8 +81,8 @@ struct recorder {
 	struct unwmaps *umaps;		/* --call-graph dwarf: the unwinder and its BPF maps */
 	struct unwinder *unw;		/* its unwinder, for ingest */
 	struct cgpaths *cgp;		/* cgroup ids -> paths, for ingest (NULL: no cgroup2) */
-	uint32_t *snap_pids;		/* processes the snapshot kept, for their first views */
-	size_t nr_snap_pids, cap_snap_pids;
+	struct snapshot_filter snap_filter;
+	struct snapshot *snap;		/* the processes that ran before the recording */
 	int err;			/* first write error, sticky */
 	struct rotate *rot;		/* --switch-output: r->w is the current file (NULL: none now) */
 };
@@ -335,7 +334,7 @@ static void recorder__cleanup(struct recorder *r)
 	ingest__free(r->ing);
 	cgpaths__free(r->cgp);
 	unwmaps__free(r->umaps);
-	free(r->snap_pids);
+	snapshot__free(r->snap);
 	probes__free(r->bpf);
 	mapevents__free(r->mev);
 	symbolizer__free(r->sym);
@@ -343,23 +342,6 @@ static void recorder__cleanup(struct recorder *r)
 	free(r->hint_ids);
 	if (r->cgroup_fd >= 0)
 		close(r->cgroup_fd);
-}
-
-static int note_snap_pid(struct recorder *r, uint32_t pid)
-{
-	uint32_t *v;
-	size_t cap;
-
-	if (r->nr_snap_pids == r->cap_snap_pids) {
-		cap = r->cap_snap_pids ? 2 * r->cap_snap_pids : 256;
-		v = realloc(r->snap_pids, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		r->snap_pids = v;
-		r->cap_snap_pids = cap;
-	}
-	r->snap_pids[r->nr_snap_pids++] = pid;
-	return 0;
 }
 
 /* --call-graph dwarf: the unwinder and its maps.  RUN_OK or RUN_FAILED. */
@@ -374,33 +356,6 @@ static int unwind_start(struct recorder *r)
 	}
 	r->unw = unwmaps__unwinder(r->umaps);
 	return RUN_OK;
-}
-
-/*
- * Snapshot records: with -p only the targets', with -G only those of
- * processes in the cgroup, so no other process's files are opened.  The
- * records of one process come together: the decision is made once.
- */
-static int snapshot_record(void *ctx, const void *rec, size_t len)
-{
-	const struct bpfsym_map_ev *e = rec;
-	struct recorder *r = ctx;
-	size_t i;
-
-	if (e->pid != r->snap_pid) {
-		r->snap_pid = e->pid;
-		r->snap_keep = 1;
-		if (r->o->target == RECORD_PIDS) {
-			for (i = 0; i < r->o->nr_pids && r->o->pids[i] != e->pid; i++)
-				;
-			r->snap_keep = i < r->o->nr_pids;
-		} else if (r->o->target == RECORD_CGROUP) {
-			r->snap_keep = cgroup__has_pid(r->cgroup_rel, e->pid);
-		}
-		if (r->snap_keep && r->unw && note_snap_pid(r, e->pid))
-			return -ENOMEM;
-	}
-	return r->snap_keep ? mapevents__apply(r->mev, rec, len) : 0;
 }
 
 static uint32_t bpf_target_mode(enum record_target t)
@@ -550,16 +505,34 @@ static int recorder__attach(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
 	const char *event = "cpu-clock";
+	size_t n;
 
 	if (probes__attach_tracker(r->bpf))
 		return RUN_FAILED;
-	if (o->target != RECORD_COMMAND && !o->kernel_only &&
-	    probes__snapshot(r->bpf, snapshot_record, r))
-		return RUN_FAILED;
+	if (o->target != RECORD_COMMAND && !o->kernel_only) {
+		r->snap_filter = (struct snapshot_filter){
+			.mode = o->target == RECORD_PIDS ? SNAPSHOT_PIDS :
+				o->target == RECORD_CGROUP ? SNAPSHOT_CGROUP : SNAPSHOT_ALL,
+			.pids = o->pids, .nr_pids = o->nr_pids, .cgroup = r->cgroup_rel,
+		};
+		r->snap = snapshot__new(&r->snap_filter, r->mev);
+		if (!r->snap) {
+			pr_err("bpfsym: out of memory\n");
+			return RUN_FAILED;
+		}
+		if (probes__snapshot(r->bpf, snapshot__record, r->snap))
+			return RUN_FAILED;
+	}
 	if (attach_hints(r))
 		return RUN_USAGE;
-	if (r->umaps)
-		unwmaps__first_views(r->umaps, r->snap_pids, r->nr_snap_pids, UNWIND_START_WAIT_MS);
+	if (r->snap) {
+		snapshot__seed_fresh(r->snap, r->procs, r->bpf);
+		if (r->umaps) {
+			const uint32_t *pids = snapshot__pids(r->snap, &n);
+
+			unwmaps__first_views(r->umaps, pids, n, UNWIND_START_WAIT_MS);
+		}
+	}
 	record_header__fill(&r->hdr, r->o, r->sym ? symbolizer__text_addr(r->sym) : 0, event);
 	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event))
 		return RUN_FAILED;
