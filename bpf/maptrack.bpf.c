@@ -591,13 +591,14 @@ struct sys_args {
 	__u64 a0, a1, a2, a3;
 };
 
+/* The arguments; a1, a length, rounded up to pages as the kernel does. */
 static __always_inline void sys_args(struct sys_args *a)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 
 	/* Plain loads of a trusted pointer: no helper call each. */
 	a->a0 = regs->di;
-	a->a1 = regs->si;
+	a->a1 = (regs->si + (1ull << PAGE_SHIFT) - 1) & ~((1ull << PAGE_SHIFT) - 1);
 	a->a2 = regs->dx;
 	a->a3 = regs->r10;
 }
