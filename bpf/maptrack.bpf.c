@@ -65,7 +65,7 @@ struct {
 	__type(value, struct bpfsym_map_ev);
 } map_scratch SEC(".maps");
 
-enum { NR_MMAP = 1, NR_MPROTECT, NR_MUNMAP, NR_MREMAP };
+enum { NR_MREMAP = 1 };
 
 /*
  * The unwinder is on: lend views at fork (unw_alias), mark the records
@@ -148,20 +148,23 @@ static __always_inline void fresh_lost(__u32 tgid)
 		f->flags |= BPFSYM_UNW_FRESH_PARTIAL;
 }
 
-/*
- * Whether the fresh view of the current task's process @tgid now says all
- * userspace's would: the tracker alone saw the change (one thread: no
- * other CPU changing the view at once) and userspace has written no view
- * of its own, which would now lag.
- */
+/* The current task's process has one thread: no other CPU changes its views at once. */
 static __always_inline bool one_thread(void)
 {
 	return bpf_get_current_task_btf()->signal->nr_threads == 1;
 }
 
-static __always_inline bool fresh_whole(__u32 tgid)
+/*
+ * Whether fresh view @f of the current task's process @tgid now says all
+ * userspace's would: the tracker made it (not seeded from the snapshot,
+ * whose tables are unknown), the tracker alone saw the change (one
+ * thread) and userspace has written no view of its own, which would now
+ * lag.
+ */
+static __always_inline bool fresh_whole(const struct bpfsym_unw_fresh *f, __u32 tgid)
 {
-	return one_thread() && !bpf_map_lookup_elem(&unw_procs, &tgid);
+	return !(f->flags & BPFSYM_UNW_FRESH_SEEDED) && one_thread() &&
+	       !bpf_map_lookup_elem(&unw_procs, &tgid);
 }
 
 /*
@@ -203,7 +206,7 @@ __noinline int fresh_add(const struct bpfsym_map_ev *e)
 			whole = false;	/* userspace builds its table once it reads this */
 		}
 	}
-	if ((fresh_cut(f, e->start, e->end) & CUT_PARTIAL) || (f->flags & BPFSYM_UNW_FRESH_SEEDED))
+	if (fresh_cut(f, e->start, e->end) & CUT_PARTIAL)
 		whole = false;
 	/*
 	 * A slot of its own even when two threads add at once (a lost range
@@ -235,8 +238,11 @@ __noinline int fresh_add(const struct bpfsym_map_ev *e)
 	/* The length last: the walk matches nothing in the slot until then. */
 	barrier();
 	r->len = len > 0xffffffffull ? 0xffffffffu : (__u32)len;
-	/* At exec, the process has one thread and on_exec has deleted userspace's view. */
-	return whole && (e->cause == BPFSYM_MAP_EXEC || fresh_whole(tgid));
+	/*
+	 * At exec, the view is on_exec's new one, the process has one
+	 * thread, and on_exec has deleted userspace's view.
+	 */
+	return whole && (e->cause == BPFSYM_MAP_EXEC || fresh_whole(f, tgid));
 }
 
 static __always_inline void emit_task_ev(__u16 type, struct task_struct *p, __u32 pid, __u32 ppid,
@@ -305,8 +311,7 @@ static __noinline void exec_gone(__u32 tgid, __u64 start, __u64 end, __u32 cause
 		cut = fresh_cut(f, start, end);
 		if (!cut && !had_code && !(f->flags & BPFSYM_UNW_FRESH_PARTIAL))
 			return;
-		viewed = unwinder_on && !(cut & CUT_PARTIAL) && !(f->flags & BPFSYM_UNW_FRESH_SEEDED) &&
-			 fresh_whole(tgid);
+		viewed = unwinder_on && !(cut & CUT_PARTIAL) && fresh_whole(f, tgid);
 	}
 	emit_unmap(bpf_get_current_task_btf(), start, end, cause, viewed);
 }

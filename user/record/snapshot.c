@@ -15,6 +15,7 @@
 #include "record/cgroup.h"
 #include "record/probes.h"
 #include "record/snapshot.h"
+#include "report/report_fmt.h"
 
 struct snapshot {
 	const struct snapshot_filter *f;
@@ -46,17 +47,8 @@ void snapshot__free(struct snapshot *s)
 
 static int note_pid(struct snapshot *s, uint32_t pid)
 {
-	uint32_t *v;
-	size_t cap;
-
-	if (s->nr_pids == s->cap_pids) {
-		cap = s->cap_pids ? 2 * s->cap_pids : 256;
-		v = realloc(s->pids, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		s->pids = v;
-		s->cap_pids = cap;
-	}
+	if (rpt_grow((void **)&s->pids, &s->cap_pids, s->nr_pids + 1, sizeof(*s->pids)))
+		return -ENOMEM;
 	s->pids[s->nr_pids++] = pid;
 	return 0;
 }
