@@ -185,7 +185,7 @@ $(FUZZ_DIR)/fuzz_http: tests/fuzz/fuzz_http.c $(call fuzz_objs,http_parse)
 $(FUZZ_BINS): $(HDRS) $(wildcard tests/fuzz/*.h)
 
 # The report seeds come from the real writer, itself sanitized.
-$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_read report_end report_cgroup reasons) $(wildcard user/base/*.c) \
+$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_windex report_read report_merge report_end report_cgroup reasons) $(wildcard user/base/*.c) \
 		$(HDRS) | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LDLIBS)
 

@@ -26,6 +26,7 @@ struct recording {
 	size_t samples;
 	size_t flush_every;	/* 0: only at close */
 	bool abort;		/* no END record: what a killed recorder leaves */
+	bool forget;		/* a writer's index that forgets at every call, every id interned again */
 };
 
 static const struct recording recordings[] = {
@@ -35,6 +36,7 @@ static const struct recording recordings[] = {
 	{ "blocks", 60, 10, false },
 	{ "killed", 45, 10, true },
 	{ "many", 400, 150, false },
+	{ "forget", 60, 20, false, true },
 };
 
 static const struct rpt_header hdr = {
@@ -103,18 +105,13 @@ static int fail(const char *what, const char *path, int err)
 	return -1;
 }
 
-static int write_recording(const struct recording *rec, const char *path)
+/* Intern every module, frame and stack; the stacks' ids in @sids.  0 or -errno. */
+static int intern_all(struct report_writer *w, uint32_t *sids)
 {
-	uint32_t mids[NR_MODS], fids[NR_FRAMES], sids[NR_STACKS], fs[5], j;
-	struct rpt_header final = hdr;
-	struct report_writer *w;
-	uint64_t t = 5000;
+	uint32_t mids[NR_MODS], fids[NR_FRAMES], fs[5], j;
 	size_t i;
 	int err = 0;
 
-	w = report_writer__open(path, &hdr);
-	if (!w)
-		return fail("report_writer__open", path, errno);
 	for (i = 0; i < NR_MODS && !err; i++)
 		err = report_writer__module(w, &mods[i], &mids[i]);
 	for (i = 0; i < NR_FRAMES && !err; i++) {
@@ -129,6 +126,24 @@ static int write_recording(const struct recording *rec, const char *path)
 			fs[j] = fids[stack_ids[i][j]];
 		err = report_writer__stack(w, fs, stack_nr[i], &sids[i]);
 	}
+	return err;
+}
+
+static int write_recording(const struct recording *rec, const char *path)
+{
+	uint32_t sids[NR_STACKS];
+	struct rpt_header final = hdr;
+	struct report_writer *w;
+	uint64_t t = 5000;
+	size_t i;
+	int err = 0;
+
+	w = report_writer__open(path, &hdr);
+	if (!w)
+		return fail("report_writer__open", path, errno);
+	if (rec->forget)
+		report_writer__set_index_max(w, 1);
+	err = intern_all(w, sids);
 	for (i = 0; i < rec->samples && !err; i++) {
 		struct rpt_sample s = {
 			.cpu = (uint32_t)(i % 8),
@@ -146,6 +161,9 @@ static int write_recording(const struct recording *rec, const char *path)
 		if (s.cgroup == 0x1234)
 			err = report_writer__cgroup(w, s.cgroup, "/system.slice/docker-"
 				"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope");
+		/* Every identity again under new ids: what the reader must merge back. */
+		if (rec->forget && i % 10 == 9)
+			err = err ?: intern_all(w, sids);
 		err = err ?: report_writer__sample(w, &s);
 		if (!err && rec->flush_every && (i + 1) % rec->flush_every == 0)
 			err = report_writer__flush(w);

@@ -95,7 +95,7 @@ struct fixture {
 
 static struct fixture fx;
 
-static void fx_init(void)
+static __attribute__((unused)) void fx_init(void)
 {
 	size_t i;
 
@@ -111,7 +111,7 @@ static void fx_init(void)
  * Write the fixture: @nr samples, a flush every @per, then close.  Every
  * block boundary is recorded.  Returns false (a test failure) on error.
  */
-static bool fx_write(const char *path, size_t nr, size_t per)
+static __attribute__((unused)) bool fx_write(const char *path, size_t nr, size_t per)
 {
 	struct report_writer *w;
 	uint32_t ids[FX_FRAMES], sids[FX_STACKS], id;
@@ -186,7 +186,7 @@ static bool same_str(const char *a, const char *b)
 }
 
 /* Compare @r with the fixture's first @nr samples; @complete says whether END is expected. */
-static void fx_check(const struct report *r, size_t nr, bool complete)
+static __attribute__((unused)) void fx_check(const struct report *r, size_t nr, bool complete)
 {
 	const struct rpt_header *h = report__header(r);
 	uint32_t i, n;

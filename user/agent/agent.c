@@ -191,6 +191,7 @@ static void publish(struct agent *a, const struct record_tick *t)
 	m->unwind_bytes = t->unwind_bytes;
 	m->sym_images = symbolizer__nr_loaded(t->sym);
 	m->sym_bytes = symbolizer__loaded_bytes(t->sym);
+	m->index_bytes = report_writer__index_bytes(t->w);
 	m->windows_active = 0;
 	for (i = 0; i < AGENT_MAX_WINDOWS; i++)
 		m->windows_active += a->win[i].st == W_ACTIVE;

@@ -111,6 +111,8 @@ static void record_metrics(FILE *f, const struct agent_metrics *m)
 	one(f, "bpfsym_unwind_table_bytes", "gauge", "BPF map memory of the call-frame tables.", m->unwind_bytes);
 	one(f, "bpfsym_symbol_files", "gauge", "Files whose symbol tables are in memory.", m->sym_images);
 	one(f, "bpfsym_symbol_table_bytes", "gauge", "Memory of the symbol tables loaded.", m->sym_bytes);
+	one(f, "bpfsym_writer_index_bytes", "gauge",
+	    "Memory of the current file's index of frames and stacks written (capped).", m->index_bytes);
 	one(f, "bpfsym_profile_windows", "gauge", "Profile requests being recorded now.", m->windows_active);
 	one(f, "bpfsym_profile_windows_total", "counter", "Profile windows finished.", m->windows_total);
 }

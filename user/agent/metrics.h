@@ -31,6 +31,7 @@ struct agent_metrics {
 	uint64_t bytes_written;		/* the current file's */
 	uint64_t unwind_bytes;		/* call-frame tables' BPF map memory */
 	uint64_t sym_images, sym_bytes;	/* symbol tables in memory */
+	uint64_t index_bytes;		/* the current file's dedupe index (report_windex.h) */
 	uint64_t windows_active;	/* profile windows being recorded */
 	uint64_t windows_total;		/* profile windows finished */
 };

@@ -34,6 +34,7 @@ struct ingest_out {
 	uint64_t base;			/* its samples' time base: its header's start_mono_ns */
 	struct mod_memo *memo;		/* open addressing by module pointer, under half full */
 	size_t nr_memo, cap_memo;	/* cap_memo: 0 or a power of two */
+	uint64_t memo_forgets;		/* the writer's forgets when the memo started */
 	int err;			/* taps: the first error; the tap gets nothing more */
 };
 
@@ -179,6 +180,16 @@ static int module_id(struct ingest_out *in, const struct sym_module *m, uint32_t
 	size_t i, mask;
 	int err;
 
+	/*
+	 * The memo starts again when the writer's index forgot, so it is as
+	 * bounded as the index: the modules the writer still has answer at once.
+	 */
+	if (in->memo_forgets != report_writer__forgets(in->w)) {
+		in->memo_forgets = report_writer__forgets(in->w);
+		if (in->cap_memo)
+			memset(in->memo, 0, in->cap_memo * sizeof(*in->memo));
+		in->nr_memo = 0;
+	}
 	/* Without room to remember (no memory), the writer still answers. */
 	if (2 * (in->nr_memo + 1) <= in->cap_memo || !memo_grow(in)) {
 		mask = in->cap_memo - 1;

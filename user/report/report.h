@@ -153,6 +153,19 @@ int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32
  */
 int report_writer__cgroup(struct report_writer *w, uint64_t id, const char *path);
 
+/*
+ * Let @w's dedupe index hold about @bytes (default RPT_INDEX_MAX) before
+ * it forgets all but its working set; 0 forgets at every call.  For tests
+ * and for callers with a memory budget of their own.
+ */
+void report_writer__set_index_max(struct report_writer *w, size_t bytes);
+
+/* About the bytes @w's dedupe index holds now (0 for NULL). */
+size_t report_writer__index_bytes(const struct report_writer *w);
+
+/* Times @w's dedupe index forgot (FORGET records written). */
+uint64_t report_writer__forgets(const struct report_writer *w);
+
 /* Append a sample; 0 or -errno (-EINVAL: unknown stack id). */
 int report_writer__sample(struct report_writer *w, const struct rpt_sample *s);
 

@@ -50,4 +50,12 @@ struct report {
 	struct rpt_cgtab cgroups;	/* CGROUP records: cgroup id -> path */
 };
 
+/*
+ * Give @r one id per identity again, as report__merge() does across files:
+ * for a file whose writer forgot its index (FORGET records), where the
+ * same module, frame or stack may have several ids.  0 or -errno, @r
+ * unchanged on failure.
+ */
+int report__dedupe(struct report *r);
+
 #endif /* BPFSYM_REPORT_INT_H */

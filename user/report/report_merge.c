@@ -353,6 +353,44 @@ static int merge_all(struct merger *g, struct report **v, size_t n, char *warn, 
 	return err;
 }
 
+static void merger__free(struct merger *g)
+{
+	free(g->map_mods);
+	free(g->map_frames);
+	free(g->map_stacks);
+	htab__free(&g->mod_tab);
+	htab__free(&g->frame_tab);
+	htab__free(&g->stack_tab);
+}
+
+int report__dedupe(struct report *r)
+{
+	struct merger g = {};
+	struct report tmp;
+	int err;
+
+	g.m = calloc(1, sizeof(*g.m));
+	if (!g.m)
+		return -ENOMEM;
+	err = merge_tables(&g, r);
+	err = err ?: merge_samples(&g, r, 0);
+	merger__free(&g);
+	if (err) {
+		report__free(g.m);
+		return err;
+	}
+	g.m->hdr = r->hdr;
+	g.m->source = r->source;
+	r->source = NULL;
+	take_chunks(g.m, r);
+	/* @r becomes the merged report; what it was is freed under the other name. */
+	tmp = *r;
+	*r = *g.m;
+	*g.m = tmp;
+	report__free(g.m);
+	return 0;
+}
+
 struct report *report__merge(struct report **v, size_t n, char *warn, size_t warnlen)
 {
 	struct merger g = {};
@@ -376,12 +414,7 @@ struct report *report__merge(struct report **v, size_t n, char *warn, size_t war
 	}
 	for (i = 0; v && i < n; i++)
 		report__free(v[i]);
-	free(g.map_mods);
-	free(g.map_frames);
-	free(g.map_stacks);
-	htab__free(&g.mod_tab);
-	htab__free(&g.frame_tab);
-	htab__free(&g.stack_tab);
+	merger__free(&g);
 	if (err) {
 		report__free(g.m);
 		errno = -err;

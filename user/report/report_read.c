@@ -32,12 +32,13 @@ struct parser {
 	size_t rec_off;		/* offset of the current record in data */
 	bool have_header, have_end;
 	uint64_t prev_time;
+	uint64_t forgets;	/* FORGET records: ids past one may repeat an identity */
 };
 
 static const char *const rec_names[] = {
 	[RPT_REC_HEADER] = "HEADER", [RPT_REC_STRING] = "STRING", [RPT_REC_MODULE] = "MODULE",
 	[RPT_REC_FRAME] = "FRAME", [RPT_REC_STACK] = "STACK", [RPT_REC_SAMPLE] = "SAMPLE",
-	[RPT_REC_END] = "END", [RPT_REC_CGROUP] = "CGROUP",
+	[RPT_REC_END] = "END", [RPT_REC_CGROUP] = "CGROUP", [RPT_REC_FORGET] = "FORGET",
 };
 
 static const char *human(char *buf, size_t len, uint64_t v)
@@ -382,6 +383,10 @@ static int parse_records(struct parser *ps, size_t len)
 			if (err == -EINVAL)
 				return bad_rec(ps, type, "%s", why);
 			break;
+		case RPT_REC_FORGET:
+			ps->forgets++;
+			err = 0;
+			break;
 		default:
 			if (type < RPT_REC_OPTIONAL)
 				return bad_rec(ps, type, "type %" PRIu64 " is not optional (>= %d)",
@@ -592,6 +597,13 @@ static struct report *report__parse(const void *data, size_t len, const char *pa
 		/* What a killed recorder left: the counters never reached the file. */
 		ps.r->hdr.end_wall_ns = 0;
 		ps.r->hdr.samples = ps.r->nr_samples;
+	}
+	/* The views count by stack id: one id per identity again. */
+	if (ps.forgets && (e = report__dedupe(ps.r))) {
+		set_err(&ps, "%s", e == -ENOMEM ? "out of memory" : strerror(-e));
+		report__free(ps.r);
+		errno = -e;
+		return NULL;
 	}
 	return ps.r;
 }

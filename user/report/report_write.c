@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@
 #include "base/util.h"
 #include "report/report.h"
 #include "report/report_fmt.h"
+#include "report/report_windex.h"
 
 /*
  * The most pending bytes a block may hold, leaving room for zstd's
@@ -30,21 +32,12 @@
  */
 #define PENDING_MAX (RPT_BLOCK_MAX - RPT_BLOCK_MAX / 128)
 
-struct wmod {
-	uint32_t kind, path, build_id_len;
-	uint64_t dev, ino;
-	uint8_t build_id[RPT_BUILD_ID_MAX];
-};
-
-struct wframe {
-	uint32_t kind, module;
-	uint64_t key;		/* offset, or addr when module is RPT_NONE */
-};
-
-struct wstack {
-	size_t off;		/* in stack_data */
-	uint32_t nr;
-};
+/*
+ * Pids the set of sampled pids has a bit for: PID_MAX_LIMIT on 64-bit
+ * kernels, so 512 KiB of address space, of which only the pages of pids
+ * seen are ever touched.
+ */
+#define RPT_PID_BITS	(1u << 22)
 
 struct stack_key {
 	const uint32_t *ids;
@@ -58,29 +51,18 @@ struct report_writer {
 	uint64_t nr_samples;
 	uint64_t flushed_samples;	/* of nr_samples, those in blocks that reached the file */
 	uint64_t time_base;	/* the header's start_mono_ns */
-	struct htab pids;	/* distinct pids sampled, as a set */
+	uint8_t *pid_bits;	/* distinct pids sampled: a bit per pid below RPT_PID_BITS */
+	uint64_t nr_pids;
 	uint64_t prev_time;	/* SAMPLE time base; 0 at each block start */
 	ZSTD_CCtx *cctx;
 	struct rpt_buf pending;	/* records of the next block */
 	struct rpt_buf rec;	/* payload of the record being built */
 	struct rpt_buf zbuf;	/* block header + compressed frame */
 
-	struct strtab strs;	/* string id n: the n-th STRING record */
-
-	/* Each table maps a hash of the key to id + 1, the keys in the array beside it. */
-	struct wmod *mods;
-	size_t nr_mods, cap_mods;
-	struct htab mod_tab;
-
-	struct wframe *frames;
-	size_t nr_frames, cap_frames;
-	struct htab frame_tab;
-
-	uint32_t *stack_data;
-	size_t nr_stack_data, cap_stack_data;
-	struct wstack *stacks;
-	size_t nr_stacks, cap_stacks;
-	struct htab stack_tab;
+	struct windex x;	/* what was written, by identity; capped (report_windex.h) */
+	size_t index_max;	/* windex__bytes() past which it forgets */
+	/* Ids handed out per kind: the next one's id (ids keep counting past a forget). */
+	uint32_t nr_strs, nr_mods, nr_frames, nr_stacks;
 
 	struct htab cgroups;	/* ids with a CGROUP record in this file: hash_fin(id) -> id */
 };
@@ -154,15 +136,42 @@ static int writer__emit(struct report_writer *w, uint32_t type)
 	return err;
 }
 
-/* Start every public operation: refuse after a write error, cut a block when enough is pending. */
+/*
+ * The index is past its cap: forget (report_windex.h), after a FORGET
+ * record, which must come before any record that repeats an identity.
+ * Without room for the record the index stays as it is, to try again at
+ * the next call.
+ */
+static void writer__forget(struct report_writer *w)
+{
+	size_t before = windex__bytes(&w->x);
+
+	w->rec.len = 0;
+	if (writer__emit(w, RPT_REC_FORGET))
+		return;
+	windex__forget(&w->x, w->index_max / 2);
+	pr_debug("report: the writer's index reached %zu bytes: forgot all but %zu (the working set)\n",
+		 before, windex__bytes(&w->x));
+}
+
+/*
+ * Start every public operation: refuse after a write error, cut a block
+ * when enough is pending, keep the index under its cap.
+ */
 static int writer__begin(struct report_writer *w)
 {
 	if (!w)
 		return -EINVAL;
 	if (w->err)
 		return w->err;
-	if (w->pending.len >= RPT_BLOCK_TARGET)
-		return report_writer__flush(w);
+	if (w->pending.len >= RPT_BLOCK_TARGET) {
+		int err = report_writer__flush(w);
+
+		if (err)
+			return err;
+	}
+	if (windex__bytes(&w->x) > w->index_max)
+		writer__forget(w);
 	return 0;
 }
 
@@ -177,18 +186,21 @@ static int writer__string(struct report_writer *w, const char *s, uint32_t *id)
 	uint32_t got;
 	int err;
 
-	if (!strtab__find_id(&w->strs, s, len, id))
+	if (!strtab__find_id(&w->x.strs, s, len, id)) {
+		*id += w->x.str_base;
 		return 0;
-	if (strtab__nr(&w->strs) >= RPT_ID_LIMIT)
+	}
+	if (w->nr_strs >= RPT_ID_LIMIT)
 		return -E2BIG;
 	w->rec.len = 0;
 	err = rpt_buf__put(&w->rec, s, len);
 	err = err ?: writer__room(w, RPT_REC_STRING);
-	err = err ?: strtab__intern_id(&w->strs, s, len, &got);
+	err = err ?: strtab__intern_id(&w->x.strs, s, len, &got);
 	if (err)
 		return err;
 	writer__append(w, RPT_REC_STRING);
-	*id = got;
+	w->x.str_bytes += len + 1 + sizeof(uint32_t);
+	*id = w->nr_strs++;
 	return 0;
 }
 
@@ -229,16 +241,10 @@ static void writer__free(struct report_writer *w)
 	rpt_buf__free(&w->pending);
 	rpt_buf__free(&w->rec);
 	rpt_buf__free(&w->zbuf);
-	strtab__free(&w->strs);
-	free(w->mods);
-	htab__free(&w->mod_tab);
-	free(w->frames);
-	htab__free(&w->frame_tab);
-	free(w->stack_data);
-	free(w->stacks);
-	htab__free(&w->stack_tab);
+	windex__free(&w->x);
 	htab__free(&w->cgroups);
-	htab__free(&w->pids);
+	if (w->pid_bits)
+		munmap(w->pid_bits, RPT_PID_BITS / 8);
 	free(w);
 }
 
@@ -259,6 +265,7 @@ struct report_writer *report_writer__open(const char *path, const struct rpt_hea
 	}
 	w->fd = -1;
 	w->time_base = h->start_mono_ns;
+	w->index_max = RPT_INDEX_MAX;
 	w->cctx = ZSTD_createCCtx();
 	if (!w->cctx) {
 		err = -ENOMEM;
@@ -296,29 +303,23 @@ fail:
 	return NULL;
 }
 
-/* The id a value of the tables (id + 1) stands for; RPT_NONE for 0, not found. */
-static uint32_t id_of(uint64_t val)
-{
-	return val ? (uint32_t)(val - 1) : RPT_NONE;
-}
-
 static bool mod_eq(const void *ctx, const void *key, uint64_t val)
 {
-	const struct wmod *a = &((const struct report_writer *)ctx)->mods[val - 1], *b = key;
+	const struct wmod *a = &((const struct windex *)ctx)->mods[val - 1], *b = key;
 
-	return a->kind == b->kind && a->path == b->path && a->dev == b->dev && a->ino == b->ino &&
+	return a->kind == b->kind && a->dev == b->dev && a->ino == b->ino && !strcmp(a->path, b->path) &&
 	       a->build_id_len == b->build_id_len &&
 	       !memcmp(a->build_id, b->build_id, a->build_id_len);
 }
 
-/* Append the MODULE record of @k.  0 or -errno, nothing appended. */
-static int writer__mod_rec(struct report_writer *w, const struct wmod *k)
+/* Append the MODULE record of @k, whose path is string id @path.  0 or -errno, nothing appended. */
+static int writer__mod_rec(struct report_writer *w, const struct wmod *k, uint32_t path)
 {
 	int err;
 
 	w->rec.len = 0;
 	err = rpt_buf__uv(&w->rec, k->kind);
-	err = err ?: rpt_buf__uv(&w->rec, k->path);
+	err = err ?: rpt_buf__uv(&w->rec, path);
 	err = err ?: rpt_buf__uv(&w->rec, k->build_id_len);
 	err = err ?: rpt_buf__put(&w->rec, k->build_id, k->build_id_len);
 	err = err ?: rpt_buf__uv(&w->rec, k->dev);
@@ -328,8 +329,10 @@ static int writer__mod_rec(struct report_writer *w, const struct wmod *k)
 
 int report_writer__module(struct report_writer *w, const struct rpt_module *m, uint32_t *id)
 {
+	struct windex *x;
 	struct wmod k = {};
-	uint64_t h;
+	uint32_t path;
+	uint64_t h, v;
 	int err;
 
 	err = writer__begin(w);
@@ -337,38 +340,46 @@ int report_writer__module(struct report_writer *w, const struct rpt_module *m, u
 		return err;
 	if (!m || !id || m->build_id_len > RPT_BUILD_ID_MAX)
 		return -EINVAL;
-	err = writer__string(w, m->path ? m->path : "", &k.path);
-	if (err)
-		return err;
+	x = &w->x;
+	/* The path by value: a module outlives the strings a forget drops (report_windex.h). */
+	k.path = (char *)(m->path ? m->path : "");
 	k.kind = m->kind;
 	k.dev = m->dev;
 	k.ino = m->ino;
 	k.build_id_len = m->build_id_len;
 	memcpy(k.build_id, m->build_id, m->build_id_len);
-	h = hash_u64(RPT_REC_MODULE, k.kind);
-	h = hash_u64(h, k.path);
-	h = hash_u64(h, k.dev);
-	h = hash_u64(h, k.ino);
-	h = hash_bytes(h, k.build_id, k.build_id_len);
+	h = wmod_hash(&k);
 
-	*id = id_of(htab__find(&w->mod_tab, h, mod_eq, w, &k));
-	if (*id != RPT_NONE)
+	v = htab__find(&x->mod_tab, h, mod_eq, x, &k);
+	if (v) {
+		x->mods[v - 1].used = true;
+		*id = x->mods[v - 1].id;
 		return 0;
+	}
 	if (w->nr_mods >= RPT_ID_LIMIT)
 		return -E2BIG;
-	err = htab__reserve(&w->mod_tab, 1);
-	err = err ?: rpt_grow((void **)&w->mods, &w->cap_mods, w->nr_mods + 1, sizeof(*w->mods));
-	err = err ?: writer__mod_rec(w, &k);
+	err = htab__reserve(&x->mod_tab, 1);
+	err = err ?: rpt_grow((void **)&x->mods, &x->cap_mods, x->nr_mods + 1, sizeof(*x->mods));
+	err = err ?: writer__string(w, k.path, &path);
 	if (err)
 		return err;
-	w->mods[w->nr_mods] = k;
-	*id = (uint32_t)w->nr_mods++;
-	return htab__add(&w->mod_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
+	k.path = strdup(k.path);
+	if (!k.path)
+		return -ENOMEM;
+	err = writer__mod_rec(w, &k, path);
+	if (err) {
+		free(k.path);
+		return err;
+	}
+	k.id = *id = w->nr_mods++;
+	x->mods[x->nr_mods] = k;
+	x->str_bytes += strlen(k.path) + 1;
+	return htab__add(&x->mod_tab, h, ++x->nr_mods);	/* reserved: cannot fail */
 }
 
 static bool frame_eq(const void *ctx, const void *key, uint64_t val)
 {
-	const struct wframe *a = &((const struct report_writer *)ctx)->frames[val - 1], *b = key;
+	const struct wframe *a = &((const struct windex *)ctx)->frames[val - 1], *b = key;
 
 	return a->kind == b->kind && a->module == b->module && a->key == b->key;
 }
@@ -395,9 +406,10 @@ static int writer__frame_rec(struct report_writer *w, const struct rpt_frame *f,
 
 int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uint32_t *id)
 {
-	struct wframe k;
+	struct windex *x = &w->x;
+	struct wframe k = {};
 	uint32_t sym = 0;
-	uint64_t h;
+	uint64_t h, v;
 	int err;
 
 	err = writer__begin(w);
@@ -409,15 +421,18 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 	k.kind = f->kind;
 	k.module = f->module;
 	k.key = f->module == RPT_NONE ? f->addr : f->offset;
-	h = hash_u64(hash_u64(hash_u64(RPT_REC_FRAME, k.kind), k.module), k.key);
+	h = wframe_hash(k.kind, k.module, k.key);
 
-	*id = id_of(htab__find(&w->frame_tab, h, frame_eq, w, &k));
-	if (*id != RPT_NONE)
+	v = htab__find(&x->frame_tab, h, frame_eq, x, &k);
+	if (v) {
+		x->frames[v - 1].used = true;
+		*id = x->frames[v - 1].id;
 		return 0;
+	}
 	if (w->nr_frames >= RPT_ID_LIMIT)
 		return -E2BIG;
-	err = htab__reserve(&w->frame_tab, 1);
-	err = err ?: rpt_grow((void **)&w->frames, &w->cap_frames, w->nr_frames + 1, sizeof(*w->frames));
+	err = htab__reserve(&x->frame_tab, 1);
+	err = err ?: rpt_grow((void **)&x->frames, &x->cap_frames, x->nr_frames + 1, sizeof(*x->frames));
 	if (err)
 		return err;
 	/* Interned only for new frames: most samples hit known ones. */
@@ -430,19 +445,19 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 	err = writer__frame_rec(w, f, sym);
 	if (err)
 		return err;
-	w->frames[w->nr_frames] = k;
-	*id = (uint32_t)w->nr_frames++;
-	return htab__add(&w->frame_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
+	k.id = *id = w->nr_frames++;
+	x->frames[x->nr_frames] = k;
+	return htab__add(&x->frame_tab, h, ++x->nr_frames);	/* reserved: cannot fail */
 }
 
 static bool stack_eq(const void *ctx, const void *key, uint64_t val)
 {
-	const struct report_writer *w = ctx;
-	const struct wstack *a = &w->stacks[val - 1];
+	const struct windex *x = ctx;
+	const struct wstack *a = &x->stacks[val - 1];
 	const struct stack_key *b = key;
 
 	return a->nr == b->nr &&
-	       (!b->nr || !memcmp(w->stack_data + a->off, b->ids, b->nr * sizeof(*b->ids)));
+	       (!b->nr || !memcmp(x->stack_data + a->off, b->ids, b->nr * sizeof(*b->ids)));
 }
 
 /* Append the STACK record of @k.  0 or -errno, nothing appended. */
@@ -461,7 +476,8 @@ static int writer__stack_rec(struct report_writer *w, const struct stack_key *k)
 int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32_t nr, uint32_t *id)
 {
 	struct stack_key k = { frames, nr };
-	uint64_t h = RPT_REC_STACK;
+	struct windex *x = &w->x;
+	uint64_t h, v;
 	uint32_t i;
 	int err;
 
@@ -470,33 +486,34 @@ int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32
 		return err;
 	if (!id || (nr && !frames))
 		return -EINVAL;
-	for (i = 0; i < nr; i++) {
+	for (i = 0; i < nr; i++)
 		if (frames[i] >= w->nr_frames)
 			return -EINVAL;
-		h = hash_u64(h, frames[i]);
-	}
-	h = hash_u64(h, nr);
+	h = wstack_hash(frames, nr);
 
-	*id = id_of(htab__find(&w->stack_tab, h, stack_eq, w, &k));
-	if (*id != RPT_NONE)
+	v = htab__find(&x->stack_tab, h, stack_eq, x, &k);
+	if (v) {
+		x->stacks[v - 1].used = true;
+		*id = x->stacks[v - 1].id;
 		return 0;
+	}
 	if (w->nr_stacks >= RPT_ID_LIMIT)
 		return -E2BIG;
-	if (nr > SIZE_MAX - w->nr_stack_data)
+	if (nr > SIZE_MAX - x->nr_stack_data)
 		return -E2BIG;
-	err = htab__reserve(&w->stack_tab, 1);
-	err = err ?: rpt_grow((void **)&w->stacks, &w->cap_stacks, w->nr_stacks + 1, sizeof(*w->stacks));
-	err = err ?: rpt_grow((void **)&w->stack_data, &w->cap_stack_data,
-			      w->nr_stack_data + nr, sizeof(*w->stack_data));
+	err = htab__reserve(&x->stack_tab, 1);
+	err = err ?: rpt_grow((void **)&x->stacks, &x->cap_stacks, x->nr_stacks + 1, sizeof(*x->stacks));
+	err = err ?: rpt_grow((void **)&x->stack_data, &x->cap_stack_data,
+			      x->nr_stack_data + nr, sizeof(*x->stack_data));
 	err = err ?: writer__stack_rec(w, &k);
 	if (err)
 		return err;
 	if (nr)
-		memcpy(w->stack_data + w->nr_stack_data, frames, nr * sizeof(*frames));
-	w->stacks[w->nr_stacks] = (struct wstack){ w->nr_stack_data, nr };
-	w->nr_stack_data += nr;
-	*id = (uint32_t)w->nr_stacks++;
-	return htab__add(&w->stack_tab, h, (uint64_t)*id + 1);	/* reserved: cannot fail */
+		memcpy(x->stack_data + x->nr_stack_data, frames, nr * sizeof(*frames));
+	*id = w->nr_stacks++;
+	x->stacks[x->nr_stacks] = (struct wstack){ x->nr_stack_data, nr, *id, false };
+	x->nr_stack_data += nr;
+	return htab__add(&x->stack_tab, h, ++x->nr_stacks);	/* reserved: cannot fail */
 }
 
 static bool cgroup_eq(const void *ctx, const void *key, uint64_t val)
@@ -520,6 +537,28 @@ int report_writer__cgroup(struct report_writer *w, uint64_t id, const char *path
 	return err ?: htab__add(&w->cgroups, hash_fin(id), id);
 }
 
+/*
+ * Count @pid among the file's distinct pids.  The bits are reserved (not
+ * touched) at the first sample; without them, or for a pid past the
+ * kernel's limit, the pid goes uncounted: a statistic, not worth a sample.
+ */
+static void writer__note_pid(struct report_writer *w, uint32_t pid)
+{
+	void *p;
+
+	if (!w->pid_bits) {
+		p = mmap(NULL, RPT_PID_BITS / 8, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return;
+		w->pid_bits = p;
+	}
+	if (pid >= RPT_PID_BITS || (w->pid_bits[pid / 8] & (1u << (pid % 8))))
+		return;
+	w->pid_bits[pid / 8] |= (uint8_t)(1u << (pid % 8));
+	w->nr_pids++;
+}
+
 int report_writer__sample(struct report_writer *w, const struct rpt_sample *s)
 {
 	uint32_t comm;
@@ -538,9 +577,6 @@ int report_writer__sample(struct report_writer *w, const struct rpt_sample *s)
 	 * Ring-buffer order is only nearly time order, hence a signed delta;
 	 * tid - pid is 0 for single-threaded processes.
 	 */
-	/* Reserved before the record goes in, so a failure leaves both unchanged. */
-	if (!htab__has_u32(&w->pids, s->pid) && htab__reserve(&w->pids, 1))
-		return -ENOMEM;
 	err = rpt_buf__uv(&w->rec, rpt_zz_encode((int64_t)(s->time - w->prev_time)));
 	err = err ?: rpt_buf__uv(&w->rec, s->pid);
 	err = err ?: rpt_buf__uv(&w->rec, rpt_zz_encode((int64_t)s->tid - (int64_t)s->pid));
@@ -553,8 +589,7 @@ int report_writer__sample(struct report_writer *w, const struct rpt_sample *s)
 		return err;
 	w->prev_time = s->time;
 	w->nr_samples++;
-	if (!htab__has_u32(&w->pids, s->pid))
-		htab__add_u32(&w->pids, s->pid);	/* reserved: cannot fail */
+	writer__note_pid(w, s->pid);
 	return 0;
 }
 
@@ -607,7 +642,23 @@ uint64_t report_writer__samples_flushed(const struct report_writer *w)
 
 uint64_t report_writer__nr_pids(const struct report_writer *w)
 {
-	return w ? htab__nr(&w->pids) : 0;
+	return w ? w->nr_pids : 0;
+}
+
+void report_writer__set_index_max(struct report_writer *w, size_t bytes)
+{
+	if (w)
+		w->index_max = bytes;
+}
+
+size_t report_writer__index_bytes(const struct report_writer *w)
+{
+	return w ? windex__bytes(&w->x) : 0;
+}
+
+uint64_t report_writer__forgets(const struct report_writer *w)
+{
+	return w ? w->x.forgets : 0;
 }
 
 uint64_t report_writer__time_base(const struct report_writer *w)
