@@ -30,12 +30,12 @@ struct recording {
 };
 
 static const struct recording recordings[] = {
-	{ "empty", 0, 0, false },
-	{ "empty_killed", 0, 0, true },
-	{ "small", 12, 0, false },
-	{ "blocks", 60, 10, false },
-	{ "killed", 45, 10, true },
-	{ "many", 400, 150, false },
+	{ "empty", 0, 0, false, false },
+	{ "empty_killed", 0, 0, true, false },
+	{ "small", 12, 0, false, false },
+	{ "blocks", 60, 10, false, false },
+	{ "killed", 45, 10, true, false },
+	{ "many", 400, 150, false, false },
 	{ "forget", 60, 20, false, true },
 };
 
@@ -142,7 +142,7 @@ static int write_recording(const struct recording *rec, const char *path)
 	if (!w)
 		return fail("report_writer__open", path, errno);
 	if (rec->forget)
-		report_writer__set_index_max(w, 1);
+		report_writer__set_index_max(w, 1, RPT_INDEX_AGE_NS);
 	err = intern_all(w, sids);
 	for (i = 0; i < rec->samples && !err; i++) {
 		struct rpt_sample s = {

@@ -59,9 +59,12 @@ static int put_frame(struct report_writer *w, uint64_t n, uint32_t *id)
 	return err ?: report_writer__frame(w, &f, id);
 }
 
-/* Write @nr churn samples to @path with an index of @index_max bytes (0: the default). */
-static bool write_churn(const char *path, size_t index_max, uint64_t nr, uint64_t *forgets,
-			size_t *max_bytes)
+/*
+ * Write @nr churn samples, @step ns apart, to @path with an index of
+ * @index_max bytes (0: the default).
+ */
+static bool write_churn(const char *path, size_t index_max, uint64_t step, uint64_t nr,
+			uint64_t *forgets, size_t *max_bytes)
 {
 	struct churn c = { .seed = 0x1234567887654321ULL };
 	uint32_t ids[DEPTH_MAX], i, j, depth;
@@ -80,7 +83,7 @@ static bool write_churn(const char *path, size_t index_max, uint64_t nr, uint64_
 	if (!ASSERT_OK_PTR(w, "open"))
 		return false;
 	if (index_max)
-		report_writer__set_index_max(w, index_max);
+		report_writer__set_index_max(w, index_max, RPT_INDEX_AGE_NS);
 	*max_bytes = 0;
 	for (k = 0; k < nr && !err; k++) {
 		bool hot = churn_rng(&c) % 2;
@@ -94,7 +97,7 @@ static bool write_churn(const char *path, size_t index_max, uint64_t nr, uint64_
 		s.comm = comm;
 		s.pid = 100 + (uint32_t)(k / 50);
 		s.tid = s.pid;
-		s.time = k * 1000;
+		s.time = k * step;
 		err = err ?: report_writer__sample(w, &s);
 		if (report_writer__index_bytes(w) > *max_bytes)
 			*max_bytes = report_writer__index_bytes(w);
@@ -186,7 +189,7 @@ static void test_forget_same_profile(void)
 
 	tmp_path(pa, sizeof(pa), "forget_a");
 	tmp_path(pb, sizeof(pb), "forget_b");
-	if (!write_churn(pa, 0, 6000, &fa, &ma) || !write_churn(pb, cap, 6000, &fb, &mb))
+	if (!write_churn(pa, 0, 1000, 6000, &fa, &ma) || !write_churn(pb, cap, 1000, 6000, &fb, &mb))
 		goto out;
 	ASSERT_EQ(fa, (uint64_t)0, "the default index does not forget 6000 samples");
 	ASSERT_TRUE(fb >= 5, "a 64 KiB index forgets under churn");
@@ -232,7 +235,7 @@ static void test_forget_keeps_working_set(void)
 	w = report_writer__open(path, &fx_hdr);
 	if (!ASSERT_OK_PTR(w, "open"))
 		return;
-	report_writer__set_index_max(w, 8 << 10);
+	report_writer__set_index_max(w, 8 << 10, RPT_INDEX_AGE_NS);
 	for (f = 0; f < 3; f++)
 		ASSERT_OK(put_frame(w, f, &hot[f]), "hot frame");
 	ASSERT_OK(report_writer__stack(w, hot, 3, &hot_id), "hot stack");
@@ -273,9 +276,54 @@ static void test_forget_always(void)
 
 	tmp_path(pa, sizeof(pa), "always_a");
 	tmp_path(pb, sizeof(pb), "always_b");
-	if (!write_churn(pa, 0, 300, &fa, &ma) || !write_churn(pb, 1, 300, &fb, &mb))
+	if (!write_churn(pa, 0, 1000, 300, &fa, &ma) || !write_churn(pb, 1, 1000, 300, &fb, &mb))
 		goto out;
 	ASSERT_TRUE(fb > 300, "a forget at nearly every call");
+	a = report__open(pa, errbuf, sizeof(errbuf));
+	b = report__open(pb, errbuf, sizeof(errbuf));
+	if (!ASSERT_OK_PTR(a, errbuf) || !ASSERT_OK_PTR(b, errbuf))
+		goto out;
+	ASSERT_EQ(report__nr_frames(b), report__nr_frames(a), "one frame per identity");
+	va = profile_of(a);
+	vb = profile_of(b);
+	for (i = 0; va && vb && i < report__nr_samples(a); i++)
+		if (!ASSERT_STREQ(vb[i], va[i], "the same folded stacks"))
+			break;
+out:
+	free_profile(va);
+	free_profile(vb);
+	report__free(a);
+	report__free(b);
+	unlink(pa);
+	unlink(pb);
+}
+
+/*
+ * Ten minutes of churn at 10 samples a second under the default cap: the
+ * index forgets by age once past a sixteenth of it, so it stays near that
+ * instead of growing for the whole file, and the profile is the same.
+ */
+static void test_forget_by_age(void)
+{
+	char pa[PATH_MAX], pb[PATH_MAX];
+	struct report *a = NULL, *b = NULL;
+	char **va = NULL, **vb = NULL;
+	uint64_t fa, fb, minute = RPT_INDEX_AGE_NS;
+	size_t ma, mb, i;
+
+	tmp_path(pa, sizeof(pa), "age_a");
+	tmp_path(pb, sizeof(pb), "age_b");
+	/* The same calls, 1 us apart (no age reached) and 100 ms apart. */
+	if (!write_churn(pa, 0, 1000, 6000, &fa, &ma) || !write_churn(pb, 0, 100000000, 6000, &fb, &mb))
+		goto out;
+	ASSERT_EQ(fa, (uint64_t)0, "6 ms of samples: no forget");
+	/* Past the floor at each age's end, which takes one or two ages of this churn. */
+	ASSERT_TRUE(fb >= 600 * 1000000000ULL / minute / 3, "forgets by age over 10 minutes");
+	ASSERT_TRUE(fb <= 600 * 1000000000ULL / minute, "at most one per age");
+	printf("     %s/%s: index at most %zu bytes in 6 ms, %zu over 10 minutes (%llu forgets)\n",
+	       test__suite, test__name, ma, mb, (unsigned long long)fb);
+	/* A sixteenth of the cap, plus what one age brings (600 samples here), plus slack. */
+	ASSERT_TRUE(mb < ma / 2, "age keeps the index at less than half of the uncapped one");
 	a = report__open(pa, errbuf, sizeof(errbuf));
 	b = report__open(pb, errbuf, sizeof(errbuf));
 	if (!ASSERT_OK_PTR(a, errbuf) || !ASSERT_OK_PTR(b, errbuf))
@@ -300,5 +348,6 @@ int main(void)
 	RUN_TEST(test_forget_same_profile);
 	RUN_TEST(test_forget_keeps_working_set);
 	RUN_TEST(test_forget_always);
+	RUN_TEST(test_forget_by_age);
 	return TEST_EXIT();
 }

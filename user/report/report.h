@@ -121,6 +121,15 @@ struct rpt_header {
 struct report_writer;
 
 /*
+ * The writer's dedupe index (report_windex.h) forgets past RPT_INDEX_MAX
+ * bytes, and, once past RPT_INDEX_MAX / 16, every RPT_INDEX_AGE_NS of
+ * sample time: what a file's recorder may hold to write each frame and
+ * stack once, and how soon what churn brings is let go.
+ */
+#define RPT_INDEX_MAX		((size_t)8 << 20)
+#define RPT_INDEX_AGE_NS	(60ULL * 1000000000ULL)
+
+/*
  * Create (truncate) @path and write the file header and a header record
  * from @h.  Returns the writer, or NULL with errno set.
  */
@@ -155,10 +164,12 @@ int report_writer__cgroup(struct report_writer *w, uint64_t id, const char *path
 
 /*
  * Let @w's dedupe index hold about @bytes (default RPT_INDEX_MAX) before
- * it forgets all but its working set; 0 forgets at every call.  For tests
- * and for callers with a memory budget of their own.
+ * it forgets all but its working set (0: at every call), and forget so
+ * every @age_ns of sample time once past @bytes / 16 (default
+ * RPT_INDEX_AGE_NS).  For tests and for callers with a memory budget of
+ * their own.
  */
-void report_writer__set_index_max(struct report_writer *w, size_t bytes);
+void report_writer__set_index_max(struct report_writer *w, size_t bytes, uint64_t age_ns);
 
 /* About the bytes @w's dedupe index holds now (0 for NULL). */
 size_t report_writer__index_bytes(const struct report_writer *w);

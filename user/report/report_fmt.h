@@ -64,11 +64,6 @@ enum rpt_rec_type {
 	RPT_REC_FORGET = 65,	/* optional: the writer forgot its index; identities may repeat after */
 };
 
-/*
- * The writer's dedupe index forgets past this many bytes (report_windex.h):
- * what a file's recorder may hold to write each frame and stack once.
- */
-#define RPT_INDEX_MAX		((size_t)8 << 20)
 
 /* Ids are u32 and RPT_NONE is reserved, so a table holds fewer than this. */
 #define RPT_ID_LIMIT		(UINT32_MAX - 1)

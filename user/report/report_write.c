@@ -61,6 +61,9 @@ struct report_writer {
 
 	struct windex x;	/* what was written, by identity; capped (report_windex.h) */
 	size_t index_max;	/* windex__bytes() past which it forgets */
+	uint64_t index_age;	/* sample time between forgets once past index_max / 16 */
+	uint64_t index_due;	/* sample time of the next such forget (0: not yet set) */
+	bool forget_due;
 	/* Ids handed out per kind: the next one's id (ids keep counting past a forget). */
 	uint32_t nr_strs, nr_mods, nr_frames, nr_stacks;
 
@@ -150,6 +153,7 @@ static void writer__forget(struct report_writer *w)
 	if (writer__emit(w, RPT_REC_FORGET))
 		return;
 	windex__forget(&w->x, w->index_max / 2);
+	w->forget_due = false;
 	pr_debug("report: the writer's index reached %zu bytes: forgot all but %zu (the working set)\n",
 		 before, windex__bytes(&w->x));
 }
@@ -170,7 +174,7 @@ static int writer__begin(struct report_writer *w)
 		if (err)
 			return err;
 	}
-	if (windex__bytes(&w->x) > w->index_max)
+	if (w->forget_due || windex__bytes(&w->x) > w->index_max)
 		writer__forget(w);
 	return 0;
 }
@@ -266,6 +270,7 @@ struct report_writer *report_writer__open(const char *path, const struct rpt_hea
 	w->fd = -1;
 	w->time_base = h->start_mono_ns;
 	w->index_max = RPT_INDEX_MAX;
+	w->index_age = RPT_INDEX_AGE_NS;
 	w->cctx = ZSTD_createCCtx();
 	if (!w->cctx) {
 		err = -ENOMEM;
@@ -590,6 +595,18 @@ int report_writer__sample(struct report_writer *w, const struct rpt_sample *s)
 	w->prev_time = s->time;
 	w->nr_samples++;
 	writer__note_pid(w, s->pid);
+	/*
+	 * Churn's one-off stacks are let go by age too, not only at the cap:
+	 * what a minute did not find again is unlikely to come back, and a
+	 * recorder's memory stays near its working set.  A small index is
+	 * left alone: it costs little and saves rewriting.
+	 */
+	if (!w->index_due)
+		w->index_due = s->time + w->index_age;
+	else if (s->time >= w->index_due) {
+		w->index_due = s->time + w->index_age;
+		w->forget_due = windex__bytes(&w->x) > w->index_max / 16;
+	}
 	return 0;
 }
 
@@ -645,10 +662,13 @@ uint64_t report_writer__nr_pids(const struct report_writer *w)
 	return w ? w->nr_pids : 0;
 }
 
-void report_writer__set_index_max(struct report_writer *w, size_t bytes)
+void report_writer__set_index_max(struct report_writer *w, size_t bytes, uint64_t age_ns)
 {
-	if (w)
+	if (w) {
 		w->index_max = bytes;
+		w->index_age = age_ns;
+		w->index_due = 0;
+	}
 }
 
 size_t report_writer__index_bytes(const struct report_writer *w)
