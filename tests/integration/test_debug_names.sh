@@ -128,6 +128,9 @@ for v in plain link mini bare; do
 		elif [ $((100 * b * $1)) -lt $(((100 * $2 - 10 * $1) * t)) ]; then
 			fail "$name" "only $b of $t samples have a demangled burn::inner:: frame; perf: $2 of $1 by address (more than 10 points apart)"
 			uleaves "$T/$v.folded" "cpp_$v"
+			# Why stacks ended, and the tables' build times: for the next look.
+			run_to 60 "$BPFSYM" report "$T/$v.data" 2>&1 |
+				grep -E '^# (call graph|user stacks ended|unwind tables)' | show
 		else
 			pass "$name"
 		fi
