@@ -12,12 +12,19 @@
 #   cgroup_processes_seen
 #       the report header of those recordings counts only the 3 processes
 #       that were in the cgroup as "processes seen", not the machine's.
+#   cgroup_listen
+#       -G with --listen, as a container's scraper would run it: a profile
+#       pulled over HTTP (/debug/pprof/profile?seconds=3, read by
+#       `go tool pprof -tags`) has cg_a and cg_b, each with at least half
+#       the samples its CPU time in the window gives, and no comm from
+#       outside the cgroup (cg_d, which joined it above, may be there).
 #   cgroup_cli_missing, cgroup_cli_not_cgroup, cgroup_cli_v1
 #       -G with a path that does not exist, a directory that is no cgroup,
 #       a cgroup v1 directory: exit status 2 and one line on stderr.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/cgroup_relative integration/cgroup_absolute integration/cgroup_processes_seen \
-	integration/cgroup_cli_missing integration/cgroup_cli_not_cgroup integration/cgroup_cli_v1
+	integration/cgroup_cli_missing integration/cgroup_cli_not_cgroup integration/cgroup_cli_v1 \
+	integration/cgroup_listen
 
 # ---- CLI errors (no cgroup of our own needed).
 # cli_err NAME ARGS...: bpfsym record ARGS exits 2 with one line.
@@ -73,6 +80,7 @@ if [ -z "$root" ]; then
 	skip integration/cgroup_relative "no cgroup v2 hierarchy at /sys/fs/cgroup/unified or /sys/fs/cgroup"
 	skip integration/cgroup_absolute "no cgroup v2 hierarchy at /sys/fs/cgroup/unified or /sys/fs/cgroup"
 	skip integration/cgroup_processes_seen "no cgroup v2 hierarchy at /sys/fs/cgroup/unified or /sys/fs/cgroup"
+	skip integration/cgroup_listen "no cgroup v2 hierarchy at /sys/fs/cgroup/unified or /sys/fs/cgroup"
 	lib_done
 fi
 
@@ -108,6 +116,7 @@ if ! mkdir "$CG" 2> "$T/mkdir.err" || ! mkdir "$CG/child" 2>> "$T/mkdir.err"; th
 	skip integration/cgroup_relative "$why"
 	skip integration/cgroup_absolute "$why"
 	skip integration/cgroup_processes_seen "$why"
+	skip integration/cgroup_listen "$why"
 	lib_done
 fi
 
@@ -132,6 +141,7 @@ if [ $moved -eq 0 ] || ! in_cgroup "$pa" "$CG/child" || ! in_cgroup "$pb" "$CG";
 	skip integration/cgroup_relative "$why"
 	skip integration/cgroup_absolute "$why"
 	skip integration/cgroup_processes_seen "$why"
+	skip integration/cgroup_listen "$why"
 	lib_done
 fi
 
@@ -229,6 +239,59 @@ elif [ -n "$bad" ]; then
 	fail "$name" "${bad#; }"
 else
 	pass "$name"
+fi
+
+# ---- -G with --listen: a profile pulled over HTTP holds the cgroup's
+# processes only.  pprof -tags -sample_index=samples prints, under
+# " comm:", lines "COUNT (PCT): VALUE" (COUNT as 123.0).
+name=integration/cgroup_listen
+why=
+for tool in curl go; do
+	command -v $tool > /dev/null 2>&1 || why="'$tool' not installed"
+done
+[ -x /usr/bin/python3 ] || why="/usr/bin/python3 not installed"
+if [ -n "$why" ]; then
+	skip "$name" "$why"
+else
+	export HOME="$T" GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS='' GOPROXY=off \
+		GOTOOLCHAIN=local GOTELEMETRY=off PPROF_TMPDIR="$T/pprof" PPROF_BINARY_PATH="$T/nobin"
+	port=$(/usr/bin/python3 "$BPFSYM_TOP/tests/integration/listen_client.py" freeport)
+	if ! bg_record "$T/lis.data" -G "$CG" -d 600 --listen "127.0.0.1:$port"; then
+		fail "$name" "the recording did not start (no output file within 30 s)"
+		show "$T/lis.data.err"
+	elif ! wait_until 30 curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$port/metrics"; then
+		fail "$name" "no /metrics answer on port $port within 30 s"
+		show "$T/lis.data.err"
+		end_record
+	else
+		c0=$(cpu_each "$pa" "$pb")
+		curl -sS --max-time 60 -o "$T/lis.pb.gz" "http://127.0.0.1:$port/debug/pprof/profile?seconds=3" \
+			2> "$T/lis.curl"
+		set -- $c0 $(cpu_each "$pa" "$pb")
+		cpu_a=$(($3 - $1)) cpu_b=$(($4 - $2))
+		end_record
+		run_to 60 go tool pprof -tags -sample_index=samples "$T/lis.pb.gz" > "$T/lis.tags" 2> "$T/lis.pprof.err"
+		awk '/^ *comm:/ { f = 1; next } f && /^ *[a-z_]+:/ { f = 0 }
+		     f && $1 ~ /^[0-9]+(\.[0-9]*)?$/ { print $NF, int($1) }' "$T/lis.tags" > "$T/lis.comms"
+		a=$(awk '$1 == "cg_a" { print $2 }' "$T/lis.comms")
+		b=$(awk '$1 == "cg_b" { print $2 }' "$T/lis.comms")
+		# cg_d, started in the child cgroup above, still runs there.
+		others=$(awk '$1 !~ /^(cg_a|cg_b|cg_d|cg_dsh)$/' "$T/lis.comms" | tr '\n' ' ')
+		note "pulled with -G $rel: cg_a ${a:-0}, cg_b ${b:-0}, others: ${others:-none}; CPU time in the window's span: cg_a $cpu_a ms, cg_b $cpu_b ms"
+		if [ ! -s "$T/lis.comms" ]; then
+			fail "$name" "no comm labels in the pulled profile"
+			show "$T/lis.curl"
+			show "$T/lis.pprof.err"
+			show "$T/lis.tags"
+		elif [ -n "$others" ]; then
+			fail "$name" "comms outside the cgroup in the pulled profile: $others"
+		elif ! cpu_enough "$name" "cg_a and cg_b" "$(( cpu_a < cpu_b ? cpu_a : cpu_b ))" 400; then
+			:
+		elif samples_ok "$name" "cg_a (pulled)" "${a:-0}" "$cpu_a" "$REC_FREQ" &&
+		     samples_ok "$name" "cg_b (pulled)" "${b:-0}" "$cpu_b" "$REC_FREQ"; then
+			pass "$name"
+		fi
+	fi
 fi
 
 lib_done
