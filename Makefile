@@ -101,7 +101,11 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/san/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(SAN_LIB_OBJS)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(SAN_LIB_OBJS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(UNIT_APP_OBJS) $(SAN_LIB_OBJS) $(LDLIBS)
+
+# The loader's modules that need no libbpf, linked into their own tests.
+$(BUILD)/san/test_pace: UNIT_APP_OBJS = $(BUILD)/san/record/pace.o
+$(BUILD)/san/test_pace: $(BUILD)/san/record/pace.o
 
 $(BUILD) $(BUILD)/rel $(BUILD)/san:
 	mkdir -p $@
