@@ -167,7 +167,7 @@ $(FUZZ_DIR)/obj/%.o: user/%.c $(HDRS) | $(FUZZ_DIR)/obj
 fuzz_objs = $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(call srcs_of,$(1)) $(wildcard user/base/*.c))
 $(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(call fuzz_objs,elfsym elfsym_symtab elfplt elfnote symidx minidebug)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(call fuzz_objs,report_read report_merge report_end report_cgroup container view_ctr reasons report_view report_agg \
+$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(call fuzz_objs,report_read report_loaded report_merge report_end report_cgroup container view_ctr reasons report_view report_agg \
 		view_opts report_table report_header report_script report_flame report_flame_tree \
 		xml_text frame_namer kallsyms symfs imgcache \
 		debugfile demangle fileid elfsym elfsym_symtab elfplt elfnote symidx minidebug procmap pathstore)
@@ -189,7 +189,7 @@ $(FUZZ_DIR)/fuzz_http: tests/fuzz/fuzz_http.c $(call fuzz_objs,http_parse)
 $(FUZZ_BINS): $(HDRS) $(wildcard tests/fuzz/*.h)
 
 # The report seeds come from the real writer, itself sanitized.
-$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_windex report_read report_merge report_end report_cgroup reasons) $(wildcard user/base/*.c) \
+$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_windex report_read report_loaded report_merge report_end report_cgroup reasons) $(wildcard user/base/*.c) \
 		$(HDRS) | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LDLIBS)
 
