@@ -99,6 +99,41 @@ static void test_round_trip(void)
 	unlink(path);
 }
 
+/* A file names at most RPT_CGROUP_MAX cgroups, as many as the reader takes; the rest stay bare ids. */
+static void test_cgroup_cap(void)
+{
+	struct rpt_sample s = { .comm = "app", .pid = 1, .tid = 1 };
+	struct report_writer *w;
+	char path[PATH_MAX], cg[32];
+	struct report *r;
+	uint64_t id;
+	int err = 0;
+
+	tmp_path(path, sizeof(path), "cap");
+	w = report_writer__open(path, &hdr);
+	if (!ASSERT_OK_PTR(w, "writer"))
+		return;
+	ASSERT_OK(report_writer__stack(w, NULL, 0, &s.stack), "stack");
+	for (id = 1; id <= RPT_CGROUP_MAX && !err; id++) {
+		snprintf(cg, sizeof(cg), "/c%llu", (unsigned long long)id);
+		err = report_writer__cgroup(w, id, cg);
+	}
+	ASSERT_OK(err, "RPT_CGROUP_MAX cgroups");
+	ASSERT_EQ(report_writer__cgroup(w, id, "/one-too-many"), -E2BIG, "one more");
+	ASSERT_OK(report_writer__cgroup(w, 1, "/c1"), "a known one: still a no-op");
+	s.cgroup = id;
+	ASSERT_OK(report_writer__sample(w, &s), "a sample of the unnamed one");
+	ASSERT_OK(report_writer__close(w, &hdr), "close");
+	r = report__open(path, errbuf, sizeof(errbuf));
+	if (ASSERT_OK_PTR(r, errbuf)) {
+		ASSERT_EQ(report__nr_cgroups(r), (size_t)RPT_CGROUP_MAX, "every named cgroup");
+		ASSERT_NULL(report__cgroup_path(r, id), "the one past the cap: a bare id");
+		ASSERT_STREQ(report__cgroup_path(r, 7), "/c7", "a named one");
+	}
+	report__free(r);
+	unlink(path);
+}
+
 /* A file of one block: the HEADER record, then @rec (@n bytes: type, length, payload). */
 static struct report *open_crafted(const uint8_t *rec, size_t n)
 {
@@ -229,5 +264,6 @@ int main(void)
 {
 	RUN_TEST(test_round_trip);
 	RUN_TEST(test_corrupt);
+	RUN_TEST(test_cgroup_cap);
 	return TEST_EXIT();
 }

@@ -301,8 +301,9 @@ static int sample_out(struct ingest *in, struct ingest_out *o, struct rpt_sample
 	int err;
 
 	out->time = ts > o->base ? ts - o->base : 0;
-	/* A path the writer refuses (-EINVAL) leaves the sample with its bare id. */
-	if (cgpath && (err = report_writer__cgroup(o->w, out->cgroup, cgpath)) && err != -EINVAL)
+	/* A path the writer refuses (-EINVAL, -E2BIG) leaves the sample with its bare id. */
+	if (cgpath && (err = report_writer__cgroup(o->w, out->cgroup, cgpath)) && err != -EINVAL &&
+	    err != -E2BIG)
 		return err;
 	for (i = 0; i < nr; i++) {
 		err = frame_id(o, &in->frames[i], &ids[i]);

@@ -158,7 +158,8 @@ int report_writer__stack(struct report_writer *w, const uint32_t *frames, uint32
  * /proc/PID/cgroup prints it): written as a CGROUP record the first time
  * @id is declared to this writer, so each file names the cgroups its
  * samples are in; later calls with @id are no-ops.  0 or -errno (-EINVAL:
- * id 0, or a path not absolute or over RPT_CGROUP_PATH_MAX bytes).
+ * id 0, or a path not absolute or over RPT_CGROUP_PATH_MAX bytes; -E2BIG:
+ * the file names RPT_CGROUP_MAX cgroups already, as many as a reader takes).
  */
 int report_writer__cgroup(struct report_writer *w, uint64_t id, const char *path);
 

@@ -534,6 +534,9 @@ int report_writer__cgroup(struct report_writer *w, uint64_t id, const char *path
 	err = writer__begin(w);
 	if (err || htab__find(&w->cgroups, hash_fin(id), cgroup_eq, NULL, &id))
 		return err;
+	/* The reader refuses a file naming more: the rest keep their bare ids. */
+	if (htab__nr(&w->cgroups) >= RPT_CGROUP_MAX)
+		return -E2BIG;
 	w->rec.len = 0;
 	/* Room in the set first, so a record written is always remembered. */
 	err = htab__reserve(&w->cgroups, 1);
