@@ -185,7 +185,7 @@ static const char *fixture(enum fx_id id, char *buf, size_t sz)
 	return buf;
 }
 
-static bool lookup_is(const struct elfsym *es, uint64_t a, const char *want, const char *what)
+static __attribute__((unused)) bool lookup_is(const struct elfsym *es, uint64_t a, const char *want, const char *what)
 {
 	const struct elfsym_sym *s = elfsym__lookup(es, a);
 
