@@ -167,7 +167,7 @@ $(FUZZ_DIR)/obj/%.o: user/%.c $(HDRS) | $(FUZZ_DIR)/obj
 fuzz_objs = $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(call srcs_of,$(1)) $(wildcard user/base/*.c))
 $(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(call fuzz_objs,elfsym elfsym_symtab elfplt elfnote symidx minidebug)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(call fuzz_objs,report_read report_loaded report_merge report_end report_cgroup container view_ctr reasons report_view report_agg \
+$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(call fuzz_objs,report_read report_loaded report_merge report_windex report_end report_cgroup container view_ctr reasons report_view report_agg \
 		view_opts report_table report_header report_script report_flame report_flame_tree \
 		xml_text frame_namer kallsyms symfs imgcache \
 		debugfile demangle fileid elfsym elfsym_symtab elfplt elfnote symidx minidebug procmap pathstore)

@@ -64,7 +64,6 @@ enum rpt_rec_type {
 	RPT_REC_FORGET = 65,	/* optional: the writer forgot its index; identities may repeat after */
 };
 
-
 /* Ids are u32 and RPT_NONE is reserved, so a table holds fewer than this. */
 #define RPT_ID_LIMIT		(UINT32_MAX - 1)
 

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/hash.h"
 #include "base/htab.h"
 #include "report/report_fmt.h"
 #include "report/report_int.h"
+#include "report/report_windex.h"
 
 /* Samples a merge may hold: 40 bytes each, so at most 40 GiB of them. */
 #define MERGE_SAMPLES_MAX	((size_t)1 << 30)
@@ -31,15 +31,6 @@ struct merger {
 	struct htab mod_tab, frame_tab, stack_tab;	/* hash -> id + 1 */
 	uint32_t *map_mods, *map_frames, *map_stacks;	/* the current input's id -> merged id */
 };
-
-static uint64_t mod_hash(const struct rpt_module *k)
-{
-	uint64_t h = hash_u64(RPT_REC_MODULE, k->kind);
-
-	h = hash_bytes(h, k->path, strlen(k->path));
-	h = hash_u64(hash_u64(h, k->dev), k->ino);
-	return hash_bytes(h, k->build_id, k->build_id_len);
-}
 
 static bool mod_eq(const void *ctx, const void *key, uint64_t val)
 {
@@ -80,7 +71,8 @@ static bool stack_eq(const void *ctx, const void *key, uint64_t val)
 static int merge_module(struct merger *g, const struct rpt_module *k, uint32_t *id)
 {
 	struct report *m = g->m;
-	uint64_t h = mod_hash(k), v = htab__find(&g->mod_tab, h, mod_eq, m, k);
+	uint64_t h = rpt_mod_hash(k->kind, k->path, k->dev, k->ino, k->build_id, k->build_id_len);
+	uint64_t v = htab__find(&g->mod_tab, h, mod_eq, m, k);
 
 	if (v) {
 		*id = (uint32_t)(v - 1);
@@ -105,7 +97,7 @@ static int merge_frame(struct merger *g, const struct rpt_frame *src, uint32_t *
 
 	if (f.module != RPT_NONE)
 		f.module = g->map_mods[f.module];
-	h = hash_u64(hash_u64(hash_u64(RPT_REC_FRAME, f.kind), f.module), frame_key(&f));
+	h = wframe_hash(f.kind, f.module, frame_key(&f));
 	v = htab__find(&g->frame_tab, h, frame_eq, m, &f);
 	if (v) {
 		*id = (uint32_t)(v - 1);
@@ -127,7 +119,7 @@ static int merge_stack(struct merger *g, const struct report *r, uint32_t sid, u
 	const struct rstack *s = &r->stacks[sid];
 	struct report *m = g->m;
 	struct stack_key k;
-	uint64_t h = RPT_REC_STACK, v;
+	uint64_t h, v;
 	uint32_t i, *ids;
 
 	/* The remapped ids go where the stack would be stored: no buffer of their own. */
@@ -137,11 +129,9 @@ static int merge_stack(struct merger *g, const struct report *r, uint32_t sid, u
 		return -ENOMEM;
 	/* An empty stack may come before any storage exists: no pointer arithmetic on NULL. */
 	ids = s->nr ? m->stack_data + m->nr_stack_data : NULL;
-	for (i = 0; i < s->nr; i++) {
+	for (i = 0; i < s->nr; i++)
 		ids[i] = g->map_frames[r->stack_data[s->off + i]];
-		h = hash_u64(h, ids[i]);
-	}
-	h = hash_u64(h, s->nr);
+	h = wstack_hash(ids, s->nr);
 	k = (struct stack_key){ ids, s->nr };
 	v = htab__find(&g->stack_tab, h, stack_eq, m, &k);
 	if (v) {

@@ -10,14 +10,20 @@
 /* A table's slot per entry, at a load of at most 1/2. */
 #define SLOT_BYTES (2 * sizeof(struct htab_slot))
 
-uint64_t wmod_hash(const struct wmod *k)
+uint64_t rpt_mod_hash(uint32_t kind, const char *path, uint64_t dev, uint64_t ino,
+		      const uint8_t *build_id, uint32_t build_id_len)
 {
-	uint64_t h = hash_u64(RPT_REC_MODULE, k->kind);
+	uint64_t h = hash_u64(RPT_REC_MODULE, kind);
 
-	h = hash_bytes(h, k->path, strlen(k->path));
-	h = hash_u64(h, k->dev);
-	h = hash_u64(h, k->ino);
-	return hash_bytes(h, k->build_id, k->build_id_len);
+	h = hash_bytes(h, path, strlen(path));
+	h = hash_u64(h, dev);
+	h = hash_u64(h, ino);
+	return hash_bytes(h, build_id, build_id_len);
+}
+
+static uint64_t wmod_hash(const struct wmod *k)
+{
+	return rpt_mod_hash(k->kind, k->path, k->dev, k->ino, k->build_id, k->build_id_len);
 }
 
 uint64_t wframe_hash(uint32_t kind, uint32_t module, uint64_t key)

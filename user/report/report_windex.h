@@ -78,7 +78,13 @@ struct windex {
 	uint64_t forgets;	/* times the index forgot */
 };
 
-uint64_t wmod_hash(const struct wmod *k);
+/*
+ * The hashes of the writer's identities (docs/FORMAT.md: what MODULE,
+ * FRAME and STACK records are deduplicated on), which the merge
+ * (report_merge.c) interns by too.
+ */
+uint64_t rpt_mod_hash(uint32_t kind, const char *path, uint64_t dev, uint64_t ino,
+		      const uint8_t *build_id, uint32_t build_id_len);
 uint64_t wframe_hash(uint32_t kind, uint32_t module, uint64_t key);
 uint64_t wstack_hash(const uint32_t *ids, uint32_t nr);
 

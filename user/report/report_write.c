@@ -353,7 +353,7 @@ int report_writer__module(struct report_writer *w, const struct rpt_module *m, u
 	k.ino = m->ino;
 	k.build_id_len = m->build_id_len;
 	memcpy(k.build_id, m->build_id, m->build_id_len);
-	h = wmod_hash(&k);
+	h = rpt_mod_hash(k.kind, k.path, k.dev, k.ino, k.build_id, k.build_id_len);
 
 	v = htab__find(&x->mod_tab, h, mod_eq, x, &k);
 	if (v) {
