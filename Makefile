@@ -90,9 +90,10 @@ $(BUILD)/san/%.pb-c.o: $(BUILD)/%.pb-c.c $(BUILD)/%.pb-c.h | $(BUILD)/san
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 # BPF: CO-RE objects against the committed vmlinux.h, embedded as skeletons.
-# The tracker takes a fresh view's slot with an atomic fetch-and-add,
-# whose result needs the v3 instruction set (kernel 5.12 on).
-$(BUILD)/maptrack.bpf.o: BPF_CPU = -mcpu=v3
+# The tracker and the sampler (lazy_maps: at a first sample) take a
+# fresh view's slot with an atomic fetch-and-add, whose result needs the
+# v3 instruction set (kernel 5.12 on).
+$(BUILD)/maptrack.bpf.o $(BUILD)/sampler.bpf.o: BPF_CPU = -mcpu=v3
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h | $(BUILD)
 	$(CLANG) -g -O2 -target bpf $(BPF_CPU) -D__TARGET_ARCH_$(ARCH) -Wall \
 		-Iinclude -Ivmlinux/$(ARCH) -Ibpf -c $< -o $@

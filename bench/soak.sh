@@ -16,7 +16,11 @@
 # run side by side.  Every INTERVAL seconds both are sampled: VmRSS, open
 # file descriptors, utime+stime (/proc/PID/stat), and for bpfsym the run
 # time of its BPF programs (run_time_ns of each program fd in
-# /proc/PID/fdinfo, with kernel.bpf_stats_enabled=1, restored after).
+# /proc/PID/fdinfo, with kernel.bpf_stats_enabled=1, restored after),
+# plus the time its first samples' task work took (the task runs that
+# work, so run_time_ns leaves it out: the stats map's
+# BPFSYM_STAT_FIRST_NS, read with bpftool, is added to the BPF column
+# and shown as its own row, "first-sample work").
 # After WARMUP seconds: RSS growth (last sample against the one at
 # WARMUP), fd range, CPU as % of one CPU over the rest of the run (user +
 # sys, + BPF for bpfsym), and the BPF ns per run of each program.  Goals
@@ -91,6 +95,29 @@ ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat" 2>/dev/nul
 bpf_ns() {
 	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^run_time_ns:/ { n += $2 } END { printf "%.0f\n", n }'
 }
+# The index of BPFSYM_STAT_FIRST_NS in enum bpfsym_stat.
+STAT_FIRST_NS=$(awk '/^enum bpfsym_stat [{]/ { on = 1; next }
+	on && /^\tBPFSYM_STAT_[A-Z_]+,/ { sub(/^\t/, ""); sub(/,.*/, "")
+		if ($0 == "BPFSYM_STAT_FIRST_NS") { print n; exit }; n++ }' include/bpfsym.h)
+[ -n "$STAT_FIRST_NS" ] || die "no BPFSYM_STAT_FIRST_NS in include/bpfsym.h"
+# The id of the "stats" map process $1 holds (empty if none).
+stats_map() {
+	for f in /proc/"$1"/fdinfo/*; do
+		awk '/^map_id:/ { print $2 }' "$f" 2>/dev/null
+	done | sort -u | while read -r id; do
+		bpftool -j map show id "$id" 2>/dev/null | grep -q '"name":"stats"' && { echo "$id"; break; }
+	done
+}
+# ns of first samples' task work so far, in stats map $1 (0 without one).
+first_ns() {
+	[ -n "$1" ] || { echo 0; return; }
+	bpftool -j map lookup id "$1" key "$STAT_FIRST_NS" 0 0 0 2>/dev/null |
+		/usr/bin/python3 -c 'import json, sys
+try:
+    print(sum(v["value"] for v in json.load(sys.stdin)["formatted"]["values"]))
+except Exception:
+    print(0)'
+}
 # The name of BPF program id $1 (bpftool), or the id.
 prog_name() {
 	n=$(bpftool prog show id "$1" 2>/dev/null | awk 'NR == 1 { for (i = 1; i < NF; i++) if ($i == "name") print $(i + 1) }')
@@ -122,6 +149,7 @@ for rate in $RATES; do
 	sleep 3
 	kill -0 "$bp" 2>/dev/null || { cat "$T/b.err" >&2; die "bpfsym record did not start"; }
 	kill -0 "$pp" 2>/dev/null || { cat "$T/perf.err" >&2; die "perf record did not start"; }
+	smap=$(stats_map "$bp")
 	old_ifs=$IFS
 	IFS='|'
 	# shellcheck disable=SC2086
@@ -134,13 +162,13 @@ for rate in $RATES; do
 	: >"$RAW"
 	t=0
 	while :; do
-		echo "$t $(rss "$bp") $(fds "$bp") $(ticks "$bp") $(bpf_ns "$bp") $(rss "$pp") $(fds "$pp") $(ticks "$pp") $(cut -d' ' -f1 /proc/loadavg) $(cut -d' ' -f1 /proc/uptime)" >>"$RAW"
-		[ "$t" -eq "$WARMUP" ] && bpf_progs "$bp" >"$T/progs0.$rate"
+		echo "$t $(rss "$bp") $(fds "$bp") $(ticks "$bp") $(($(bpf_ns "$bp") + $(first_ns "$smap"))) $(rss "$pp") $(fds "$pp") $(ticks "$pp") $(cut -d' ' -f1 /proc/loadavg) $(cut -d' ' -f1 /proc/uptime)" >>"$RAW"
+		[ "$t" -eq "$WARMUP" ] && { bpf_progs "$bp"; echo "0:first-sample_work $(first_ns "$smap") 0"; } | sort >"$T/progs0.$rate"
 		[ "$t" -ge "$SOAK_SECONDS" ] && break
 		sleep "$INTERVAL"
 		t=$((t + INTERVAL))
 	done
-	bpf_progs "$bp" >"$T/progs1.$rate"
+	{ bpf_progs "$bp"; echo "0:first-sample_work $(first_ns "$smap") 0"; } | sort >"$T/progs1.$rate"
 	wait "$cp" 2>/dev/null
 	started=$(sed -n 's/^started //p' "$T/churn.err")
 	kill -INT "$bp" "$pp" 2>/dev/null
@@ -172,9 +200,10 @@ for rate in $RATES; do
 	echo "|---|---|---|---|"
 	dur=$((SOAK_SECONDS - WARMUP))
 	join "$T/progs0.$rate" "$T/progs1.$rate" | while read -r id n0 c0 n1 c1; do
-		[ "$c1" -gt "$c0" ] || continue
+		[ "$c1" -gt "$c0" ] || [ "${id#*:}" = first-sample_work ] || continue
 		echo "${id#*:} $((n1 - n0)) $((c1 - c0))"
-	done | sort -k2 -n -r | awk -v d="$dur" '{ printf "| %s | %.1f | %.0f | %.4f |\n", $1, $3 / d, $2 / $3, $2 / 1e9 / d * 100 }'
+	done | sort -k2 -n -r | awk -v d="$dur" '{ printf "| %s | %s | %s | %.4f |\n", $1,
+		$3 ? sprintf("%.1f", $3 / d) : "-", $3 ? sprintf("%.0f", $2 / $3) : "-", $2 / 1e9 / d * 100 }'
 	echo
 	echo "bpfsym: $bsum"
 	echo "started $started programs ($(awk -v s="$started" -v d="$SOAK_SECONDS" 'BEGIN { printf "%.1f", s / d }')/s); files: bpfsym $bbytes B, perf $pbytes B"

@@ -11,6 +11,18 @@
 /* Settings, fixed by the loader before load. */
 const volatile __u32 target_mode = BPFSYM_TARGET_ALL;
 const volatile bool follow_children = false;
+/*
+ * Follow a process's mappings only from its first sample on, where the
+ * sampler takes them whole (BPFSYM_EV_RESYNC): the tracker then does
+ * nothing for a process never sampled, most of a busy host's short-lived
+ * programs at 19-99 Hz, where following every exec, mmap and mprotect
+ * from the start was the recorder's main cost (bench/README.md).  A
+ * process is followed while it has a fresh view (unw_fresh); one
+ * evicted from that LRU is taken whole again at its next sample.  Set
+ * for whole-system and cgroup targets; -p and a workload keep the
+ * tracker's full history.
+ */
+const volatile bool lazy_maps = false;
 /* Wake the reader only once this many bytes wait in the ring buffer. */
 const volatile __u64 wakeup_bytes = 1 << 20;
 
@@ -107,12 +119,17 @@ static __always_inline __u64 rb_flags(void)
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
-static __always_inline void stat_inc(__u32 idx)
+static __always_inline void stat_add(__u32 idx, __u64 n)
 {
 	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
 
 	if (v)
-		(*v)++;
+		*v += n;
+}
+
+static __always_inline void stat_inc(__u32 idx)
+{
+	stat_add(idx, 1);
 }
 
 /* Whether the current task, of thread group @tgid, is being profiled. */

@@ -24,6 +24,7 @@
 #include "bpfsym.h"
 #include "maps.bpf.h"
 #include "vma.bpf.h"
+#include "fresh.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -57,216 +58,7 @@ struct {
 	__type(value, struct pending);
 } pending SEC(".maps");
 
-/* Map events are too big for the BPF stack: built here, copied out at their size. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct bpfsym_map_ev);
-} map_scratch SEC(".maps");
-
 enum { NR_MREMAP = 1 };
-
-/*
- * The unwinder is on: lend views at fork (unw_alias), mark the records
- * the fresh view took whole (BPFSYM_MF_VIEWED), and wake the reader for
- * a mapping it could not take (a file whose table userspace has not
- * built yet): until it has read the mapping, userspace's view of the
- * process lacks it.  (The fresh views themselves are kept in every mode.)
- */
-const volatile bool unwinder_on = false;
-/*
- * ...at most once per wake_gap_ns (set by the loader from the sampling
- * period): each forced wakeup queues an irq_work, a self-IPI, which on
- * this VM made an exec's three MAP records cost 52 us instead of 5, and
- * the reader ran once per mapping.
- */
-const volatile __u64 wake_gap_ns = 0;
-static __u64 last_wake_ns;
-
-static __always_inline __u64 map_rb_flags(bool viewed)
-{
-	__u64 now;
-
-	if (!unwinder_on || viewed)
-		return rb_flags();
-	now = bpf_ktime_get_ns();
-	if (now - last_wake_ns < wake_gap_ns)
-		return rb_flags();
-	/* Racy between CPUs on purpose: two wakeups at once are harmless. */
-	last_wake_ns = now;
-	return BPF_RB_FORCE_WAKEUP;
-}
-
-/* A new process's fresh view: no ranges yet (the value is copied whole). */
-static const struct bpfsym_unw_fresh fresh_empty;
-
-#define CUT_MET		1	/* fresh_cut(): a range met [start, end) */
-#define CUT_PARTIAL	2	/* ...and reached outside it */
-
-/*
- * Drop the ranges of fresh view @f that meet [start, end): their length
- * goes to 0, which no PC matches (compacting would cost the verifier a
- * state per index; a process mapping 32 ranges in all gets a userspace
- * view instead).  Returns CUT_MET if one did, | CUT_PARTIAL if one of
- * them reached outside the range: its remainder is dropped too (the walk
- * will not find it there) and the view is marked partial.  The view is
- * shared with the walk and, for a process with several threads, with
- * other CPUs: every index is bounded, so a race costs a range, never
- * memory safety.
- */
-static __always_inline int fresh_cut(struct bpfsym_unw_fresh *f, __u64 start, __u64 end)
-{
-	int cut = 0;
-	__u64 rs, re;
-	__u32 k;
-
-#pragma clang loop unroll(disable)
-	for (k = 0; k < BPFSYM_UNW_FRESH_RANGES; k++) {
-		if (k >= f->nr)
-			break;
-		rs = f->r[k].start;
-		re = rs + f->r[k].len;
-		if (rs >= end || re <= start || rs == re)
-			continue;
-		cut |= CUT_MET;
-		if (rs < start || re > end)
-			cut |= CUT_PARTIAL;
-		f->r[k].len = 0;
-	}
-	if (cut & CUT_PARTIAL)
-		f->flags |= BPFSYM_UNW_FRESH_PARTIAL;
-	return cut;
-}
-
-/* The fresh view of process @tgid may lack an executable range (a lookup failed). */
-static __always_inline void fresh_lost(__u32 tgid)
-{
-	struct bpfsym_unw_fresh *f = bpf_map_lookup_elem(&unw_fresh, &tgid);
-
-	if (f)
-		f->flags |= BPFSYM_UNW_FRESH_PARTIAL;
-}
-
-/* The current task's process has one thread: no other CPU changes its views at once. */
-static __always_inline bool one_thread(void)
-{
-	return bpf_get_current_task_btf()->signal->nr_threads == 1;
-}
-
-/*
- * Whether fresh view @f of the current task's process @tgid now says all
- * userspace's would: the tracker made it (not seeded from the snapshot,
- * whose tables are unknown), the tracker alone saw the change (one
- * thread) and userspace has written no view of its own, which would now
- * lag.
- */
-static __always_inline bool fresh_whole(const struct bpfsym_unw_fresh *f, __u32 tgid)
-{
-	return !(f->flags & BPFSYM_UNW_FRESH_SEEDED) && one_thread() &&
-	       !bpf_map_lookup_elem(&unw_procs, &tgid);
-}
-
-/*
- * Put MAP record @e's mapping (the current task's) in its process's
- * fresh view, with its file's table if userspace has given it one.  1 if
- * the view is whole for it: userspace need not write one
- * (BPFSYM_MF_VIEWED).  Global, so the verifier checks it once, apart
- * from the path walk of its callers.
- */
-__noinline int fresh_add(const struct bpfsym_map_ev *e)
-{
-	struct bpfsym_unw_file key = {};
-	__u32 tgid, table = BPFSYM_UNW_NO_TABLE, gen = 0, *val, n;
-	struct bpfsym_unw_fresh *f;
-	struct bpfsym_unw_range *r;
-	bool whole = true;
-	__u64 len;
-
-	if (!e)
-		return 0;
-	tgid = e->pid;
-	len = e->end - e->start;
-	f = bpf_map_lookup_elem(&unw_fresh, &tgid);
-	if (!f)
-		return 0;
-	if (!(e->flags & BPFSYM_MF_ANON)) {
-		/* The vdso's identity is all zeroes: no file. */
-		if (!(e->flags & BPFSYM_MF_SPECIAL)) {
-			key.dev = e->dev;
-			key.ino = e->ino;
-			key.mtime_sec = e->mtime_sec;
-			key.mtime_nsec = e->mtime_nsec;
-		}
-		val = bpf_map_lookup_elem(&unw_files, &key);
-		if (val) {
-			table = BPFSYM_UNW_FILE_ID(*val);
-			gen = BPFSYM_UNW_FILE_GEN(*val);
-		} else {
-			whole = false;	/* userspace builds its table once it reads this */
-		}
-	}
-	if (fresh_cut(f, e->start, e->end) & CUT_PARTIAL)
-		whole = false;
-	/*
-	 * A slot of its own even when two threads add at once (a lost range
-	 * would make the view say "nothing executable here" where there is):
-	 * with a single thread, the first empty one (a JIT's churn would
-	 * fill the view), else a new one by an atomic add.
-	 */
-	if (one_thread()) {
-#pragma clang loop unroll(disable)
-		for (n = 0; n < BPFSYM_UNW_FRESH_RANGES; n++)
-			if (n >= f->nr || !f->r[n].len)
-				break;
-		if (n == f->nr && n < BPFSYM_UNW_FRESH_RANGES)
-			f->nr = n + 1;
-	} else {
-		n = f->nr < BPFSYM_UNW_FRESH_RANGES ? __sync_fetch_and_add(&f->nr, 1) :
-						      BPFSYM_UNW_FRESH_RANGES;
-	}
-	if (n >= BPFSYM_UNW_FRESH_RANGES) {
-		f->flags |= BPFSYM_UNW_FRESH_PARTIAL;
-		return 0;
-	}
-	barrier_var(n);		/* else clang drops the mask the verifier needs */
-	r = &f->r[n & (BPFSYM_UNW_FRESH_RANGES - 1)];
-	r->start = e->start;
-	r->pgoff = (__u32)(e->pgoff >> 12);
-	r->table = table;
-	r->gen = gen;
-	/* The length last: the walk matches nothing in the slot until then. */
-	barrier();
-	r->len = len > 0xffffffffull ? 0xffffffffu : (__u32)len;
-	/*
-	 * At exec, the view is on_exec's new one, the process has one
-	 * thread, and on_exec has deleted userspace's view.
-	 */
-	return whole && (e->cause == BPFSYM_MAP_EXEC || fresh_whole(f, tgid));
-}
-
-static __always_inline void emit_task_ev(__u16 type, struct task_struct *p, __u32 pid, __u32 ppid,
-					 struct task_struct *parent)
-{
-	struct bpfsym_task_ev *e;
-
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
-		return;
-	}
-	e->hdr.type = type;
-	e->hdr.size = sizeof(*e);
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts = bpf_ktime_get_ns();
-	e->pid = pid;
-	e->ppid = ppid;
-	/* Plain loads: the tracepoints' tasks are trusted pointers. */
-	e->pstart = p->group_leader->start_boottime;
-	e->ppstart = parent ? parent->group_leader->start_boottime : 0;
-	BPF_CORE_READ_STR_INTO(&e->comm, p, comm);
-	bpf_ringbuf_submit(e, rb_flags());
-}
 
 static __always_inline void emit_unmap(struct task_struct *t, __u64 start, __u64 end, __u32 cause,
 				       bool viewed)
@@ -307,6 +99,8 @@ static __noinline void exec_gone(__u32 tgid, __u64 start, __u64 end, __u32 cause
 	bool viewed = false;
 	int cut;
 
+	if (!f && lazy_maps)
+		return;		/* not followed: its first sample takes it whole */
 	if (f) {
 		cut = fresh_cut(f, start, end);
 		if (!cut && !had_code && !(f->flags & BPFSYM_UNW_FRESH_PARTIAL))
@@ -314,29 +108,6 @@ static __noinline void exec_gone(__u32 tgid, __u64 start, __u64 end, __u32 cause
 		viewed = unwinder_on && !(cut & CUT_PARTIAL) && fresh_whole(f, tgid);
 	}
 	emit_unmap(bpf_get_current_task_btf(), start, end, cause, viewed);
-}
-
-/*
- * Send the MAP record of VMA @vi of the current task.  Global, so that the
- * verifier checks it (and its path walk) once, not at every call site.
- */
-__noinline int emit_map(const struct vma_info *vi, __u32 cause)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct bpfsym_map_ev *e;
-	__u32 zero = 0, size;
-
-	if (!vi)
-		return 0;
-	e = bpf_map_lookup_elem(&map_scratch, &zero);
-	if (!e)
-		return 0;
-	size = map_ev_fill(e, task, vi, cause);
-	if (fresh_add(e) && unwinder_on)
-		e->flags |= BPFSYM_MF_VIEWED;
-	if (bpf_ringbuf_output(&events, e, size, map_rb_flags(e->flags & BPFSYM_MF_VIEWED)))
-		stat_inc(BPFSYM_STAT_LOST_TASK_EVENTS);
-	return 0;
 }
 
 static long visit_vma(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -441,6 +212,9 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 			return 0;
 		}
 	}
+	/* lazy_maps: the child's first sample takes its mappings whole. */
+	if (lazy_maps)
+		return 0;
 	emit_task_ev(BPFSYM_EV_FORK, child, ctgid, ptgid, parent);
 	/*
 	 * The child has the parent's mappings: it walks with the parent's
@@ -467,6 +241,22 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	if (!is_target(tgid) || !mm)
 		return 0;
+	/*
+	 * lazy_maps: only a process followed since a sample has an old image
+	 * to forget; its next sample takes the new one whole.  One look-up
+	 * for the others, most of them.
+	 */
+	if (lazy_maps) {
+		if (bpf_map_lookup_elem(&unw_fresh, &tgid)) {
+			bpf_map_delete_elem(&unw_fresh, &tgid);
+			bpf_map_delete_elem(&unw_procs, &tgid);
+			emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0, NULL);
+		} else if (bpf_map_lookup_elem(&unw_procs, &tgid)) {
+			bpf_map_delete_elem(&unw_procs, &tgid);
+			emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0, NULL);
+		}
+		return 0;
+	}
 	emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0, NULL);
 	/*
 	 * The old image's view would place the new one's addresses in wrong
@@ -538,7 +328,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	 * process reusing it is made by a fork, which sets or deletes it.
 	 */
 	emit_task_ev(BPFSYM_EV_EXIT, p, tgid, 0, NULL);
-	bpf_map_delete_elem(&unw_fresh, &tgid);
+	if (!lazy_maps || bpf_map_lookup_elem(&unw_fresh, &tgid))
+		bpf_map_delete_elem(&unw_fresh, &tgid);
 	if (target_mode == BPFSYM_TARGET_PIDS && follow_children)
 		bpf_map_delete_elem(&targets, &tgid);
 	return 0;
@@ -576,6 +367,15 @@ static __always_inline bool take_args(__u32 nr, struct pending *out)
 	*out = *p;
 	p->nr = 0;
 	return true;
+}
+
+/*
+ * Whether the tracker follows process @tgid's mappings: all of them, or
+ * with lazy_maps only those sampled since their exec (a fresh view).
+ */
+static __always_inline bool followed(__u32 tgid)
+{
+	return !lazy_maps || bpf_map_lookup_elem(&unw_fresh, &tgid);
 }
 
 static __always_inline bool syscall_failed(long ret)
@@ -618,8 +418,10 @@ int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
 	if (syscall_failed(ctx->ret) || !is_target(tgid))
 		return 0;
 	sys_args(&a);		/* addr, len, prot, flags */
-	if (a.a2 & PROT_EXEC)
-		walk_range(start, start + a.a1, BPFSYM_MAP_MMAP);
+	if (a.a2 & PROT_EXEC) {
+		if (followed(tgid))
+			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP);
+	}
 	/*
 	 * MAP_FIXED without PROT_EXEC replaced whatever was there (not
 	 * MAP_FIXED_NOREPLACE, which has a bit of its own: it fails where
@@ -639,8 +441,10 @@ int on_mprotect_exit(struct trace_event_raw_sys_exit *ctx)
 	if (ctx->ret != 0 || !is_target(tgid))
 		return 0;
 	sys_args(&a);		/* start, len, prot */
-	if (a.a2 & PROT_EXEC)
-		walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT);
+	if (a.a2 & PROT_EXEC) {
+		if (followed(tgid))
+			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT);
+	}
 	else
 		exec_gone(tgid, a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, false);
 	return 0;
@@ -663,8 +467,9 @@ SEC("tracepoint/syscalls/sys_enter_mremap")
 int on_mremap_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	__u64 old = ctx->args[0], old_len = ctx->args[1], new_len = ctx->args[2], flags = ctx->args[3];
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!is_target(bpf_get_current_pid_tgid() >> 32))
+	if (!is_target(tgid) || !followed(tgid))
 		return 0;
 	if (walk_range(old, old + (old_len ? old_len : 1), 0))
 		keep_args(NR_MREMAP, old, old_len, new_len, flags, 0);

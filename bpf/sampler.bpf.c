@@ -5,7 +5,8 @@
  *
  * Targeting happens here, never in userspace (maps.bpf.h: is_target).
  * Process lifetime and mappings come from the mapping tracker
- * (maptrack.bpf.c) through the same ring buffer.
+ * (maptrack.bpf.c) through the same ring buffer; with lazy_maps, a
+ * process's mappings come from its first sample, taken here.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -15,6 +16,8 @@
 #include "bpfsym.h"
 #include "maps.bpf.h"
 #include "stack.bpf.h"
+#include "vma.bpf.h"
+#include "fresh.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -33,15 +36,265 @@ struct {
 
 #include "unwind.bpf.h"
 
+/* The open-coded VMA iterator (6.7 on; since 6.18, not where interrupts are off). */
+extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
+				 __u64 addr) __ksym;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
+/* Task work (6.18 on): a callback run by the task itself before it returns to user space. */
+extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct bpf_task_work *tw,
+					      void *map__map, bpf_task_work_callback_t callback,
+					      void *aux__prog) __ksym;
+
+/*
+ * Bounds on one process's first sample: the VMAs looked at (a JVM has a
+ * few thousand; the kernel allows 65530) and the MAP records sent.  Past
+ * either, the rest of its code is not known (BPFSYM_STAT_FIRST_TRUNC).
+ */
+#define FIRST_VMAS_MAX	8192
+#define FIRST_MAPS_MAX	1024
+
+/*
+ * The counts of a first sample's loop, in map memory: counted on the
+ * stack, each value would be a state of its own to the verifier, which
+ * then never finds the loop's states the same.
+ */
+struct first_count {
+	__u32 seen, sent;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct first_count);
+} first_counts SEC(".maps");
+
+/*
+ * lazy_maps: a process's first sample waits here, by tgid modulo the
+ * slots, while the task work that takes its mappings runs: the VMA
+ * iterator refuses an interrupt, and the sample must go out after the
+ * MAP records it needs.  The work runs before the task returns to user
+ * space, so a slot is held for microseconds; one held past
+ * FIRST_STALE_NS (its work never ran) is taken over.
+ */
+#define FIRST_SLOTS	64
+#define FIRST_STALE_NS	1000000000ull
+
+struct first_slot {
+	struct bpf_task_work tw;
+	__u32 owner;		/* the tgid whose first sample waits; 0: free */
+	__u32 user_done;	/* s holds the user side already (frame pointers) */
+	__u64 since;		/* when the owner took it */
+	struct bpfsym_sample s;	/* the sample, kernel side taken */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FIRST_SLOTS);
+	__type(key, __u32);
+	__type(value, struct first_slot);
+} first_slots SEC(".maps");
+
+/*
+ * 1 while this CPU runs a first sample's task work: it uses the per-CPU
+ * scratch and walk state that a sample taken in between would overwrite,
+ * so that sample is dropped (BPFSYM_STAT_FIRST_OVERLAP).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} first_busy SEC(".maps");
+
+/* The scratch sample, @nk kernel and @nu user frames, to the ring buffer. */
+static __always_inline void sample_send(struct bpfsym_sample *s, __u32 nk, __u32 nu)
+{
+	__u64 size;
+
+	if (nk > BPFSYM_MAX_FRAMES)
+		nk = BPFSYM_MAX_FRAMES;
+	if (nu > BPFSYM_MAX_FRAMES)
+		nu = BPFSYM_MAX_FRAMES;
+	s->nr_kernel = nk;
+	s->nr_user = nu;
+	size = BPFSYM_SAMPLE_HDR_SIZE + (nk + nu) * sizeof(__u64);
+	/* Through a register the verifier sees compared (clang copies it otherwise). */
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	s->hdr.size = size;
+
+	if (bpf_ringbuf_output(&events, s, size, rb_flags()))
+		stat_inc(BPFSYM_STAT_LOST_SAMPLES);
+	else
+		stat_inc(BPFSYM_STAT_SAMPLES);
+}
+
+/* Copy a sample of @nk + @nu frames from @src to @dst (map memory both). */
+static __always_inline void sample_copy(struct bpfsym_sample *dst, const struct bpfsym_sample *src,
+					__u32 nk, __u32 nu)
+{
+	__u64 size = BPFSYM_SAMPLE_HDR_SIZE + ((__u64)nk + nu) * sizeof(__u64);
+
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(*dst))
+		size = sizeof(*dst);
+	bpf_probe_read_kernel(dst, size, src);
+}
+
+/*
+ * Take the executable mappings of the current task's process @tgid whole
+ * (its fresh view claimed by the sampler): a RESYNC record, then a MAP
+ * record each, filling the view.  The mmap lock is only tried: contended,
+ * the claim goes and the next sample tries again.  Global, so the
+ * verifier checks it once.
+ */
+__noinline int first_sample(__u32 tgid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct bpf_iter_task_vma it;
+	struct vm_area_struct *vma;
+	struct bpfsym_unw_fresh *f;
+	struct vma_info vi = {};
+	struct first_count *c;
+	__u32 zero = 0;
+	bool trunc = false;
+
+	c = bpf_map_lookup_elem(&first_counts, &zero);
+	if (!c)
+		return 0;
+	c->seen = c->sent = 0;
+	if (bpf_iter_task_vma_new(&it, task, 0)) {
+		bpf_iter_task_vma_destroy(&it);
+		bpf_map_delete_elem(&unw_fresh, &tgid);
+		stat_inc(BPFSYM_STAT_VMA_BUSY);
+		return 0;
+	}
+	/* A view of userspace's was made before the process stopped being followed: stale. */
+	if (bpf_map_lookup_elem(&unw_procs, &tgid))
+		bpf_map_delete_elem(&unw_procs, &tgid);
+	emit_task_ev(BPFSYM_EV_RESYNC, task, tgid, 0, NULL);
+	while ((vma = bpf_iter_task_vma_next(&it))) {
+		if (++c->seen > FIRST_VMAS_MAX || c->sent >= FIRST_MAPS_MAX) {
+			trunc = true;
+			break;
+		}
+		if (!(vma->vm_flags & VM_EXEC))
+			continue;
+		vma_info_read(vma, &vi);
+		emit_map(&vi, BPFSYM_MAP_FIRST_SAMPLE);
+		c->sent++;
+	}
+	bpf_iter_task_vma_destroy(&it);
+	stat_inc(BPFSYM_STAT_FIRST_SAMPLE);
+	if (trunc) {
+		stat_inc(BPFSYM_STAT_FIRST_TRUNC);
+		f = bpf_map_lookup_elem(&unw_fresh, &tgid);
+		if (f)
+			f->flags |= BPFSYM_UNW_FRESH_PARTIAL;
+	}
+	return 0;
+}
+
+/*
+ * The task work of a first sample, in the task, interrupts on, before it
+ * returns to user space: its registers and user stack are still those of
+ * the sample.  Take the process's mappings, walk the user stack with the
+ * view they made (frame pointers: walked already), send the sample.
+ */
+static int first_work(struct bpf_map *map, void *key, void *value)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct first_slot *slot = value;
+	__u64 t0 = bpf_ktime_get_ns();
+	struct bpfsym_sample *s;
+	__u32 zero = 0, tgid, nk, nu, uend = 0, *busy;
+	long n;
+
+	busy = bpf_map_lookup_elem(&first_busy, &zero);
+	if (!busy)
+		return 0;
+	tgid = slot->owner;
+	if (!tgid || tgid != task->tgid)
+		return 0;	/* taken over */
+	*busy = 1;
+	first_sample(tgid);
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		goto out;
+	nk = slot->s.nr_kernel;
+	nu = slot->s.nr_user;
+	if (nk > BPFSYM_MAX_FRAMES)
+		nk = BPFSYM_MAX_FRAMES;
+	if (nu > BPFSYM_MAX_FRAMES)
+		nu = BPFSYM_MAX_FRAMES;
+	sample_copy(s, &slot->s, nk, nu);
+	if (!slot->user_done) {
+		n = unw_walk_task(task, tgid, nk, &uend);
+		s = bpf_map_lookup_elem(&scratch, &zero);
+		if (!s)
+			goto out;
+		s->flags |= (uend << BPFSYM_SF_UEND_SHIFT) & BPFSYM_SF_UEND_MASK;
+		if (n < 0)
+			s->flags |= BPFSYM_SF_USTACK_ERR;
+		nu = n < 0 ? 0 : n;
+	}
+	sample_send(s, nk, nu);
+out:
+	slot->owner = 0;
+	*busy = 0;
+	stat_add(BPFSYM_STAT_FIRST_NS, bpf_ktime_get_ns() - t0);
+	return 0;
+}
+
+/*
+ * Hand the scratch sample of the current task's process @tgid (@nk
+ * kernel frames, @nu user ones if @user_done) to a first sample's task
+ * work.  1 if it will send it; 0: send it now (no free slot, or the work
+ * could not be queued: the task is exiting).
+ */
+static __always_inline int first_defer(__u32 tgid, __u32 nk, __u32 nu, bool user_done)
+{
+	__u32 key = tgid % FIRST_SLOTS, zero = 0, owner;
+	struct first_slot *slot = bpf_map_lookup_elem(&first_slots, &key);
+	struct bpfsym_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!slot || !s)
+		return 0;
+	owner = slot->owner;
+	if (owner && now - slot->since < FIRST_STALE_NS)
+		return 0;
+	if (__sync_val_compare_and_swap(&slot->owner, owner, tgid) != owner)
+		return 0;	/* another CPU took it */
+	slot->since = now;
+	slot->user_done = user_done;
+	if (nk > BPFSYM_MAX_FRAMES)
+		nk = BPFSYM_MAX_FRAMES;
+	if (nu > BPFSYM_MAX_FRAMES)
+		nu = BPFSYM_MAX_FRAMES;
+	sample_copy(&slot->s, s, nk, nu);
+	slot->s.nr_kernel = nk;
+	slot->s.nr_user = nu;
+	if (bpf_task_work_schedule_resume_impl(bpf_get_current_task_btf(), &slot->tw, &first_slots,
+					       first_work, NULL)) {
+		slot->owner = 0;
+		return 0;
+	}
+	return 1;
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
+	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0, *busy;
 	struct bpfsym_sample *s;
 	__u32 nk = 0, nu = 0, uend = 0;
-	__u64 size;
+	bool kthread, first = false;
 	long n;
 
 	/* The idle task is not work; count it so the summary can say so. */
@@ -51,9 +304,15 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	}
 	if (!is_target(tgid))
 		return 0;
+	kthread = BPF_CORE_READ(task, flags) & PF_KTHREAD;
 	/* --user-only: a kernel thread has no user side to keep. */
-	if (!want_kernel && (BPF_CORE_READ(task, flags) & PF_KTHREAD))
+	if (!want_kernel && kthread)
 		return 0;
+	busy = bpf_map_lookup_elem(&first_busy, &zero);
+	if (busy && *busy) {
+		stat_inc(BPFSYM_STAT_FIRST_OVERLAP);
+		return 0;
+	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
@@ -75,13 +334,33 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		else
 			nk = n;
 	}
+	/* Bound nk for the verifier: user frames go right after kernel ones. */
+	if (nk > BPFSYM_MAX_FRAMES)
+		nk = BPFSYM_MAX_FRAMES;
+	/*
+	 * lazy_maps: a process the tracker does not follow yet is claimed
+	 * (a fresh view) and its sample handed to the task work that takes
+	 * its mappings first.  The table-driven walk waits for the view.
+	 */
+	if (lazy_maps && want_user && !kthread && !bpf_map_lookup_elem(&unw_fresh, &tgid) &&
+	    !bpf_map_update_elem(&unw_fresh, &tgid, &fresh_empty, BPF_NOEXIST)) {
+		first = true;
+		if (ustack_mode == BPFSYM_USTACK_TABLES) {
+			if (first_defer(tgid, nk, 0, false))
+				return 0;
+			/* Sent now: the claim goes, so that the next sample tries again. */
+			stat_inc(BPFSYM_STAT_FIRST_DIRECT);
+			bpf_map_delete_elem(&unw_fresh, &tgid);
+			first = false;
+		}
+		s = bpf_map_lookup_elem(&scratch, &zero);
+		if (!s)
+			return 0;
+	}
 	if (want_user) {
-		/* Bound nk for the verifier: user frames go right after kernel ones. */
-		if (nk > BPFSYM_MAX_FRAMES)
-			nk = BPFSYM_MAX_FRAMES;
 		if (ustack_mode == BPFSYM_USTACK_KERNEL_FP) {
 			n = capture_user_stack(ctx, &s->ips[nk]);
-		} else if (BPF_CORE_READ(task, flags) & PF_KTHREAD) {
+		} else if (kthread) {
 			n = 0;	/* no user side */
 		} else {
 			n = unw_walk_user(ctx, task, tgid, nk, &uend);
@@ -97,18 +376,16 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		if (nu > BPFSYM_MAX_FRAMES)
 			nu = BPFSYM_MAX_FRAMES;
 	}
-	s->nr_kernel = nk;
-	s->nr_user = nu;
-	size = BPFSYM_SAMPLE_HDR_SIZE + (nk + nu) * sizeof(__u64);
-	/* Through a register the verifier sees compared (clang copies it otherwise). */
-	asm volatile("" : "+r"(size));
-	if (size > sizeof(*s))
-		size = sizeof(*s);
-	s->hdr.size = size;
-
-	if (bpf_ringbuf_output(&events, s, size, rb_flags()))
-		stat_inc(BPFSYM_STAT_LOST_SAMPLES);
-	else
-		stat_inc(BPFSYM_STAT_SAMPLES);
+	/* Frame pointers: the user side is taken; the sample waits for the mappings all the same. */
+	if (first) {
+		if (first_defer(tgid, nk, nu, true))
+			return 0;
+		stat_inc(BPFSYM_STAT_FIRST_DIRECT);
+		bpf_map_delete_elem(&unw_fresh, &tgid);
+		s = bpf_map_lookup_elem(&scratch, &zero);
+		if (!s)
+			return 0;
+	}
+	sample_send(s, nk, nu);
 	return 0;
 }

@@ -557,33 +557,22 @@ static long unw_step(__u64 i, void *ctx)
 }
 
 /*
- * Walk the user stack of the sampled task into @s->ips[@base...]; returns
- * the number of frames and sets *@end (enum bpfsym_uend).  The registers
- * are the sampled ones when the CPU was in user mode, else the ones the
- * task entered the kernel with.
+ * Walk the user stack of process @tgid from registers @pc, @sp, @fp into
+ * the scratch sample's ips[@base...]; returns the number of frames and
+ * sets *@end (enum bpfsym_uend).
  */
-static __always_inline long unw_walk_user(struct bpf_perf_event_data *ctx, struct task_struct *task,
-					  __u32 tgid, __u32 base, __u32 *end)
+static __always_inline long unw_walk_regs(__u64 pc, __u64 sp, __u64 fp, __u32 tgid, __u32 base,
+					  __u32 *end)
 {
 	struct unw_walk *w;
-	struct pt_regs *ur;
 	__u32 zero = 0;
 
 	w = bpf_map_lookup_elem(&unw_walks, &zero);
 	if (!w)
 		return -2;	/* -ENOENT */
-	if (regs_user_mode(&ctx->regs)) {
-		w->pc = ctx->regs.ip;
-		w->sp = ctx->regs.sp;
-		w->fp = ctx->regs.bp;
-	} else {
-		ur = (struct pt_regs *)bpf_task_pt_regs(task);
-		if (!ur)
-			return -2;	/* -ENOENT */
-		w->pc = BPF_CORE_READ(ur, ip);
-		w->sp = BPF_CORE_READ(ur, sp);
-		w->fp = BPF_CORE_READ(ur, bp);
-	}
+	w->pc = pc;
+	w->sp = sp;
+	w->fp = fp;
 	w->tgid = tgid;
 	w->base = base;
 	w->n = 0;
@@ -602,6 +591,30 @@ static __always_inline long unw_walk_user(struct bpf_perf_event_data *ctx, struc
 		w->end = BPFSYM_UEND_NO_PROC;
 	*end = w->end;
 	return w->n;
+}
+
+/* The same, from the registers @task entered the kernel with (its user ones). */
+static __always_inline long unw_walk_task(struct task_struct *task, __u32 tgid, __u32 base,
+					  __u32 *end)
+{
+	struct pt_regs *ur = (struct pt_regs *)bpf_task_pt_regs(task);
+
+	if (!ur)
+		return -2;	/* -ENOENT */
+	return unw_walk_regs(BPF_CORE_READ(ur, ip), BPF_CORE_READ(ur, sp), BPF_CORE_READ(ur, bp),
+			     tgid, base, end);
+}
+
+/*
+ * The same for the sampled task: from the sampled registers when the CPU
+ * was in user mode, else from the ones the task entered the kernel with.
+ */
+static __always_inline long unw_walk_user(struct bpf_perf_event_data *ctx, struct task_struct *task,
+					  __u32 tgid, __u32 base, __u32 *end)
+{
+	if (regs_user_mode(&ctx->regs))
+		return unw_walk_regs(ctx->regs.ip, ctx->regs.sp, ctx->regs.bp, tgid, base, end);
+	return unw_walk_task(task, tgid, base, end);
 }
 
 #endif /* BPFSYM_UNWIND_BPF_H */

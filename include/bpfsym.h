@@ -27,6 +27,12 @@ enum bpfsym_ev_type {
 	BPFSYM_EV_FORK = 4,	/* struct bpfsym_task_ev: new process pid, parent ppid */
 	BPFSYM_EV_MAP = 5,	/* struct bpfsym_map_ev: an executable mapping is in place now */
 	BPFSYM_EV_UNMAP = 6,	/* struct bpfsym_unmap_ev: [start, end) holds no executable mapping now */
+	/*
+	 * struct bpfsym_task_ev: pid's executable mappings are taken whole
+	 * (lazy_maps: at its first sample); forget those known, the MAP
+	 * records that follow (cause FIRST_SAMPLE) are all of them.
+	 */
+	BPFSYM_EV_RESYNC = 7,
 };
 
 struct bpfsym_ev_hdr {
@@ -101,6 +107,7 @@ enum bpfsym_map_cause {
 	BPFSYM_MAP_MUNMAP = 4,		/* munmap() of a range holding an executable mapping */
 	BPFSYM_MAP_EXEC = 5,		/* the mappings the kernel's ELF loader made at exec */
 	BPFSYM_MAP_SNAPSHOT = 6,	/* the start-up snapshot (iter/task_vma) */
+	BPFSYM_MAP_FIRST_SAMPLE = 7,	/* taken whole at the process's first sample (lazy_maps) */
 };
 
 /* bpfsym_map_ev.flags */
@@ -329,6 +336,15 @@ enum bpfsym_stat {
 	BPFSYM_STAT_TARGETS_FULL,	/* a child could not be added to `targets` (map full) */
 	BPFSYM_STAT_VMA_BUSY,		/* bpf_find_vma failed (mmap lock contended): a mapping event is missing */
 	BPFSYM_STAT_PENDING_FULL,	/* a syscall's arguments could not be kept until its exit */
+	BPFSYM_STAT_FIRST_SAMPLE,	/* processes whose mappings were taken at their first sample */
+	BPFSYM_STAT_FIRST_TRUNC,	/* ...of which some were left out (too many VMAs) */
+	BPFSYM_STAT_FIRST_DIRECT,	/* first samples sent before their process's mappings (no slot free) */
+	BPFSYM_STAT_FIRST_OVERLAP,	/* samples dropped: they interrupted a first sample's task work */
+	/*
+	 * ns spent in first samples' task work: run by the task, not
+	 * counted in the sampler's run_time_ns (kernel.bpf_stats_enabled)
+	 */
+	BPFSYM_STAT_FIRST_NS,
 	BPFSYM_STAT_MAX,
 };
 

@@ -18,6 +18,11 @@
  *   views_ours        a process with a view of ours: a flagged MAP still
  *                     rewrites it (ours would lag behind the fresh one),
  *                     and its EXEC deletes it.
+ *   views_resync      lazy_maps: a process taken whole at its first
+ *                     sample (RESYNC, then its MAPs) loses a view of ours
+ *                     (it lagged), and gets one again, before its first
+ *                     sample, only for a MAP the tracker's fresh view did
+ *                     not take.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -196,6 +201,28 @@ static void test_views_ours(void)
 	close_rec(&r);
 }
 
+static void test_views_resync(void)
+{
+	struct rec r;
+
+	if (!open_rec(&r, "views_resync"))
+		return;
+	parent_with_our_view(&r);
+	ASSERT_EQ(cs.puts, 1, "the view of ours");
+	task_ev(&r, BPFSYM_EV_RESYNC, PARENT, 0, START_NS + 10);
+	ASSERT_EQ(cs.dels, 1, "ours deleted at a RESYNC");
+	map_lib_flags(&r, PARENT, our_mnt_ns, START_NS + 11, BPFSYM_MF_VIEWED);
+	ASSERT_OK(feed_one(&r, PARENT, START_NS + 12), "its first sample");
+	ASSERT_OK(ingest__sync_unwind(r.in), "the batch's end");
+	ASSERT_EQ(cs.puts, 1, "views written when the fresh view took it all");
+	task_ev(&r, BPFSYM_EV_RESYNC, CHILD, 0, START_NS + 20);
+	map_lib_flags(&r, CHILD, our_mnt_ns, START_NS + 21, 0);
+	ASSERT_OK(feed_one(&r, CHILD, START_NS + 22), "its first sample");
+	ASSERT_EQ(cs.puts, 2, "views written before the sample when the fresh view lacks a table");
+	ASSERT_EQ(cs.last_put, (int)CHILD, "the child's");
+	close_rec(&r);
+}
+
 int main(void)
 {
 	setup_or_report();
@@ -203,6 +230,7 @@ int main(void)
 	RUN_TEST(test_views_wanted);
 	RUN_TEST(test_views_fork);
 	RUN_TEST(test_views_ours);
+	RUN_TEST(test_views_resync);
 	cleanup();
 	return TEST_EXIT();
 }

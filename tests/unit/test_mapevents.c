@@ -200,6 +200,44 @@ static void test_fork_exec_exit(void)
 	ASSERT_EQ(st.unknown_parent, (uint64_t)1, "unknown parent counted");
 }
 
+/*
+ * lazy_maps: a process the tracker did not follow is taken whole at its
+ * first sample: RESYNC, then its MAP records.  What the model knew of it
+ * (a start-up snapshot, a followed stretch since evicted) goes; an
+ * unknown process is made; the exec count is not touched.
+ */
+static void test_resync(void)
+{
+	struct proc *p;
+
+	setup();
+	map(50, 3, 0x1000, 0x2000, 0, "/usr/bin/old");
+	map(50, 3, 0x7000, 0x8000, 0, "/usr/lib/libgone.so");
+	task_ev(BPFSYM_EV_RESYNC, 50, 3, 0, 0);
+	p = proc_table__find(pt, 50, 3);
+	if (!ASSERT_OK_PTR(p, "the process stays"))
+		return;
+	ASSERT_NULL(proc__find_mapping(p, 0x1800), "what was known goes");
+	ASSERT_NULL(proc__find_mapping(p, 0x7800), "all of it");
+	map(50, 3, 0x1000, 0x2000, 0, "/usr/bin/old");
+	ASSERT_OK_PTR(proc__find_mapping(proc_table__find(pt, 50, 3), 0x1800), "what the MAPs say comes back");
+	ASSERT_NULL(proc__find_mapping(proc_table__find(pt, 50, 3), 0x7800), "and nothing else");
+
+	task_ev(BPFSYM_EV_RESYNC, 51, 9, 0, 0);
+	ASSERT_OK_PTR(proc_table__find(pt, 51, 9), "a process first seen at its first sample");
+	ASSERT_EQ(st.resyncs, (uint64_t)2, "resyncs counted");
+	ASSERT_EQ(st.execs, (uint64_t)0, "not as execs");
+
+	/* Cut short: no process, counted as malformed. */
+	{
+		struct bpfsym_task_ev t = { .hdr = { .type = BPFSYM_EV_RESYNC, .size = 8 }, .pid = 52 };
+
+		apply(&t, 8);
+		ASSERT_NULL(proc_table__find(pt, 52, 0), "a short RESYNC makes nothing");
+		ASSERT_EQ(st.bad, (uint64_t)1, "and is counted");
+	}
+}
+
 /* pid reuse: the same pid with another start time is another process. */
 static void test_pid_reuse(void)
 {
@@ -301,6 +339,7 @@ int main(void)
 	RUN_TEST(test_kinds);
 	RUN_TEST(test_unmap_and_split);
 	RUN_TEST(test_fork_exec_exit);
+	RUN_TEST(test_resync);
 	RUN_TEST(test_pid_reuse);
 	RUN_TEST(test_malformed);
 	RUN_TEST(test_exit_grace_pid_reuse);

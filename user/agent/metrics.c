@@ -75,6 +75,8 @@ static void loss_metrics(FILE *f, const struct agent_metrics *m)
 	family(f, "bpfsym_lost_samples_total", "counter", "Samples the BPF side could not record, by cause.");
 	fprintf(f, "bpfsym_lost_samples_total{cause=\"ring_buffer_full\"} %" PRIu64 "\n",
 		m->bpf[BPFSYM_STAT_LOST_SAMPLES]);
+	fprintf(f, "bpfsym_lost_samples_total{cause=\"first_sample_overlap\"} %" PRIu64 "\n",
+		m->bpf[BPFSYM_STAT_FIRST_OVERLAP]);
 	family(f, "bpfsym_lost_events_total", "counter",
 	       "Process and mapping events missed, by cause (mappings then come from /proc or stay unknown).");
 	fprintf(f, "bpfsym_lost_events_total{cause=\"ring_buffer_full\"} %" PRIu64 "\n",
@@ -84,6 +86,13 @@ static void loss_metrics(FILE *f, const struct agent_metrics *m)
 		m->bpf[BPFSYM_STAT_PENDING_FULL]);
 	fprintf(f, "bpfsym_lost_events_total{cause=\"targets_full\"} %" PRIu64 "\n",
 		m->bpf[BPFSYM_STAT_TARGETS_FULL]);
+	fprintf(f, "bpfsym_lost_events_total{cause=\"first_sample_no_slot\"} %" PRIu64 "\n",
+		m->bpf[BPFSYM_STAT_FIRST_DIRECT]);
+	fprintf(f, "bpfsym_lost_events_total{cause=\"first_sample_too_many_vmas\"} %" PRIu64 "\n",
+		m->bpf[BPFSYM_STAT_FIRST_TRUNC]);
+	one(f, "bpfsym_first_samples_total", "counter",
+	    "Processes whose mappings were taken whole at their first sample (whole-system and cgroup targets).",
+	    m->bpf[BPFSYM_STAT_FIRST_SAMPLE]);
 	one(f, "bpfsym_malformed_records_total", "counter", "Ring-buffer records skipped as malformed.", m->bad_records);
 	one(f, "bpfsym_model_misses_total", "counter",
 	    "Samples of processes the mapping model did not know (their maps read from /proc).", m->model_misses);

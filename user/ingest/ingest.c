@@ -478,13 +478,14 @@ int ingest__record(struct ingest *in, const void *rec, size_t len)
 	if (err || !in->o.unw || h->type == BPFSYM_EV_SAMPLE || len < sizeof(*h) + sizeof(uint32_t))
 		return err;
 	/*
-	 * MAP, UNMAP, FORK, EXEC, EXIT all name their process right after the
+	 * MAP, UNMAP, FORK, EXEC, RESYNC, EXIT all name their process right after the
 	 * header.  An exited process's view goes now: the model keeps the
 	 * process a while (its late samples), the kernel has no use for it.
 	 */
 	switch (h->type) {
 	case BPFSYM_EV_EXIT:
 	case BPFSYM_EV_EXEC:
+	case BPFSYM_EV_RESYNC:
 		/*
 		 * At exec the tracker dropped the old image's views and starts
 		 * a fresh one from the MAP records that follow; a view of ours

@@ -207,10 +207,14 @@ int mapevents__apply(struct mapevents *me, const void *rec, size_t len)
 			st->map_errors++;
 		return 0;
 	case BPFSYM_EV_EXEC:
+	case BPFSYM_EV_RESYNC:
 		if (len < sizeof(*t))
 			break;
-		st->execs++;
-		/* The MAP records of the new image follow. */
+		if (h->type == BPFSYM_EV_EXEC)
+			st->execs++;
+		else
+			st->resyncs++;
+		/* The MAP records of the new image, or of the whole process, follow. */
 		p = proc_get(pt, t->pid, t->pstart);
 		if (!p)
 			return -errno;

@@ -17,6 +17,7 @@
 
 struct mapevents_stats {
 	uint64_t maps, unmaps, forks, execs, exits;
+	uint64_t resyncs;	/* processes taken whole at their first sample (lazy_maps) */
 	uint64_t bad;		/* malformed records, skipped */
 	uint64_t unknown_parent;	/* FORK of a process the model did not know */
 	uint64_t map_errors;	/* proc__map/proc__unmap failures (caps, memory) */

@@ -88,6 +88,10 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	bpf_map__set_max_entries(s->maps.targets, o->max_targets ? o->max_targets : 1);
 	bpf_map__set_max_entries(s->maps.events, p->ring_size);
 	s->rodata->ustack_mode = o->ustack_mode;
+	/* For a first sample's MAP records (lazy_maps), as the tracker's. */
+	s->rodata->lazy_maps = o->lazy_maps;
+	s->rodata->unwinder_on = o->ustack_mode == BPFSYM_USTACK_TABLES;
+	s->rodata->wake_gap_ns = wake_gap_ns(o->freq);
 	bpf_map__set_max_entries(s->maps.unw_procs, o->max_unwind_procs ? o->max_unwind_procs : 4096);
 	bpf_map__set_max_entries(s->maps.unw_alias, o->max_unwind_procs ? o->max_unwind_procs : 4096);
 	/*
@@ -123,6 +127,7 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	t->rodata->target_mode = o->target_mode;
 	t->rodata->follow_children = o->follow_children;
 	t->rodata->wakeup_bytes = p->ring_size / 4;
+	t->rodata->lazy_maps = o->lazy_maps;
 	t->rodata->unwinder_on = o->ustack_mode == BPFSYM_USTACK_TABLES;
 	t->rodata->wake_gap_ns = wake_gap_ns(o->freq);
 	err = bpf_map__reuse_fd(t->maps.events, bpf_map__fd(p->sampler->maps.events));

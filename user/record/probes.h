@@ -29,6 +29,7 @@ struct probes_opts {
 	uint32_t ustack_mode;		/* enum bpfsym_ustack_mode */
 	uint32_t max_unwind_procs;	/* entries of unw_procs (process views); 0: 4096 */
 	uint32_t max_unwind_tables;	/* entries of unw_tables; 0: BPFSYM_UNW_MAX_TABLES */
+	bool lazy_maps;			/* follow a process's mappings from its first sample (maps.bpf.h) */
 };
 
 /* Open and load the BPF objects; NULL + errno (the reason already printed). */

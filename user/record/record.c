@@ -370,6 +370,17 @@ static uint32_t bpf_target_mode(enum record_target t)
 	}
 }
 
+/*
+ * Whether a process's mappings are followed from its first sample only
+ * (maps.bpf.h): for a whole system's or a container's processes, most of
+ * the short-lived ones are never sampled; -p's and a command's are what
+ * the user asked for, followed from their start.
+ */
+static bool lazy_maps(const struct record_opts *o)
+{
+	return o->target == RECORD_ALL || o->target == RECORD_CGROUP;
+}
+
 /* The BPF side's settings, from the command line's. */
 static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
 {
@@ -386,6 +397,7 @@ static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
 		.max_targets = o->target == RECORD_COMMAND ? COMMAND_MAX_TARGETS : (uint32_t)o->nr_pids,
 		.cgroup_fd = o->target == RECORD_CGROUP ? r->cgroup_fd : 0,
 		.ustack_mode = o->call_graph,
+		.lazy_maps = lazy_maps(o),
 	};
 }
 
@@ -650,6 +662,15 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 		 (unsigned long long)mst->exits, (unsigned long long)ist->model_misses,
 		 (unsigned long long)mst->pin_errors, (unsigned long long)mst->map_errors,
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
+	if (lazy_maps(r->o))
+		pr_debug("bpfsym: first samples: %llu processes taken whole (%llu resync records), "
+			 "%llu cut short, %llu sent before their mappings, "
+			 "%llu samples dropped inside a first sample's work\n",
+			 (unsigned long long)stats[BPFSYM_STAT_FIRST_SAMPLE],
+			 (unsigned long long)mst->resyncs,
+			 (unsigned long long)stats[BPFSYM_STAT_FIRST_TRUNC],
+			 (unsigned long long)stats[BPFSYM_STAT_FIRST_DIRECT],
+			 (unsigned long long)stats[BPFSYM_STAT_FIRST_OVERLAP]);
 	if (r->umaps)
 		unwmaps__log_views(r->umaps, ist->views_wanted);
 	pr_debug("bpfsym: samples: %llu put in the ring buffer, %llu read, %llu written\n",
