@@ -99,7 +99,7 @@ struct {
 /*
  * 1 while this CPU runs a first sample's task work: it uses the per-CPU
  * scratch and walk state that a sample taken in between would overwrite,
- * so that sample is dropped (BPFSYM_STAT_FIRST_OVERLAP).
+ * so that sample is dropped (BPFSYM_STAT_FIRST_LOST).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -153,7 +153,7 @@ static __always_inline void sample_copy(struct bpfsym_sample *dst, const struct 
  */
 __noinline int first_sample(__u32 tgid)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = bpf_get_current_task_btf(), *leader, *parent;
 	struct bpf_iter_task_vma it;
 	struct vm_area_struct *vma;
 	struct bpfsym_unw_fresh *f;
@@ -175,7 +175,13 @@ __noinline int first_sample(__u32 tgid)
 	/* A view of userspace's was made before the process stopped being followed: stale. */
 	if (bpf_map_lookup_elem(&unw_procs, &tgid))
 		bpf_map_delete_elem(&unw_procs, &tgid);
-	emit_task_ev(BPFSYM_EV_RESYNC, task, tgid, 0, NULL);
+	/* Its parent, if it still runs the image it was forked with (no exec since). */
+	leader = task->group_leader;
+	parent = leader->real_parent;
+	if (leader->self_exec_id == leader->parent_exec_id && parent)
+		emit_task_ev(BPFSYM_EV_RESYNC, task, tgid, parent->tgid, parent);
+	else
+		emit_task_ev(BPFSYM_EV_RESYNC, task, tgid, 0, NULL);
 	while ((vma = bpf_iter_task_vma_next(&it))) {
 		if (++c->seen > FIRST_VMAS_MAX || c->sent >= FIRST_MAPS_MAX) {
 			trunc = true;
@@ -202,7 +208,11 @@ __noinline int first_sample(__u32 tgid)
  * The task work of a first sample, in the task, interrupts on, before it
  * returns to user space: its registers and user stack are still those of
  * the sample.  Take the process's mappings, walk the user stack with the
- * view they made (frame pointers: walked already), send the sample.
+ * view they made (frame pointers: walked already), send the sample.  A
+ * task sampled in the kernel on its way to sleep runs this only when its
+ * syscall returns: its slot may have been taken over by then (after
+ * FIRST_STALE_NS), and its sample is lost, counted; its mappings are
+ * taken all the same, as its claim says they will be.
  */
 static int first_work(struct bpf_map *map, void *key, void *value)
 {
@@ -210,17 +220,18 @@ static int first_work(struct bpf_map *map, void *key, void *value)
 	struct first_slot *slot = value;
 	__u64 t0 = bpf_ktime_get_ns();
 	struct bpfsym_sample *s;
-	__u32 zero = 0, tgid, nk, nu, uend = 0, *busy;
+	__u32 zero = 0, tgid = task->tgid, nk, nu, uend = 0, *busy;
 	long n;
 
 	busy = bpf_map_lookup_elem(&first_busy, &zero);
 	if (!busy)
 		return 0;
-	tgid = slot->owner;
-	if (!tgid || tgid != task->tgid)
-		return 0;	/* taken over */
 	*busy = 1;
 	first_sample(tgid);
+	if (slot->owner != tgid) {
+		stat_inc(BPFSYM_STAT_FIRST_LOST);
+		goto done;	/* the slot is another's now */
+	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		goto out;
@@ -244,6 +255,7 @@ static int first_work(struct bpf_map *map, void *key, void *value)
 	sample_send(s, nk, nu);
 out:
 	slot->owner = 0;
+done:
 	*busy = 0;
 	stat_add(BPFSYM_STAT_FIRST_NS, bpf_ktime_get_ns() - t0);
 	return 0;
@@ -310,7 +322,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	busy = bpf_map_lookup_elem(&first_busy, &zero);
 	if (busy && *busy) {
-		stat_inc(BPFSYM_STAT_FIRST_OVERLAP);
+		stat_inc(BPFSYM_STAT_FIRST_LOST);
 		return 0;
 	}
 	s = bpf_map_lookup_elem(&scratch, &zero);

@@ -30,7 +30,9 @@ enum bpfsym_ev_type {
 	/*
 	 * struct bpfsym_task_ev: pid's executable mappings are taken whole
 	 * (lazy_maps: at its first sample); forget those known, the MAP
-	 * records that follow (cause FIRST_SAMPLE) are all of them.
+	 * records that follow (cause FIRST_SAMPLE) are all of them.  ppid,
+	 * ppstart: its parent, when it has not exec'd since its fork (it
+	 * runs its parent's image), else 0.
 	 */
 	BPFSYM_EV_RESYNC = 7,
 };
@@ -339,7 +341,12 @@ enum bpfsym_stat {
 	BPFSYM_STAT_FIRST_SAMPLE,	/* processes whose mappings were taken at their first sample */
 	BPFSYM_STAT_FIRST_TRUNC,	/* ...of which some were left out (too many VMAs) */
 	BPFSYM_STAT_FIRST_DIRECT,	/* first samples sent before their process's mappings (no slot free) */
-	BPFSYM_STAT_FIRST_OVERLAP,	/* samples dropped: they interrupted a first sample's task work */
+	/*
+	 * samples dropped around a first sample's task work: taken on a CPU
+	 * while one ran there, or one whose slot was taken over before its
+	 * work ran (a task sampled on its way to sleep in the kernel)
+	 */
+	BPFSYM_STAT_FIRST_LOST,
 	/*
 	 * ns spent in first samples' task work: run by the task, not
 	 * counted in the sampler's run_time_ns (kernel.bpf_stats_enabled)

@@ -54,7 +54,7 @@ burn_ms() {
 
 # load_run NAME HZ [STALL [RECORD-ARGS...]]: run the storm for REC_SECS + 3 s
 # and record -a at HZ for REC_SECS while it runs; with STALL, stop the
-# recorder for STALL s 1.5 s into the recording (a consumer that cannot
+# recorder for STALL s 1.5 s into the recording, once its file exists (a consumer that cannot
 # keep up).  Sets OK (1 when the recording ended well),
 # PEAK_KB, ELAPSED_MS, KIDS (children the storm started), BURN_CPU (the CPU
 # time in ms storm_burn had over the REC_SECS s from the output file's
@@ -73,6 +73,10 @@ load_run() {
 	bg_start "$BPFSYM" record -q -a -F "$hz" -d $REC_SECS -o "$d.data" "$@" 2> "$d.data.err"
 	REC=$BG_PID
 	if [ "$stall" -gt 0 ]; then
+		# Once sampling runs (the file is made after the sampler is
+		# attached; loading takes seconds under the storm), not a
+		# guess at when that is.
+		wait_until 30 file_nonempty "$d.data"
 		sleep 1.5
 		kill -STOP "$REC"
 		sleep "$stall"

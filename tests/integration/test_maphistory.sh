@@ -15,9 +15,10 @@
 #   mntns_pid, mntns_all
 #       a binary that exists only in a private mount namespace (tmpfs),
 #       with a decoy of the same path on the host.
-#   dlopen_cmd, dlopen_pid
+#   dlopen_cmd, dlopen_pid, dlopen_all
 #       two libraries dlopen()ed, run and dlclose()d one after the other
-#       during the recording (likely at the same address).
+#       during the recording (likely at the same address); under -a the
+#       process is followed from its first sample only.
 #   jit_cmd, jit_snapshot_pid, jit_snapshot_all
 #       code in an anonymous page made executable with mprotect: its
 #       samples end in [anon+0x..], never [unknown]; also when the page
@@ -42,7 +43,7 @@
 lib_init integration/short_lived_cmd integration/short_lived_all integration/short_lived_deleted \
 	integration/rename_pid integration/rename_all integration/rename_before \
 	integration/mntns_pid integration/mntns_all \
-	integration/dlopen_cmd integration/dlopen_pid \
+	integration/dlopen_cmd integration/dlopen_pid integration/dlopen_all \
 	integration/jit_cmd integration/jit_snapshot_pid integration/jit_snapshot_all \
 	integration/loss_accounting integration/code_gone_cmd integration/code_gone_pid
 
@@ -461,6 +462,31 @@ else
 	if record_ok "$name" "$T/dl2.data" "$T/dl2.data.err" $REC_RC &&
 	   folded "$name" "$T/dl2.data" "$T/dl2.folded"; then
 		check_dlopen "$name" "$T/dl2.folded" "$T/dl2.cpu"
+	fi
+fi
+
+# The same under -a, where a process's mappings are taken at its first
+# sample and followed from there: dlopen_burn waits for GO asleep (no
+# sample, not followed), so what the second library replaces at the same
+# place comes through the tracker following it, not through its start.
+name=integration/dlopen_all
+rm -f "$T/go" "$T/dl3.cpu"
+bg_start "$T/dlopen_burn" "$T/go" 1 "$T/dl3.cpu" "$T/lib_burn.so" lib_burn "$T/lib_burn_b.so" lib_burn_b
+p=$BG_PID
+wait_until 5 alive "$p"
+if ! bg_record "$T/dl3.data" -a -d 600; then
+	fail "$name" "the recording did not start (no output file within 30 s)"
+	show "$T/dl3.data.err"
+	stop "$p"
+else
+	: > "$T/go"
+	wait_exit "$p" 120
+	reap "$p"
+	note "dlopen_burn exited with status $REAP_RC"
+	end_record
+	if record_ok "$name" "$T/dl3.data" "$T/dl3.data.err" $REC_RC &&
+	   folded "$name" "$T/dl3.data" "$T/dl3.folded"; then
+		check_dlopen "$name" "$T/dl3.folded" "$T/dl3.cpu"
 	fi
 fi
 

@@ -228,6 +228,26 @@ static void test_resync(void)
 	ASSERT_EQ(st.resyncs, (uint64_t)2, "resyncs counted");
 	ASSERT_EQ(st.execs, (uint64_t)0, "not as execs");
 
+	/* The same image: a --map-anon hint stays; a child still running its parent's gets a copy. */
+	{
+		const struct proc_hint h = { .start = 0x9000, .end = 0xa000, .file_off = 0x100, .id = 1 };
+
+		ASSERT_OK(proc__add_hint(proc_table__find(pt, 50, 3), &h), "hint");
+		task_ev(BPFSYM_EV_RESYNC, 50, 3, 0, 0);
+		ASSERT_OK_PTR(proc__find_hint(proc_table__find(pt, 50, 3), 0x9800), "a RESYNC keeps the hints");
+		task_ev(BPFSYM_EV_RESYNC, 53, 4, 50, 3);
+		ASSERT_OK_PTR(proc__find_hint(proc_table__find(pt, 53, 4), 0x9800),
+			      "a child named with its parent has the parent's hints");
+		task_ev(BPFSYM_EV_RESYNC, 54, 4, 0, 0);
+		ASSERT_NULL(proc__find_hint(proc_table__find(pt, 54, 4), 0x9800),
+			    "one that exec'd (no parent named) has none");
+		task_ev(BPFSYM_EV_RESYNC, 55, 4, 50, 999);
+		ASSERT_NULL(proc__find_hint(proc_table__find(pt, 55, 4), 0x9800),
+			    "nor one whose parent's pid was reused (start time differs)");
+		task_ev(BPFSYM_EV_EXEC, 50, 3, 0, 0);
+		ASSERT_NULL(proc__find_hint(proc_table__find(pt, 50, 3), 0x9800), "an EXEC drops them");
+	}
+
 	/* Cut short: no process, counted as malformed. */
 	{
 		struct bpfsym_task_ev t = { .hdr = { .type = BPFSYM_EV_RESYNC, .size = 8 }, .pid = 52 };

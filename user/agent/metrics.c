@@ -75,8 +75,8 @@ static void loss_metrics(FILE *f, const struct agent_metrics *m)
 	family(f, "bpfsym_lost_samples_total", "counter", "Samples the BPF side could not record, by cause.");
 	fprintf(f, "bpfsym_lost_samples_total{cause=\"ring_buffer_full\"} %" PRIu64 "\n",
 		m->bpf[BPFSYM_STAT_LOST_SAMPLES]);
-	fprintf(f, "bpfsym_lost_samples_total{cause=\"first_sample_overlap\"} %" PRIu64 "\n",
-		m->bpf[BPFSYM_STAT_FIRST_OVERLAP]);
+	fprintf(f, "bpfsym_lost_samples_total{cause=\"first_sample_work\"} %" PRIu64 "\n",
+		m->bpf[BPFSYM_STAT_FIRST_LOST]);
 	family(f, "bpfsym_lost_events_total", "counter",
 	       "Process and mapping events missed, by cause (mappings then come from /proc or stay unknown).");
 	fprintf(f, "bpfsym_lost_events_total{cause=\"ring_buffer_full\"} %" PRIu64 "\n",

@@ -207,18 +207,31 @@ int mapevents__apply(struct mapevents *me, const void *rec, size_t len)
 			st->map_errors++;
 		return 0;
 	case BPFSYM_EV_EXEC:
-	case BPFSYM_EV_RESYNC:
 		if (len < sizeof(*t))
 			break;
-		if (h->type == BPFSYM_EV_EXEC)
-			st->execs++;
-		else
-			st->resyncs++;
-		/* The MAP records of the new image, or of the whole process, follow. */
+		st->execs++;
+		/* The MAP records of the new image follow. */
 		p = proc_get(pt, t->pid, t->pstart);
 		if (!p)
 			return -errno;
 		proc__clear_maps(p);
+		return 0;
+	case BPFSYM_EV_RESYNC:
+		if (len < sizeof(*t))
+			break;
+		st->resyncs++;
+		/*
+		 * The MAP records of the whole process follow; the image is
+		 * the same, so are the hints.  ppid: it still runs the image
+		 * it was forked with, whose hints it has too.
+		 */
+		p = proc_get(pt, t->pid, t->pstart);
+		if (!p)
+			return -errno;
+		proc__drop_maps(p);
+		parent = t->ppid ? proc_table__find(pt, t->ppid, t->ppstart) : NULL;
+		if (parent && proc__inherit_hints(p, parent))
+			return -ENOMEM;
 		return 0;
 	case BPFSYM_EV_EXIT:
 		if (len < sizeof(*t))

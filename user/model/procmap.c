@@ -543,16 +543,36 @@ int proc__load_maps(struct proc *p, const char *path)
 	return err;
 }
 
-void proc__clear_maps(struct proc *p)
+void proc__drop_maps(struct proc *p)
 {
 	maps_put(p->pt->paths, p->maps, p->nr_maps);
 	free(p->maps);
 	p->maps = NULL;
 	p->nr_maps = p->cap_maps = 0;
+}
+
+void proc__clear_maps(struct proc *p)
+{
+	proc__drop_maps(p);
 	/* A new image: what the hints described is gone with the old one. */
 	free(p->hints);
 	p->hints = NULL;
 	p->nr_hints = 0;
+}
+
+int proc__inherit_hints(struct proc *p, const struct proc *parent)
+{
+	struct proc_hint *hints;
+
+	if (p->nr_hints || !parent->nr_hints || parent == p)
+		return 0;
+	hints = malloc(parent->nr_hints * sizeof(*hints));
+	if (!hints)
+		return -ENOMEM;
+	memcpy(hints, parent->hints, parent->nr_hints * sizeof(*hints));
+	p->hints = hints;
+	p->nr_hints = parent->nr_hints;
+	return 0;
 }
 
 int proc__add_hint(struct proc *p, const struct proc_hint *h)

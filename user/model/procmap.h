@@ -85,8 +85,11 @@ int proc__parse_maps(struct proc *p, const char *buf, size_t len);
 /* Read @path (a /proc/PID/maps file) and proc__parse_maps() it; -errno. */
 int proc__load_maps(struct proc *p, const char *path);
 
-/* Forget every mapping (exec). */
+/* Forget every mapping and hint (exec: a new image). */
 void proc__clear_maps(struct proc *p);
+
+/* Forget every mapping, keep the hints (the same image, taken whole again). */
+void proc__drop_maps(struct proc *p);
 
 /*
  * Make [m->start, m->end) map as @m (an mmap, an mprotect adding PROT_EXEC,
@@ -129,6 +132,13 @@ struct proc_hint {
 
 /* Add @h to @p; for an address two hints cover, the later one wins.  0, -EINVAL (empty), -E2BIG (PROC_MAX_HINTS), -ENOMEM. */
 int proc__add_hint(struct proc *p, const struct proc_hint *h);
+
+/*
+ * Give @p, which has none, a copy of @parent's hints: a child the model
+ * learns of after its fork (lazy_maps), still running its parent's image.
+ * 0 (also when @p has hints already or @parent none), -ENOMEM.
+ */
+int proc__inherit_hints(struct proc *p, const struct proc *parent);
 
 /* The hint covering @addr in @p (NULL @p: none), or NULL.  Valid until @p's hints change. */
 const struct proc_hint *proc__find_hint(const struct proc *p, uint64_t addr);

@@ -665,12 +665,12 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 	if (lazy_maps(r->o))
 		pr_debug("bpfsym: first samples: %llu processes taken whole (%llu resync records), "
 			 "%llu cut short, %llu sent before their mappings, "
-			 "%llu samples dropped inside a first sample's work\n",
+			 "%llu samples dropped around a first sample's work\n",
 			 (unsigned long long)stats[BPFSYM_STAT_FIRST_SAMPLE],
 			 (unsigned long long)mst->resyncs,
 			 (unsigned long long)stats[BPFSYM_STAT_FIRST_TRUNC],
 			 (unsigned long long)stats[BPFSYM_STAT_FIRST_DIRECT],
-			 (unsigned long long)stats[BPFSYM_STAT_FIRST_OVERLAP]);
+			 (unsigned long long)stats[BPFSYM_STAT_FIRST_LOST]);
 	if (r->umaps)
 		unwmaps__log_views(r->umaps, ist->views_wanted);
 	pr_debug("bpfsym: samples: %llu put in the ring buffer, %llu read, %llu written\n",
