@@ -15,6 +15,11 @@
  *
  * Only executable mappings are reported: a JIT's RW mapping matters once
  * mprotect makes it executable, and that event carries it whole.
+ *
+ * With lazy_maps (whole-system and cgroup targets), only the processes
+ * followed since their first sample (maps.bpf.h): fork sends nothing,
+ * exec only drops a followed process's views, mmap and the rest cost a
+ * look-up for the others.  Exit is sent for every process.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>

@@ -75,8 +75,9 @@ struct {
  * slots, while the task work that takes its mappings runs: the VMA
  * iterator refuses an interrupt, and the sample must go out after the
  * MAP records it needs.  The work runs before the task returns to user
- * space, so a slot is held for microseconds; one held past
- * FIRST_STALE_NS (its work never ran) is taken over.
+ * space, so a slot is held for microseconds, or while a task sampled in
+ * the kernel sleeps there; one held past FIRST_STALE_NS is taken over
+ * if its work is no longer queued.
  */
 #define FIRST_SLOTS	64
 #define FIRST_STALE_NS	1000000000ull
@@ -281,6 +282,17 @@ static __always_inline int first_defer(__u32 tgid, __u32 nk, __u32 nu, bool user
 		return 0;
 	if (__sync_val_compare_and_swap(&slot->owner, owner, tgid) != owner)
 		return 0;	/* another CPU took it */
+	/*
+	 * Queued first, filled after: the work runs in this task once this
+	 * interrupt has returned, not before.  A work still queued (an owner
+	 * past FIRST_STALE_NS, asleep in the kernel) makes the queueing fail
+	 * (-EBUSY): the slot and its sample stay that owner's.
+	 */
+	if (bpf_task_work_schedule_resume_impl(bpf_get_current_task_btf(), &slot->tw, &first_slots,
+					       first_work, NULL)) {
+		slot->owner = owner;
+		return 0;
+	}
 	slot->since = now;
 	slot->user_done = user_done;
 	if (nk > BPFSYM_MAX_FRAMES)
@@ -290,11 +302,6 @@ static __always_inline int first_defer(__u32 tgid, __u32 nk, __u32 nu, bool user
 	sample_copy(&slot->s, s, nk, nu);
 	slot->s.nr_kernel = nk;
 	slot->s.nr_user = nu;
-	if (bpf_task_work_schedule_resume_impl(bpf_get_current_task_btf(), &slot->tw, &first_slots,
-					       first_work, NULL)) {
-		slot->owner = 0;
-		return 0;
-	}
 	return 1;
 }
 
