@@ -441,54 +441,43 @@ if record_ok "$name" "$T/dl1.data" "$T/dl1.err" $rc &&
 	check_dlopen "$name" "$T/dl1.folded" "$T/dl1.cpu"
 fi
 
-name=integration/dlopen_pid
-rm -f "$T/go" "$T/dl2.cpu"
-bg_start "$T/dlopen_burn" "$T/go" 1 "$T/dl2.cpu" "$T/lib_burn.so" lib_burn "$T/lib_burn_b.so" lib_burn_b
-p=$BG_PID
-wait_until 5 alive "$p"
-if ! bg_record "$T/dl2.data" -p "$p" -d 600; then
-	fail "$name" "the recording did not start (no output file within 30 s)"
-	show "$T/dl2.data.err"
-	stop "$p"
-else
+# dlopen_running NAME TAG -p|-a: dlopen_burn started asleep (waiting for
+# GO), recorded with -p PID or -a; the check once it has exited.
+dlopen_running() {
+	dr_d=$T/$2
+	rm -f "$T/go" "$dr_d.cpu"
+	bg_start "$T/dlopen_burn" "$T/go" 1 "$dr_d.cpu" "$T/lib_burn.so" lib_burn "$T/lib_burn_b.so" lib_burn_b
+	p=$BG_PID
+	wait_until 5 alive "$p"
+	if [ "$3" = -p ]; then
+		set -- "$1" "$2" -p "$p"
+	fi
+	if ! bg_record "$dr_d.data" "$3" ${4:-} -d 600; then
+		fail "$1" "the recording did not start (no output file within 30 s)"
+		show "$dr_d.data.err"
+		stop "$p"
+		return
+	fi
 	: > "$T/go"
 	# Two budgets of 1 s of CPU time: at most 2 x 50 s of wall time.
 	wait_exit "$p" 120
 	reap "$p"
 	note "dlopen_burn exited with status $REAP_RC"
-	# The target is gone: the recording may end by itself.
-	wait_exit "$REC" 10
+	# With -p the target is gone: the recording may end by itself.
+	[ "$3" = -p ] && wait_exit "$REC" 10
 	end_record
-	if record_ok "$name" "$T/dl2.data" "$T/dl2.data.err" $REC_RC &&
-	   folded "$name" "$T/dl2.data" "$T/dl2.folded"; then
-		check_dlopen "$name" "$T/dl2.folded" "$T/dl2.cpu"
+	if record_ok "$1" "$dr_d.data" "$dr_d.data.err" $REC_RC &&
+	   folded "$1" "$dr_d.data" "$dr_d.folded"; then
+		check_dlopen "$1" "$dr_d.folded" "$dr_d.cpu"
 	fi
-fi
+}
 
+dlopen_running integration/dlopen_pid dl2 -p
 # The same under -a, where a process's mappings are taken at its first
 # sample and followed from there: dlopen_burn waits for GO asleep (no
 # sample, not followed), so what the second library replaces at the same
 # place comes through the tracker following it, not through its start.
-name=integration/dlopen_all
-rm -f "$T/go" "$T/dl3.cpu"
-bg_start "$T/dlopen_burn" "$T/go" 1 "$T/dl3.cpu" "$T/lib_burn.so" lib_burn "$T/lib_burn_b.so" lib_burn_b
-p=$BG_PID
-wait_until 5 alive "$p"
-if ! bg_record "$T/dl3.data" -a -d 600; then
-	fail "$name" "the recording did not start (no output file within 30 s)"
-	show "$T/dl3.data.err"
-	stop "$p"
-else
-	: > "$T/go"
-	wait_exit "$p" 120
-	reap "$p"
-	note "dlopen_burn exited with status $REAP_RC"
-	end_record
-	if record_ok "$name" "$T/dl3.data" "$T/dl3.data.err" $REC_RC &&
-	   folded "$name" "$T/dl3.data" "$T/dl3.folded"; then
-		check_dlopen "$name" "$T/dl3.folded" "$T/dl3.cpu"
-	fi
-fi
+dlopen_running integration/dlopen_all dl3 -a
 
 # ---- 4. JIT: a countdown loop in an anonymous page, RW then RX.
 # check_jit NAME FOLDED MAXUNKNOWN CPU_MS

@@ -131,16 +131,27 @@ static void test_own_namespace(void)
 
 /*
  * A file named in another namespace is never looked for in ours, where
- * the same path holds another file; without a live process of its
- * namespace, the process's own error stands.
+ * the same path holds another file.  Without a model, a live process of
+ * its namespace is found by reading PROC (under -a the model follows a
+ * process from its first sample only, so it may know none); without
+ * one at all, the process's own error stands.
  */
 static void test_other_namespace(void)
 {
 	struct mapping m;
+	int fd;
 
 	if (!mapping_of(&m, "root_b/files/lib.so", "/files/lib.so", ns_b))
 		return;
-	ASSERT_EQ(fileid__open_mapped(proc, NULL, GONE, &m), -ENOENT, "no model: the pid's error");
+	fd = fileid__open_mapped(proc, NULL, GONE, &m);
+	ASSERT_TRUE(fd >= 0, "no model: a process of its namespace found in PROC");
+	ASSERT_EQ(ino_of(fd), m.ino, "the file mapped there, not our namespace's");
+	if (fd >= 0)
+		close(fd);
+	/* A namespace no process is in. */
+	for (m.mnt_ns = ns_b + 1; m.mnt_ns == ns_a; m.mnt_ns++)
+		;
+	ASSERT_EQ(fileid__open_mapped(proc, NULL, GONE, &m), -ENOENT, "none in PROC: the pid's error");
 	/* Namespace unknown (an exiting task's record): no route by path. */
 	if (!mapping_of(&m, "root_a/files/lib.so", "/files/lib.so", 0))
 		return;

@@ -15,6 +15,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <dirent.h>
 #include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -154,6 +155,57 @@ static int open_via(const char *proc_root, const char *who, uint64_t ns_dev,
 	return fd;
 }
 
+/* A file found but not usable says more than a route refused. */
+static bool found_file(int err)
+{
+	return err == -ESTALE || err == -ENOEXEC;
+}
+
+/*
+ * The last route of open_in_mnt_ns(): any live process of mp's
+ * namespace, found by reading @proc_root (at most FILEID_SCAN_MAX
+ * entries, one stat each).  The model knows only the processes it has
+ * followed: under -a, from their first sample, so not the idle shell of
+ * a container that starts its short programs.  The fd, or -errno as
+ * open_via's (-ESRCH: none found).
+ */
+static int open_scanning(const char *proc_root, uint64_t ns_dev, uint32_t pid,
+			 const struct mapping *mp)
+{
+	char path[PATH_MAX], self[16];
+	int fd = -ESRCH, n = 0, err;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	d = opendir(proc_root);
+	if (!d)
+		return -ESRCH;
+	snprintf(self, sizeof(self), "%u", pid);
+	while ((de = readdir(d)) && n++ < FILEID_SCAN_MAX) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' || !strcmp(de->d_name, self))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s/ns/mnt", proc_root, de->d_name) >=
+		    (int)sizeof(path))
+			continue;
+		if (stat(path, &st) || (uint64_t)st.st_dev != ns_dev || (uint64_t)st.st_ino != mp->mnt_ns)
+			continue;
+		err = open_via(proc_root, de->d_name, ns_dev, mp);
+		if (err >= 0) {
+			fd = err;
+			break;
+		}
+		/*
+		 * Gone since, moved, or rooted elsewhere (a chroot): the next
+		 * one, keeping the error that got furthest.
+		 */
+		if (err != -ESRCH && err != -EXDEV && (fd == -ESRCH || found_file(err)))
+			fd = err;
+	}
+	closedir(d);
+	return fd;
+}
+
 /*
  * The namespace route of fileid__open_mapped(), @pid being gone: the fd,
  * or -errno (-ESRCH: no live process of mp's namespace to go through).
@@ -186,13 +238,7 @@ static int open_in_mnt_ns(const char *proc_root, const struct proc_table *procs,
 		if (fd != -ESRCH && fd != -EXDEV)
 			return fd;
 	}
-	return -ESRCH;
-}
-
-/* A file found but not usable says more than a route refused. */
-static bool found_file(int err)
-{
-	return err == -ESTALE || err == -ENOEXEC;
+	return open_scanning(proc_root, (uint64_t)own.st_dev, pid, mp);
 }
 
 int fileid__open_mapped(const char *proc_root, const struct proc_table *procs, uint32_t pid,

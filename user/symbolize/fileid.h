@@ -37,10 +37,14 @@
  * mp->mnt_ns: inside PROC_ROOT/self/root when PROC_ROOT/self/ns/mnt is
  * that namespace, else inside the root of a live process of it that
  * @procs knows (most recently used first, @pid skipped; @procs NULL:
- * none), whose PROC_ROOT/PID/ns/mnt is still on our namespace's device
- * (nsfs) with inode mp->mnt_ns.  That check and the open of its root go
- * through one open PROC_ROOT/PID directory, so a pid reused in between is
- * never taken for it; the first live process of the namespace decides.
+ * none), else of any live process of it found by reading PROC_ROOT (the
+ * model may not know one: under -a it follows a process from its first
+ * sample only; at most FILEID_SCAN_MAX entries), whose PROC_ROOT/PID/ns/mnt
+ * is still on our namespace's device (nsfs) with inode mp->mnt_ns.  That
+ * check and the open of its root go through one open PROC_ROOT/PID
+ * directory, so a pid reused in between is never taken for it; the first
+ * live process of the namespace the model knows decides, while the scan
+ * goes on past one whose root lacks the file (a chroot).
  *
  * Whatever the route, the file must be a non-empty regular file with the
  * mapping's (dev, ino) and, when known, mtime: a file replaced since it
@@ -52,6 +56,9 @@
  */
 int fileid__open_mapped(const char *proc_root, const struct proc_table *procs, uint32_t pid,
 			const struct mapping *mp);
+
+/* PROC_ROOT entries read at most when looking for a process of a namespace. */
+#define FILEID_SCAN_MAX 65536
 
 /*
  * Open for reading @path, resolved inside the directory @root_fd as its
