@@ -256,16 +256,7 @@ static __attribute__((unused)) void pin_setup(void)
 {
 	int err = setup();
 
-	if (err && !test__have("cc")) {
-		TEST_SETUP_SKIP("'cc' not found: no fixtures");
-	} else if (cc_failed) {
-		char log[sizeof(dir) + 16], why[512];
-
-		snprintf(log, sizeof(log), "%s/build.log", dir);
-		TEST_SETUP_FAIL("cannot build the fixtures: %s", test__build_error(log, why, sizeof(why)));
-	} else if (err) {
-		TEST_SETUP_FAIL("cannot load the fixtures (dlopen, /proc): %s", strerror(-err));
-	}
+	test__fixtures_setup(err, cc_failed, dir);
 }
 
 static __attribute__((unused)) void pin_cleanup(void)

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +209,26 @@ static inline __attribute__((unused)) const char *test__build_error(const char *
 #define TEST_SETUP_FAIL(...) test__fmt(test__setup_fail, sizeof(test__setup_fail), __VA_ARGS__)
 #define TEST_SETUP_SKIP(...) test__fmt(test__setup_skip, sizeof(test__setup_skip), __VA_ARGS__)
 #define TEST_SETUP_CLEAR() (test__setup_fail[0] = test__setup_skip[0] = 0)
+
+/*
+ * How main's fixture setup ended, said before the first RUN_TEST: @err
+ * its result, @cc_failed whether the compiler failed (its log is
+ * @dir/build.log).  No cc: SKIP; a build or a load that failed: FAIL.
+ */
+static inline __attribute__((unused)) void test__fixtures_setup(int err, bool cc_failed,
+								  const char *dir)
+{
+	char log[PATH_MAX], why[512];
+
+	if (err && !test__have("cc")) {
+		TEST_SETUP_SKIP("'cc' not found: no fixtures");
+	} else if (cc_failed) {
+		snprintf(log, sizeof(log), "%s/build.log", dir);
+		TEST_SETUP_FAIL("cannot build the fixtures: %s", test__build_error(log, why, sizeof(why)));
+	} else if (err) {
+		TEST_SETUP_FAIL("cannot load the fixtures (dlopen, /proc): %s", strerror(-err));
+	}
+}
 
 #define RUN_TEST(fn) do {						\
 	test__name = #fn;						\

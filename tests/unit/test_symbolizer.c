@@ -751,16 +751,7 @@ int main(void)
 	int err;
 
 	err = setup();
-	if (err && !test__have("cc")) {
-		TEST_SETUP_SKIP("'cc' not found: no fixtures");
-	} else if (cc_failed) {
-		char log[sizeof(dir) + 16], why[512];
-
-		snprintf(log, sizeof(log), "%s/build.log", dir);
-		TEST_SETUP_FAIL("cannot build the fixtures: %s", test__build_error(log, why, sizeof(why)));
-	} else if (err) {
-		TEST_SETUP_FAIL("cannot load the fixtures (dlopen, /proc): %s", strerror(-err));
-	}
+	test__fixtures_setup(err, cc_failed, dir);
 	RUN_TEST(test_dlopen_self);
 	RUN_TEST(test_pie_child);
 	RUN_TEST(test_anon_none_vdso);
