@@ -227,6 +227,16 @@ struct proc *proc_table__add(struct proc_table *pt, uint32_t pid, uint64_t pstar
 	return table_insert(pt, pid, pstart, NULL);
 }
 
+/* A copy of @p's hints (it has some), for a child of it; NULL + errno. */
+static struct proc_hint *hints_dup(const struct proc *p)
+{
+	struct proc_hint *hints = malloc(p->nr_hints * sizeof(*hints));
+
+	if (hints)
+		memcpy(hints, p->hints, p->nr_hints * sizeof(*hints));
+	return hints;
+}
+
 struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
 			      uint32_t pid, uint64_t pstart)
 {
@@ -248,13 +258,9 @@ struct proc *proc_table__fork(struct proc_table *pt, const struct proc *parent,
 		memcpy(maps, parent->maps, n * sizeof(*maps));
 	}
 	/* The child has a copy of the memory the hints describe. */
-	if (parent->nr_hints) {
-		hints = malloc(parent->nr_hints * sizeof(*hints));
-		if (!hints) {
-			free(maps);
-			return NULL;
-		}
-		memcpy(hints, parent->hints, parent->nr_hints * sizeof(*hints));
+	if (parent->nr_hints && !(hints = hints_dup(parent))) {
+		free(maps);
+		return NULL;
 	}
 	p = table_insert(pt, pid, pstart, parent);
 	if (!p) {
@@ -443,10 +449,9 @@ int proc__inherit_hints(struct proc *p, const struct proc *parent)
 
 	if (p->nr_hints || !parent->nr_hints || parent == p)
 		return 0;
-	hints = malloc(parent->nr_hints * sizeof(*hints));
+	hints = hints_dup(parent);
 	if (!hints)
 		return -ENOMEM;
-	memcpy(hints, parent->hints, parent->nr_hints * sizeof(*hints));
 	p->hints = hints;
 	p->nr_hints = parent->nr_hints;
 	return 0;
