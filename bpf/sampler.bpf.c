@@ -36,15 +36,21 @@ struct {
 
 #include "unwind.bpf.h"
 
-/* The open-coded VMA iterator (6.7 on; since 6.18, not where interrupts are off). */
+/*
+ * The open-coded VMA iterator (6.7 on; since 6.18, not where interrupts
+ * are off) and task work (6.18 on: a callback run by the task itself
+ * before it returns to user space).  Weak: only on_sample calls them, and
+ * on a kernel without them the loader loads on_sample_exec instead
+ * (record/kfeatures.c), so libbpf leaves them unresolved in a program
+ * that is never loaded.
+ */
 extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
-				 __u64 addr) __ksym;
-extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
-extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
-/* Task work (6.18 on): a callback run by the task itself before it returns to user space. */
+				 __u64 addr) __ksym __weak;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym __weak;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __weak;
 extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct bpf_task_work *tw,
 					      void *map__map, bpf_task_work_callback_t callback,
-					      void *aux__prog) __ksym;
+					      void *aux__prog) __ksym __weak;
 
 /*
  * Bounds on one process's first sample: the VMAs looked at (a JVM has a
@@ -305,8 +311,13 @@ static __always_inline int first_defer(__u32 tgid, __u32 nk, __u32 nu, bool user
 	return 1;
 }
 
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+/*
+ * One sample of the current task.  @lazy: a process not followed yet is
+ * claimed here and its mappings taken by a first sample's task work
+ * (lazy_maps); without it (a kernel without task work), the tracker
+ * follows every process from its exec and this never claims.
+ */
+static __always_inline int sample(struct bpf_perf_event_data *ctx, const bool lazy)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 id = bpf_get_current_pid_tgid();
@@ -327,7 +338,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	/* --user-only: a kernel thread has no user side to keep. */
 	if (!want_kernel && kthread)
 		return 0;
-	busy = bpf_map_lookup_elem(&first_busy, &zero);
+	busy = lazy ? bpf_map_lookup_elem(&first_busy, &zero) : NULL;
 	if (busy && *busy) {
 		stat_inc(BPFSYM_STAT_FIRST_LOST);
 		return 0;
@@ -361,7 +372,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	 * (a fresh view) and its sample handed to the task work that takes
 	 * its mappings first.  The table-driven walk waits for the view.
 	 */
-	if (lazy_maps && want_user && !kthread && !bpf_map_lookup_elem(&unw_fresh, &tgid) &&
+	if (lazy && lazy_maps && want_user && !kthread && !bpf_map_lookup_elem(&unw_fresh, &tgid) &&
 	    !bpf_map_update_elem(&unw_fresh, &tgid, &fresh_empty, BPF_NOEXIST)) {
 		first = true;
 		if (ustack_mode == BPFSYM_USTACK_TABLES) {
@@ -407,4 +418,22 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	}
 	sample_send(s, nk, nu);
 	return 0;
+}
+
+/* The sampler where the kernel has task work and the VMA iterator (6.18 on). */
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	return sample(ctx, true);
+}
+
+/*
+ * The sampler for older kernels: processes are followed from their exec
+ * by the tracker, so a sample never waits for mappings.  The loader sets
+ * lazy_maps off with it.
+ */
+SEC("perf_event")
+int on_sample_exec(struct bpf_perf_event_data *ctx)
+{
+	return sample(ctx, false);
 }

@@ -28,7 +28,7 @@ int snapshot(struct bpf_iter__task_vma *ctx)
 	struct task_struct *task = ctx->task;
 	struct vm_area_struct *vma = ctx->vma;
 	struct bpfsym_map_ev *e;
-	struct vma_info vi;
+	struct vma_info vi = {};
 	__u32 zero = 0, size;
 
 	if (!task || !vma)

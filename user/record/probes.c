@@ -29,6 +29,7 @@ struct probes {
 	struct bpf_link **links;	/* one per CPU event, NULL where none */
 	int *pfds;
 	uint32_t nr_seeded;		/* fresh views given by probes__seed_fresh() */
+	struct bpf_program *on_sample;	/* the sampler program loaded (probes_opts.first_sample) */
 };
 
 #define RB_SECONDS	2		/* of samples the ring buffer holds */
@@ -103,6 +104,21 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		bpf_map__set_max_entries(s->maps.unw_tables, o->max_unwind_tables);
 		bpf_map__set_max_entries(s->maps.unw_files, o->max_unwind_tables);
 	}
+	/*
+	 * One sampler program is loaded, the other never: on_sample calls
+	 * the task work and VMA iterator kfuncs, declared weak, which libbpf
+	 * leaves unresolved on a kernel without them (and a kernel before
+	 * 6.3 refuses an unresolved call even where it cannot run).  The
+	 * first sample's maps go with it.
+	 */
+	bpf_program__set_autoload(s->progs.on_sample, o->first_sample);
+	bpf_program__set_autoload(s->progs.on_sample_exec, !o->first_sample);
+	if (!o->first_sample) {
+		bpf_map__set_autocreate(s->maps.first_slots, false);
+		bpf_map__set_autocreate(s->maps.first_busy, false);
+		bpf_map__set_autocreate(s->maps.first_counts, false);
+	}
+	p->on_sample = o->first_sample ? s->progs.on_sample : s->progs.on_sample_exec;
 	err = sampler_bpf__load(s);
 	if (err) {
 		pr_err("bpfsym: loading the BPF sampler failed: %s%s\n", strerror(-err),
@@ -416,7 +432,7 @@ int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, co
 			return fd;
 		}
 		p->pfds[cpu] = fd;
-		p->links[cpu] = bpf_program__attach_perf_event(p->sampler->progs.on_sample, fd);
+		p->links[cpu] = bpf_program__attach_perf_event(p->on_sample, fd);
 		if (!p->links[cpu]) {
 			err = -errno;
 			pr_err("bpfsym: attaching the sampler to CPU %d failed: %s\n", cpu, strerror(-err));

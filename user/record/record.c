@@ -38,6 +38,7 @@
 #include "ingest/mapevents.h"
 #include "record/preflight.h"
 #include "record/pace.h"
+#include "record/kfeatures.h"
 #include "record/probes.h"
 #include "model/procmap.h"
 #include "record/header.h"
@@ -85,6 +86,7 @@ struct recorder {
 	struct snapshot *snap;		/* the processes that ran before the recording */
 	int err;			/* first write error, sticky */
 	struct rotate *rot;		/* --switch-output: r->w is the current file (NULL: none now) */
+	struct kfeatures kf;		/* what the kernel offers the BPF side */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -376,9 +378,15 @@ static uint32_t bpf_target_mode(enum record_target t)
  * the short-lived ones are never sampled; -p's and a command's are what
  * the user asked for, followed from their start.
  */
-static bool lazy_maps(const struct record_opts *o)
+static bool lazy_wanted(const struct record_opts *o)
 {
 	return o->target == RECORD_ALL || o->target == RECORD_CGROUP;
+}
+
+/* ...where the kernel can take a process's mappings at its first sample. */
+static bool lazy_maps(const struct recorder *r)
+{
+	return lazy_wanted(r->o) && kfeatures__first_sample(&r->kf);
 }
 
 /* The BPF side's settings, from the command line's. */
@@ -397,7 +405,8 @@ static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
 		.max_targets = o->target == RECORD_COMMAND ? COMMAND_MAX_TARGETS : (uint32_t)o->nr_pids,
 		.cgroup_fd = o->target == RECORD_CGROUP ? r->cgroup_fd : 0,
 		.ustack_mode = o->call_graph,
-		.lazy_maps = lazy_maps(o),
+		.lazy_maps = lazy_maps(r),
+		.first_sample = kfeatures__first_sample(&r->kf),
 	};
 }
 
@@ -410,8 +419,13 @@ static int recorder__check(struct recorder *r)
 	const struct record_opts *o = r->o;
 	int err;
 
-	if (preflight__privileges() || preflight__freq(o->freq) || preflight__pids(o))
+	char what[128];
+
+	if (preflight__privileges() || preflight__freq(o->freq) || preflight__pids(o) ||
+	    kfeatures__probe(&r->kf))
 		return RUN_USAGE;
+	kfeatures__describe(&r->kf, lazy_wanted(o), what, sizeof(what));
+	pr_debug("bpfsym: kernel: %s\n", what);
 	preflight__warn_optional_caps(o);
 	if (o->target == RECORD_COMMAND) {
 		err = workload__check(o->argv[0]);
@@ -546,6 +560,7 @@ static int recorder__attach(struct recorder *r)
 		}
 	}
 	record_header__fill(&r->hdr, r->o, r->sym ? symbolizer__text_addr(r->sym) : 0, event);
+	kfeatures__describe(&r->kf, lazy_wanted(o), r->hdr.kfeatures, sizeof(r->hdr.kfeatures));
 	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event))
 		return RUN_FAILED;
 	snprintf(r->hdr.event, sizeof(r->hdr.event), "%s", event);
@@ -662,7 +677,7 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 		 (unsigned long long)mst->exits, (unsigned long long)ist->model_misses,
 		 (unsigned long long)mst->pin_errors, (unsigned long long)mst->map_errors,
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
-	if (lazy_maps(r->o))
+	if (lazy_maps(r))
 		pr_debug("bpfsym: first samples: %llu processes taken whole (%llu resync records), "
 			 "%llu cut short, %llu sent before their mappings, "
 			 "%llu samples dropped around a first sample's work\n",

@@ -88,6 +88,8 @@ struct rpt_header {
 	uint32_t nr_cpus;
 	uint64_t start_wall_ns;		/* CLOCK_REALTIME at start */
 	uint64_t start_mono_ns;		/* CLOCK_MONOTONIC at start (sample time base) */
+	char kfeatures[128];		/* the kernel's optional BPF features and the variant
+					 * they chose ("" in files from before issue 24) */
 	/* Known at the end; written in the END record. */
 	uint64_t end_wall_ns;
 	uint64_t samples;		/* samples written */

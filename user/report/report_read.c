@@ -154,6 +154,9 @@ static int parse_header(struct parser *ps, struct rpt_cur *c)
 	err = err ?: rpt_cur__u32(c, &h->nr_cpus);
 	err = err ?: rpt_cur__uv(c, &h->start_wall_ns);
 	err = err ?: rpt_cur__uv(c, &h->start_mono_ns);
+	/* Appended later: absent from older files. */
+	if (!err && c->p < c->end)
+		err = read_fixed_str(c, h->kfeatures, sizeof(h->kfeatures));
 	if (err)
 		return bad_rec(ps, RPT_REC_HEADER, "malformed field");
 	ps->have_header = true;

@@ -234,6 +234,8 @@ static int writer__header(struct report_writer *w, const struct rpt_header *h)
 	err = err ?: rpt_buf__uv(b, h->nr_cpus);
 	err = err ?: rpt_buf__uv(b, h->start_wall_ns);
 	err = err ?: rpt_buf__uv(b, h->start_mono_ns);
+	/* Appended (issue 24): older readers stop before it. */
+	err = err ?: rec_fixed_str(b, h->kfeatures, sizeof(h->kfeatures));
 	return err ?: writer__emit(w, RPT_REC_HEADER);
 }
 

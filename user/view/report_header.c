@@ -233,6 +233,9 @@ void view__print_header(FILE *out, const struct report *r, const struct view_opt
 	put_clean(out, src ? src : "");
 	fprintf(out, "\n# host: %s, kernel: %s, boot id: %s\n", clean(a, sizeof(a), h->hostname),
 		clean(b, sizeof(b), h->release), clean(c, sizeof(c), h->boot_id));
+	if (h->kfeatures[0])
+		fprintf(out, "# kernel: %s; %s\n", clean(a, sizeof(a), h->release),
+			clean(b, sizeof(b), h->kfeatures));
 	fprintf(out, "# event: %s at %u Hz on %u CPUs%s, target: %s\n", clean(a, sizeof(a), h->event),
 		h->freq, h->nr_cpus,
 		h->flags & RPT_HF_USER_ONLY ? " (user stacks only)" :
