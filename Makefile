@@ -13,7 +13,7 @@ BUILD	:= build
 # A build on a machine without the dependencies stops here with one line
 # naming them, not at the first tool that is missing.  `make test` and
 # `make run` install them first (the sub-make checks); `make deps` does.
-NODEP_GOALS := deps test run clean vmlinux
+NODEP_GOALS := deps test run clean vmlinux test-kernel
 ifneq ($(filter-out $(NODEP_GOALS),$(or $(MAKECMDGOALS),all)),)
 DEPS_MISSING := $(shell scripts/check-deps.sh $(BPFTOOL))
 ifneq ($(DEPS_MISSING),)
@@ -57,7 +57,7 @@ SAN_APP_OBJS := $(patsubst user/%.c,$(BUILD)/san/%.o,$(APP_SRCS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/san/%,$(UNIT_SRCS))
 
-.PHONY: all run test check unit deps clean vmlinux install
+.PHONY: all run test check unit deps clean vmlinux install test-kernel
 .DELETE_ON_ERROR:
 # Keep the BPF objects: handy for bpftool and llvm-objdump.
 .SECONDARY:
@@ -214,3 +214,12 @@ fuzz-build:
 
 fuzz: fuzz-targets
 	sh tests/fuzz/replay.sh -t $(FUZZ_SECONDS) -l fuzz $(FUZZ_NAMES)
+
+# ---- Kernel tests ----
+# `make test-kernel`: the integration tests inside Debian 12's 6.1 kernel
+# under qemu, over this machine's root (tests/kernel/test-kernel.sh).
+# KERNEL=<linux-image package> boots another kernel; KERNEL_TESTS=ci runs
+# the subset in tests/kernel/ci-tests, KERNEL_TESTS="test_unwind ..." those.
+test-kernel: deps
+	@$(MAKE) --no-print-directory bpfsym $(BUILD)/san/bpfsym fuzz-build
+	KERNEL='$(KERNEL)' KERNEL_TESTS='$(KERNEL_TESTS)' tests/kernel/test-kernel.sh

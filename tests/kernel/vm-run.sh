@@ -98,6 +98,7 @@ if [ "$ACCEL" = auto ]; then
 	fi
 fi
 [ "$ACCEL" = kvm ] && [ -n "$qpid" ] || boot "$ACCEL"
+msg "$(basename "$kdir") ($ACCEL, ${VM_CPUS:-2} CPUs, ${VM_MEM:-4G}): $*"
 
 # The console, live: the command's lines (all of it with VERBOSE=1), and
 # an init's failure or a panic.
