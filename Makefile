@@ -94,9 +94,13 @@ $(BUILD)/san/%.pb-c.o: $(BUILD)/%.pb-c.c $(BUILD)/%.pb-c.h | $(BUILD)/san
 # fresh view's slot with an atomic fetch-and-add, whose result needs the
 # v3 instruction set (kernel 5.12 on).
 $(BUILD)/maptrack.bpf.o $(BUILD)/sampler.bpf.o: BPF_CPU = -mcpu=v3
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h | $(BUILD)
+# Each object is then checked for the loops Linux 6.1's verifier refuses
+# whatever they do (scripts/check-bpf-cfg.py): 6.18 loads them, so only
+# this check or a 6.1 VM would tell.
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h scripts/check-bpf-cfg.py | $(BUILD)
 	$(CLANG) -g -O2 -target bpf $(BPF_CPU) -D__TARGET_ARCH_$(ARCH) -Wall \
 		-Iinclude -Ivmlinux/$(ARCH) -Ibpf -c $< -o $@
+	python3 scripts/check-bpf-cfg.py $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp && mv $@.tmp $@

@@ -236,11 +236,42 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/*
+ * The auxv pairs past the 12th, probe-read one a step (a bpf_loop
+ * callback: the verifier checks it once, and no inline loop that 6.1's
+ * CFG check may refuse).  1 stops the walk.
+ */
+#define AUXV_PAIRS	28	/* pairs looked at, at most */
+struct auxv_walk {
+	__u64 mm;		/* struct mm_struct *, as a number */
+	__u64 base;		/* AT_BASE's value, once found */
+};
+
+static long auxv_step(__u32 i, void *ctx)
+{
+	struct auxv_walk *a = ctx;
+	struct mm_struct *mm = (struct mm_struct *)a->mm;
+	__u32 k = 2 * (12 + i);
+	__u64 key;
+
+	/* Within this kernel's array (AT_VECTOR_SIZE differs between releases). */
+	if (k + 1 >= bpf_core_field_size(mm->saved_auxv) / sizeof(__u64))
+		return 1;
+	key = BPF_CORE_READ(mm, saved_auxv[k]);
+	if (key == AT_NULL)
+		return 1;
+	if (key != AT_BASE)
+		return 0;
+	a->base = BPF_CORE_READ(mm, saved_auxv[k + 1]);
+	return 1;
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct mm_struct *mm = p->mm;
-	__u64 base = 0, key;
+	struct auxv_walk aux = {};
+	__u64 base = 0, aux_head[24];
 	__u32 tgid = p->tgid;
 	int i;
 
@@ -287,28 +318,24 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	walk_image(mm->start_code, mm->end_code);
 	/*
 	 * saved_auxv[AT_VECTOR_SIZE], (type, value) pairs: AT_BASE comes
-	 * ninth on x86-64.  The first 12 pairs by plain loads (constant
-	 * indexes, within every kernel's array), any further by probe reads.
+	 * ninth on x86-64.  The first 12 pairs in one probe read (not
+	 * plain loads: the array's size differs between releases, and
+	 * libbpf refuses a load it cannot size-check against the kernel's),
+	 * any further one a step.
 	 */
+	bpf_probe_read_kernel(aux_head, sizeof(aux_head), __builtin_preserve_access_index(&mm->saved_auxv));
 #pragma unroll
 	for (i = 0; i < 24; i += 2) {
-		key = mm->saved_auxv[i];
-		if (key == AT_NULL)
+		if (aux_head[i] == AT_NULL)
 			goto interp;
-		if (key == AT_BASE) {
-			base = mm->saved_auxv[i + 1];
+		if (aux_head[i] == AT_BASE) {
+			base = aux_head[i + 1];
 			goto interp;
 		}
 	}
-	for (i = 24; i < 56; i += 2) {
-		key = BPF_CORE_READ(mm, saved_auxv[i]);
-		if (key == AT_NULL)
-			break;
-		if (key == AT_BASE) {
-			base = BPF_CORE_READ(mm, saved_auxv[i + 1]);
-			break;
-		}
-	}
+	aux.mm = (__u64)mm;
+	bpf_loop((AUXV_PAIRS - 12), auxv_step, &aux, 0);
+	base = aux.base;
 interp:
 	if (base)
 		walk_image(base, 0);

@@ -33,8 +33,6 @@ const volatile __u32 ustack_mode = BPFSYM_USTACK_TABLES;
 /* log2 of the row and range searches' bounds, plus one. */
 #define ROW_SEARCH_STEPS	27	/* up to 64 Mi rows in one table */
 #define RANGE_SEARCH_STEPS	9	/* BPFSYM_UNW_PROC_RANGES = 256 */
-#define PAGE_SEARCH_MAX		255	/* rows of one page the inline search takes */
-#define PAGE_SEARCH_STEPS	9
 
 struct unw_shard {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -140,14 +138,16 @@ static __always_inline __u64 unw_row(__u32 idx)
  * One step of the binary search for the first row past w->key among rows
  * w->first + [w->lo, w->hi), its bounds in the per-CPU walk state (so the
  * verifier checks it once, whatever the table's size): 1 when it is over.
- * Taken inline for a page's few rows, as a bpf_loop callback
- * (unw_search_step) for more.
+ * A bpf_loop callback, never an inline loop: clang enters such a loop in
+ * its middle, which closes it on a fall-through that Linux 6.1 refuses
+ * (scripts/check-bpf-cfg.py), and the verifier inlines bpf_loop itself.
  */
-static __always_inline int unw_search_halve(struct unw_walk *w)
+static long unw_search_step(__u64 i, void *ctx)
 {
-	__u32 mid;
+	__u32 zero = 0, mid;
+	struct unw_walk *w = bpf_map_lookup_elem(&unw_walks, &zero);
 
-	if (w->lo >= w->hi)
+	if (!w || w->lo >= w->hi)
 		return 1;
 	mid = w->lo + (w->hi - w->lo) / 2;
 	if ((__u32)unw_row(w->first + mid) <= w->key)
@@ -155,14 +155,6 @@ static __always_inline int unw_search_halve(struct unw_walk *w)
 	else
 		w->hi = mid;
 	return 0;
-}
-
-static long unw_search_step(__u64 i, void *ctx)
-{
-	__u32 zero = 0;
-	struct unw_walk *w = bpf_map_lookup_elem(&unw_walks, &zero);
-
-	return w ? unw_search_halve(w) : 1;
 }
 
 /*
@@ -199,14 +191,13 @@ static __always_inline const struct bpfsym_unw_range *unw_find_range(struct unw_
 /*
  * The rule of the last row at or before file offset @key of the table
  * whose entry @w's mapping cache holds: its page index narrows the search
- * to the rows of @key's KiB, usually a few, searched inline with the
- * bounds in map memory (checked once by the verifier); a denser page
- * falls back to the bpf_loop search.  Before the first row: the
+ * to the rows of @key's KiB, usually a few, searched with the bounds in
+ * map memory (checked once by the verifier).  Before the first row: the
  * frame-pointer rule.
  */
 static __always_inline __u32 unw_find_rule(struct unw_walk *w, __u32 key)
 {
-	__u32 j, i;
+	__u32 j;
 	__u64 e, row;
 
 	if (key < w->t_base)
@@ -223,14 +214,7 @@ static __always_inline __u32 unw_find_rule(struct unw_walk *w, __u32 key)
 	/* Find the first row past @key in [lo, hi); the answer is the one before. */
 	w->first = w->t_first;
 	w->key = key;
-	if (w->hi - w->lo > PAGE_SEARCH_MAX) {
-		bpf_loop(ROW_SEARCH_STEPS, unw_search_step, NULL, 0);
-	} else {
-#pragma clang loop unroll(disable)
-		for (i = 0; i < PAGE_SEARCH_STEPS; i++)
-			if (unw_search_halve(w))
-				break;
-	}
+	bpf_loop(ROW_SEARCH_STEPS, unw_search_step, NULL, 0);
 	if (w->lo == 0 || w->lo > w->t_nr)
 		return BPFSYM_UNW_FP_RULE;
 	row = unw_row(w->t_first + w->lo - 1);
@@ -375,10 +359,10 @@ static long unw_vma_cb(struct task_struct *task, struct vm_area_struct *vma, voi
 	__u32 zero = 0;
 
 	w = bpf_map_lookup_elem(&unw_walks, &zero);
-	file = BPF_CORE_READ(vma, vm_file);
+	file = vma->vm_file;
 	if (!w || !file)
 		return 0;
-	inode = BPF_CORE_READ(file, f_inode);
+	inode = file_inode_seen(file);
 	w->vkey.dev = BPF_CORE_READ(inode, i_sb, s_dev);
 	w->vkey.ino = BPF_CORE_READ(inode, i_ino);
 	inode_mtime(inode, &w->vkey.mtime_sec, &w->vkey.mtime_nsec);

@@ -180,7 +180,7 @@ static __always_inline void vma_info_read(struct vm_area_struct *vma, struct vma
 	vi->file = (__u64)file;
 	if (!file || !(vi->vm_flags & VM_EXEC))
 		return;
-	inode = file->f_inode;
+	inode = file_inode_seen(file);
 	vi->dev = inode->i_sb->s_dev;
 	vi->ino = inode->i_ino;
 	inode_mtime(inode, &vi->mtime_sec, &vi->mtime_nsec);

@@ -70,6 +70,25 @@ static uint32_t ringbuf_size(int nr_cpus, uint32_t freq)
 	return (uint32_t)size;
 }
 
+/*
+ * BPFSYM_VERIFIER_STATS=1 with -v: the verifier's own statistics of each
+ * program loaded (its time, instructions processed, states), for
+ * bench/startup.sh: what start-up costs, and on an old kernel how near a
+ * program is to the 1M-instruction limit.  Not by default: a program
+ * with a log level of its own loses libbpf's retry with the full
+ * verifier log when it fails.
+ */
+static void want_verifier_stats(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+	const char *env = getenv("BPFSYM_VERIFIER_STATS");
+
+	if (!env || strcmp(env, "1") || log_get_level() < LOG_DEBUG)
+		return;
+	bpf_object__for_each_program(prog, obj)
+		bpf_program__set_log_level(prog, 4);
+}
+
 static int load_sampler(struct probes *p, const struct probes_opts *o)
 {
 	struct sampler_bpf *s;
@@ -119,6 +138,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		bpf_map__set_autocreate(s->maps.first_counts, false);
 	}
 	p->on_sample = o->first_sample ? s->progs.on_sample : s->progs.on_sample_exec;
+	want_verifier_stats(s->obj);
 	err = sampler_bpf__load(s);
 	if (err) {
 		pr_err("bpfsym: loading the BPF sampler failed: %s%s\n", strerror(-err),
@@ -158,6 +178,7 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 		pr_err("bpfsym: sharing maps with the mapping tracker failed: %s\n", strerror(-err));
 		return err;
 	}
+	want_verifier_stats(t->obj);
 	err = maptrack_bpf__load(t);
 	if (err) {
 		pr_err("bpfsym: loading the BPF mapping tracker failed: %s%s\n", strerror(-err),

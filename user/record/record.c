@@ -33,6 +33,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpfsym.h"
+#include "record/anonhints.h"
 #include "record/cgroup.h"
 #include "ingest/ingest.h"
 #include "ingest/mapevents.h"
@@ -108,67 +109,6 @@ static uint64_t now_ns(clockid_t clk)
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	log_vmsg(level == LIBBPF_WARN ? LOG_WARN : level == LIBBPF_INFO ? LOG_INFO : LOG_DEBUG, fmt, ap);
-	return 0;
-}
-
-/* Open each --map-anon FILE now: a bad one is a usage error, not unnamed frames later. */
-static int load_hint_files(struct recorder *r)
-{
-	const struct anon_hint *h;
-	char *path;
-	size_t i;
-	int err;
-
-	r->hint_ids = calloc(r->o->nr_hints + 1, sizeof(*r->hint_ids));
-	if (!r->hint_ids)
-		return -ENOMEM;
-	for (i = 0; i < r->o->nr_hints; i++) {
-		h = &r->o->hints[i];
-		path = strndup(h->file, h->file_len);
-		if (!path)
-			return -ENOMEM;
-		err = symbolizer__add_hint_file(r->sym, path, &r->hint_ids[i]);
-		if (err)
-			pr_err("bpfsym: --map-anon: '%s': %s\n", path,
-				err == -ENOEXEC ? "not a regular, non-empty ELF file" : strerror(-err));
-		free(path);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/*
- * Give each hint to its process in the model, which the snapshot has just
- * filled: from there on the hint follows the process (fork, exit).
- */
-static int attach_hints(struct recorder *r)
-{
-	const struct anon_hint *h;
-	struct proc_hint ph;
-	struct proc *p;
-	size_t i;
-	int err;
-
-	for (i = 0; i < r->o->nr_hints; i++) {
-		h = &r->o->hints[i];
-		p = proc_table__find_pid(r->procs, h->pid);
-		if (!p) {
-			pr_err("bpfsym: --map-anon: process %u is not among the processes "
-				"recorded (give it with -p, or record the whole system)\n", h->pid);
-			return -ESRCH;
-		}
-		ph.start = h->start;
-		ph.end = h->start + h->len;
-		ph.file_off = h->offset;
-		ph.id = r->hint_ids[i];
-		err = proc__add_hint(p, &ph);
-		if (err) {
-			pr_err("bpfsym: --map-anon: process %u: %s\n", h->pid,
-				err == -E2BIG ? "too many hints for one process" : strerror(-err));
-			return err;
-		}
-	}
 	return 0;
 }
 
@@ -475,7 +415,7 @@ static int recorder__open(struct recorder *r)
 		pr_err("bpfsym: out of memory\n");
 		return RUN_FAILED;
 	}
-	if (load_hint_files(r))
+	if (anonhints__load(r->o, r->sym, &r->hint_ids))
 		return RUN_USAGE;
 	if (!o->user_only && symbolizer__kernel_restricted(r->sym))
 		pr_warn("bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict, kernel.perf_event_paranoid%s): "
@@ -549,7 +489,7 @@ static int recorder__attach(struct recorder *r)
 		if (probes__snapshot(r->bpf, snapshot__record, r->snap))
 			return RUN_FAILED;
 	}
-	if (attach_hints(r))
+	if (anonhints__attach(r->o, r->procs, r->hint_ids))
 		return RUN_USAGE;
 	if (r->snap) {
 		snapshot__seed_fresh(r->snap, r->procs, r->bpf);
