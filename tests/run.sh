@@ -135,6 +135,26 @@ for t in tests/integration/test_*.sh; do
 	fi
 done
 
+# The older kernels' path on this one: the tests in tests/integration/
+# fallback-tests again with every optional kernel feature taken away
+# (BPFSYM_FORCE_FALLBACK=all: no task work, no VMA iterator, so processes
+# are followed from their exec as on Debian 12's 6.1), as NAME@fallback.
+# BPFSYM_FALLBACK_PASS=0 skips it.
+if [ "${BPFSYM_FALLBACK_PASS:-1}" != 0 ] && [ -f tests/integration/fallback-tests ]; then
+	for name in $(grep -v '^#' tests/integration/fallback-tests); do
+		t=tests/integration/$name.sh
+		if [ ! -f "$t" ]; then
+			echo "== $name@fallback" | tee -a "$log"
+			runner_fail "$name@fallback: tests/integration/fallback-tests names no $t"
+			continue
+		fi
+		run_one "$name@fallback" env BPFSYM_FORCE_FALLBACK=all sh "$t"
+		if ! grep -q '^# lib\.sh checked: ' "$out/one.log"; then
+			runner_fail "$name@fallback: ended without lib.sh's check of its tests (killed, or its own EXIT trap?)"
+		fi
+	done
+fi
+
 # The runner's own checks: every program on disk (counted again, apart
 # from the loops above) ran and reported, some test ran, the checkout is as
 # clean as it was.
