@@ -55,6 +55,32 @@ static const struct bpfsym_unw_fresh fresh_empty;
 #define CUT_MET		1	/* fresh_cut(): a range met [start, end) */
 #define CUT_PARTIAL	2	/* ...and reached outside it */
 
+/* A pass over a fresh view's ranges, one a bpf_loop step (fresh_cut, fresh_slot). */
+struct fresh_pass {
+	struct bpfsym_unw_fresh *f;
+	__u64 start, end;	/* fresh_cut: the range lost */
+	__u32 hit;		/* fresh_cut: CUT_*; fresh_slot: the free slot found */
+};
+
+static long fresh_cut_step(__u32 k, void *ctx)
+{
+	struct fresh_pass *p = ctx;
+	struct bpfsym_unw_fresh *f = p->f;
+	__u64 rs, re;
+
+	if (!f || k >= f->nr || k >= BPFSYM_UNW_FRESH_RANGES)
+		return 1;
+	rs = f->r[k].start;
+	re = rs + f->r[k].len;
+	if (rs >= p->end || re <= p->start || rs == re)
+		return 0;
+	p->hit |= CUT_MET;
+	if (rs < p->start || re > p->end)
+		p->hit |= CUT_PARTIAL;
+	f->r[k].len = 0;
+	return 0;
+}
+
 /*
  * Drop the ranges of fresh view @f that meet [start, end): their length
  * goes to 0, which no PC matches (compacting would cost the verifier a
@@ -64,30 +90,17 @@ static const struct bpfsym_unw_fresh fresh_empty;
  * will not find it there) and the view is marked partial.  The view is
  * shared with the walk and, for a process with several threads, with
  * other CPUs: every index is bounded, so a race costs a range, never
- * memory safety.
+ * memory safety.  A bpf_loop, not an inline loop: the verifier checks
+ * one step, not 32 (a third of the tracker's start-up before).
  */
 static __always_inline int fresh_cut(struct bpfsym_unw_fresh *f, __u64 start, __u64 end)
 {
-	int cut = 0;
-	__u64 rs, re;
-	__u32 k;
+	struct fresh_pass p = { .f = f, .start = start, .end = end };
 
-#pragma clang loop unroll(disable)
-	for (k = 0; k < BPFSYM_UNW_FRESH_RANGES; k++) {
-		if (k >= f->nr)
-			break;
-		rs = f->r[k].start;
-		re = rs + f->r[k].len;
-		if (rs >= end || re <= start || rs == re)
-			continue;
-		cut |= CUT_MET;
-		if (rs < start || re > end)
-			cut |= CUT_PARTIAL;
-		f->r[k].len = 0;
-	}
-	if (cut & CUT_PARTIAL)
+	bpf_loop(BPFSYM_UNW_FRESH_RANGES, fresh_cut_step, &p, 0);
+	if (p.hit & CUT_PARTIAL)
 		f->flags |= BPFSYM_UNW_FRESH_PARTIAL;
-	return cut;
+	return p.hit;
 }
 
 /* The fresh view of process @tgid may lack an executable range (a lookup failed). */
@@ -116,6 +129,28 @@ static __always_inline bool fresh_whole(const struct bpfsym_unw_fresh *f, __u32 
 {
 	return !(f->flags & BPFSYM_UNW_FRESH_SEEDED) && one_thread() &&
 	       !bpf_map_lookup_elem(&unw_procs, &tgid);
+}
+
+static long fresh_slot_step(__u32 k, void *ctx)
+{
+	struct fresh_pass *p = ctx;
+	struct bpfsym_unw_fresh *f = p->f;
+
+	if (!f || k >= f->nr || k >= BPFSYM_UNW_FRESH_RANGES || !f->r[k].len) {
+		p->hit = k;
+		return 1;
+	}
+	p->hit = k + 1;		/* all full so far: past them */
+	return 0;
+}
+
+/* The first free slot of fresh view @f: an empty one, else its end (f->nr). */
+static __always_inline __u32 fresh_slot(struct bpfsym_unw_fresh *f)
+{
+	struct fresh_pass p = { .f = f };
+
+	bpf_loop(BPFSYM_UNW_FRESH_RANGES, fresh_slot_step, &p, 0);
+	return p.hit;
 }
 
 /*
@@ -166,10 +201,7 @@ __noinline int fresh_add(const struct bpfsym_map_ev *e)
 	 * fill the view), else a new one by an atomic add.
 	 */
 	if (one_thread()) {
-#pragma clang loop unroll(disable)
-		for (n = 0; n < BPFSYM_UNW_FRESH_RANGES; n++)
-			if (n >= f->nr || !f->r[n].len)
-				break;
+		n = fresh_slot(f);
 		if (n == f->nr && n < BPFSYM_UNW_FRESH_RANGES)
 			f->nr = n + 1;
 	} else {

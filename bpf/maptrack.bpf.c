@@ -266,14 +266,40 @@ static long auxv_step(__u32 i, void *ctx)
 	return 1;
 }
 
+/*
+ * Where the kernel's ELF loader put the program's interpreter: AT_BASE in
+ * the saved auxv, (type, value) pairs, ninth on x86-64; 0 when none.  The
+ * first 12 pairs in one probe read (not plain loads: the array's size
+ * differs between releases, and libbpf refuses a load it cannot
+ * size-check against the kernel's), any further one a step.  A function
+ * of its own: its 192-byte buffer is off the stack of on_exec's calls
+ * down to fresh_add's callbacks, which 6.1 caps at 512 bytes in all.
+ */
+static __noinline __u64 interp_base(struct mm_struct *mm)
+{
+	struct auxv_walk aux = {};
+	__u64 head[24];
+	int i;
+
+	bpf_probe_read_kernel(head, sizeof(head), __builtin_preserve_access_index(&mm->saved_auxv));
+#pragma unroll
+	for (i = 0; i < 24; i += 2) {
+		if (head[i] == AT_NULL)
+			return 0;
+		if (head[i] == AT_BASE)
+			return head[i + 1];
+	}
+	aux.mm = (__u64)mm;
+	bpf_loop((AUXV_PAIRS - 12), auxv_step, &aux, 0);
+	return aux.base;
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct mm_struct *mm = p->mm;
-	struct auxv_walk aux = {};
-	__u64 base = 0, aux_head[24];
+	__u64 base;
 	__u32 tgid = p->tgid;
-	int i;
 
 	if (!is_target(tgid) || !mm)
 		return 0;
@@ -316,27 +342,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	 */
 	/* start_code and end_code bound the program's PF_X segments (binfmt_elf). */
 	walk_image(mm->start_code, mm->end_code);
-	/*
-	 * saved_auxv[AT_VECTOR_SIZE], (type, value) pairs: AT_BASE comes
-	 * ninth on x86-64.  The first 12 pairs in one probe read (not
-	 * plain loads: the array's size differs between releases, and
-	 * libbpf refuses a load it cannot size-check against the kernel's),
-	 * any further one a step.
-	 */
-	bpf_probe_read_kernel(aux_head, sizeof(aux_head), __builtin_preserve_access_index(&mm->saved_auxv));
-#pragma unroll
-	for (i = 0; i < 24; i += 2) {
-		if (aux_head[i] == AT_NULL)
-			goto interp;
-		if (aux_head[i] == AT_BASE) {
-			base = aux_head[i + 1];
-			goto interp;
-		}
-	}
-	aux.mm = (__u64)mm;
-	bpf_loop((AUXV_PAIRS - 12), auxv_step, &aux, 0);
-	base = aux.base;
-interp:
+	base = interp_base(mm);
 	if (base)
 		walk_image(base, 0);
 	walk_range((__u64)mm->context.vdso, (__u64)mm->context.vdso + 1, BPFSYM_MAP_EXEC);

@@ -404,22 +404,40 @@ static __always_inline int unw_vma_fallback(struct unw_walk *w, __u64 pc)
 }
 
 /*
- * The range of fresh view @f holding @pc, or NULL: a linear scan of its
- * few ranges (unsorted: the tracker appends).
+ * A scan of fresh view ->f for ->pc (unsorted: the tracker appends), one
+ * range a bpf_loop step: an inline loop of 32 would be checked 32 times
+ * over by the verifier, at every frame of the walk's callback.
  */
+struct unw_fresh_scan {
+	const struct bpfsym_unw_fresh *f;
+	__u64 pc;
+	__s32 found;		/* the index, or -1 */
+};
+
+static long unw_fresh_step(__u32 i, void *ctx)
+{
+	struct unw_fresh_scan *s = ctx;
+	const struct bpfsym_unw_fresh *f = s->f;
+
+	if (!f || i >= f->nr || i >= BPFSYM_UNW_FRESH_RANGES)
+		return 1;
+	if (s->pc - f->r[i].start < f->r[i].len) {
+		s->found = i;
+		return 1;
+	}
+	return 0;
+}
+
+/* The range of fresh view @f holding @pc, or NULL. */
 static __always_inline const struct bpfsym_unw_range *unw_find_fresh(const struct bpfsym_unw_fresh *f,
 								    __u64 pc)
 {
-	__u32 i, nr = f->nr;
+	struct unw_fresh_scan s = { .f = f, .pc = pc, .found = -1 };
 
-#pragma clang loop unroll(disable)
-	for (i = 0; i < BPFSYM_UNW_FRESH_RANGES; i++) {
-		if (i >= nr)
-			break;
-		if (pc - f->r[i].start < f->r[i].len)
-			return &f->r[i];
-	}
-	return NULL;
+	bpf_loop(BPFSYM_UNW_FRESH_RANGES, unw_fresh_step, &s, 0);
+	if (s.found < 0)
+		return NULL;
+	return &f->r[s.found & (BPFSYM_UNW_FRESH_RANGES - 1)];
 }
 
 /*
@@ -511,8 +529,14 @@ static __always_inline int unw_rule_at(struct unw_walk *w, __u32 *rule)
 	return 0;
 }
 
-/* One frame: record the PC, then move to the caller.  bpf_loop's callback. */
-static long unw_step(__u64 i, void *ctx)
+/*
+ * One frame: record the PC, then move to the caller; 1 when the walk
+ * ends.  Global, so the verifier checks it once, alone (its arguments
+ * are none, its state in map memory), instead of within the bpf_loop
+ * callback at every state the walk reaches it with: the sampler's
+ * verification took 0.45-0.7 s on 6.18 before.
+ */
+__noinline int unw_frame(void)
 {
 	struct bpfsym_sample *s;
 	struct unw_walk *w;
@@ -538,6 +562,12 @@ static long unw_step(__u64 i, void *ctx)
 		return 1;
 	}
 	return 0;
+}
+
+/* bpf_loop's callback: a frame a step. */
+static long unw_step(__u64 i, void *ctx)
+{
+	return unw_frame() ? 1 : 0;
 }
 
 /*
