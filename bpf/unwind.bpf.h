@@ -157,32 +157,46 @@ static long unw_search_step(__u64 i, void *ctx)
 	return 0;
 }
 
+/* One step of the range search (unw_find_range), a bpf_loop callback. */
+struct unw_range_search {
+	const struct bpfsym_unw_proc *v;
+	__u64 pc;
+	__u32 lo, hi;
+};
+
+static long unw_range_step(__u32 i, void *ctx)
+{
+	struct unw_range_search *rs = ctx;
+	const struct bpfsym_unw_proc *v = rs->v;
+	__u32 mid;
+
+	if (!v || rs->lo >= rs->hi)
+		return 1;
+	mid = ((rs->lo + rs->hi) / 2) & (BPFSYM_UNW_PROC_RANGES - 1);
+	if (v->r[mid].start <= rs->pc)
+		rs->lo = mid + 1;
+	else
+		rs->hi = mid;
+	return 0;
+}
+
 /*
- * The mapping of @v holding @pc, or NULL: a bounded binary search.  The
- * bounds live in the per-CPU walk state, so the verifier sees unknown
- * values and checks each step once, not once per pair of constants.
+ * The mapping of @v holding @pc, or NULL: a bounded binary search, one
+ * step a bpf_loop callback, so the verifier checks a step once instead
+ * of unrolling the search at every state the walk reaches it with.
  */
-static __always_inline const struct bpfsym_unw_range *unw_find_range(struct unw_walk *w,
-								    const struct bpfsym_unw_proc *v,
+static __always_inline const struct bpfsym_unw_range *unw_find_range(const struct bpfsym_unw_proc *v,
 								    __u64 pc)
 {
-	__u32 mid, i;
+	struct unw_range_search rs = {
+		.v = v, .pc = pc, .hi = v->nr < BPFSYM_UNW_PROC_RANGES ? v->nr : BPFSYM_UNW_PROC_RANGES,
+	};
+	__u32 i;
 
-	w->lo = 0;
-	w->hi = v->nr < BPFSYM_UNW_PROC_RANGES ? v->nr : BPFSYM_UNW_PROC_RANGES;
-#pragma clang loop unroll(disable)
-	for (i = 0; i < RANGE_SEARCH_STEPS; i++) {
-		if (w->lo >= w->hi)
-			break;
-		mid = ((w->lo + w->hi) / 2) & (BPFSYM_UNW_PROC_RANGES - 1);
-		if (v->r[mid].start <= pc)
-			w->lo = mid + 1;
-		else
-			w->hi = mid;
-	}
-	if (w->lo == 0)
+	bpf_loop(RANGE_SEARCH_STEPS, unw_range_step, &rs, 0);
+	if (rs.lo == 0)
 		return NULL;
-	i = (w->lo - 1) & (BPFSYM_UNW_PROC_RANGES - 1);
+	i = (rs.lo - 1) & (BPFSYM_UNW_PROC_RANGES - 1);
 	if (pc - v->r[i].start >= v->r[i].len)
 		return NULL;
 	return &v->r[i];
@@ -461,7 +475,7 @@ static __always_inline int unw_find_mapping(struct unw_walk *w, __u64 pc)
 		return 0;
 	}
 	if (v)
-		r = unw_find_range(w, v, pc);
+		r = unw_find_range(v, pc);
 	if (!r && f) {
 		r = unw_find_fresh(f, pc);
 		fresh = true;

@@ -32,6 +32,7 @@ struct unwmaps {
 	 */
 	uint64_t *shard[BPFSYM_UNW_MAX_SHARDS];
 	uint32_t nr_shards;			/* shards [0, nr) exist */
+	uint32_t max_shards;			/* what --unwind-mem's rows fill, at most */
 	struct unwinder *unw;
 	struct proc_table *procs;		/* where files are opened through */
 };
@@ -43,6 +44,7 @@ struct unwmaps *unwmaps__new(const struct probes_unwind_fds *fds)
 	if (!m)
 		return NULL;
 	m->fds = *fds;
+	m->max_shards = BPFSYM_UNW_MAX_SHARDS;
 	return m;
 }
 
@@ -63,49 +65,93 @@ uint64_t unwmaps__bytes(const struct unwmaps *m)
 	return (uint64_t)m->nr_shards * SHARD_BYTES;
 }
 
-/* Create shard m->nr_shards and put it in the outer array.  0 or -errno. */
-static int add_shard(struct unwmaps *m)
+/*
+ * Shards created ahead when rows need one more: as many as exist, at most
+ * SHARD_GROUP (2 MiB), within max_shards.  Putting a shard in the outer
+ * array waits for an RCU grace period (the kernel makes sure no program
+ * still sees the old slot): 10-16 ms each here, so one shard at a time
+ * made the tables of a machine's running processes (~25 shards) take
+ * 0.25 s before sampling could start.  A group goes in with one batch
+ * update, one grace period on the kernels that wait once a batch.
+ */
+#define SHARD_GROUP	8
+
+/* Create shard @idx, mapped, its fd in *@fd.  0 or -errno. */
+static int new_shard(struct unwmaps *m, uint32_t idx, int *fd)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
-	uint32_t idx = m->nr_shards;
 	void *mem;
-	int fd, err;
+	int err;
 
-	if (idx >= BPFSYM_UNW_MAX_SHARDS)
-		return -ENOSPC;
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unw_shard", sizeof(uint32_t), sizeof(uint64_t),
-			    BPFSYM_UNW_SHARD_ROWS, &opts);
-	if (fd < 0)
+	*fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unw_shard", sizeof(uint32_t), sizeof(uint64_t),
+			     BPFSYM_UNW_SHARD_ROWS, &opts);
+	if (*fd < 0)
 		return -errno;
-	mem = mmap(NULL, SHARD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	mem = mmap(NULL, SHARD_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
 	if (mem == MAP_FAILED) {
 		err = -errno;
-		close(fd);
-		return err;
-	}
-	err = bpf_map_update_elem(m->fds.shards, &idx, &fd, BPF_ANY) ? -errno : 0;
-	close(fd);
-	if (err) {
-		munmap(mem, SHARD_BYTES);
+		close(*fd);
 		return err;
 	}
 	m->shard[idx] = mem;
-	m->nr_shards++;
 	return 0;
+}
+
+/*
+ * Shards [m->nr_shards, @upto) created and put in the outer array at once
+ * (one by one where the kernel has no batch update of it).  0 or -errno:
+ * the shards made before the error stay.
+ */
+static int add_shards(struct unwmaps *m, uint32_t upto)
+{
+	uint32_t keys[SHARD_GROUP], n = 0, i, done = 0;
+	int fds[SHARD_GROUP], err = 0;
+
+	while (m->nr_shards + n < upto && n < SHARD_GROUP) {
+		keys[n] = m->nr_shards + n;
+		err = new_shard(m, keys[n], &fds[n]);
+		if (err)
+			break;
+		n++;
+	}
+	if (n) {
+		done = n;
+		if (bpf_map_update_batch(m->fds.shards, keys, fds, &done, NULL)) {
+			/* No batch for this map on this kernel: one at a time. */
+			for (done = 0; done < n; done++)
+				if (bpf_map_update_elem(m->fds.shards, &keys[done], &fds[done], BPF_ANY))
+					break;
+			if (done < n)
+				err = -errno;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		close(fds[i]);
+		if (i >= done)
+			munmap(m->shard[keys[i]], SHARD_BYTES);
+	}
+	m->nr_shards += done;
+	return err;
 }
 
 static int put_rows(void *ctx, uint32_t first, const struct cfi_row *rows, uint32_t nr)
 {
 	struct unwmaps *m = ctx;
 	uint64_t i, end = (uint64_t)first + nr;
-	uint32_t shard, slot;
+	uint32_t shard, slot, want, ahead;
 	uint64_t *dst;
 	int err;
 
 	if (end > (uint64_t)BPFSYM_UNW_MAX_SHARDS * BPFSYM_UNW_SHARD_ROWS)
 		return -ENOSPC;
 	while (m->nr_shards * (uint64_t)BPFSYM_UNW_SHARD_ROWS < end) {
-		err = add_shard(m);
+		want = (uint32_t)((end + BPFSYM_UNW_SHARD_ROWS - 1) >> BPFSYM_UNW_SHARD_SHIFT);
+		ahead = m->nr_shards < SHARD_GROUP ? (m->nr_shards ? m->nr_shards : 1) : SHARD_GROUP;
+		if (want < m->nr_shards + ahead)
+			want = m->nr_shards + ahead;
+		if (want > m->max_shards)
+			want = m->max_shards;
+		err = want > m->nr_shards ? add_shards(m, want) : -ENOSPC;
 		if (err) {
 			pr_warn("unwind: creating row shard %u failed: %s\n", m->nr_shards,
 				strerror(-err));
@@ -202,6 +248,8 @@ struct unwmaps *unwmaps__start(struct probes *bpf, struct proc_table *procs, uin
 	if (!m)
 		return NULL;
 	m->procs = procs;
+	if (max_bytes && (max_bytes + SHARD_BYTES - 1) / SHARD_BYTES < BPFSYM_UNW_MAX_SHARDS)
+		m->max_shards = (uint32_t)((max_bytes + SHARD_BYTES - 1) / SHARD_BYTES);
 	m->unw = unwinder__new(&(struct unwind_opts){
 		.sink = unwmaps__sink(m), .open = open_file, .open_ctx = m, .max_bytes = max_bytes,
 	});
