@@ -390,7 +390,7 @@ static int recorder__check(struct recorder *r)
 static int recorder__open(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
-	struct symbolizer_opts sopts = { .no_kernel = o->user_only };
+	struct symbolizer_opts sopts = { .no_kernel = o->user_only, .kernel_async = 1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 
 	libbpf_set_print(libbpf_print);
@@ -417,9 +417,6 @@ static int recorder__open(struct recorder *r)
 	}
 	if (anonhints__load(r->o, r->sym, &r->hint_ids))
 		return RUN_USAGE;
-	if (!o->user_only && symbolizer__kernel_restricted(r->sym))
-		pr_warn("bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict, kernel.perf_event_paranoid%s): "
-			"kernel frames stay unnamed\n", preflight__has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
 	return RUN_OK;
 }
 
@@ -499,6 +496,10 @@ static int recorder__attach(struct recorder *r)
 			unwmaps__first_views(r->umaps, pids, n, UNWIND_START_WAIT_MS);
 		}
 	}
+	/* kallsyms was read beside the loading: this waits for it, if need be. */
+	if (!o->user_only && symbolizer__kernel_restricted(r->sym))
+		pr_warn("bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict, kernel.perf_event_paranoid%s): "
+			"kernel frames stay unnamed\n", preflight__has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
 	record_header__fill(&r->hdr, r->o, r->sym ? symbolizer__text_addr(r->sym) : 0, event);
 	kfeatures__describe(&r->kf, lazy_wanted(o), r->hdr.kfeatures, sizeof(r->hdr.kfeatures));
 	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event))

@@ -431,6 +431,33 @@ void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp, ui
 	out->sym_off = vaddr - sym->addr;
 }
 
+/* Load the kernel's symbols into @arg's ks and text_addr; @arg, or NULL + errno. */
+static void *ks_load(void *arg)
+{
+	struct symbolizer *s = arg;
+
+	s->ks = ksyms__load(s->ks_path);
+	if (!s->ks)
+		return NULL;
+	if (ksyms__find(s->ks, "_text", &s->text_addr))
+		s->text_addr = 0;
+	return s;
+}
+
+struct ksyms *symbolizer_ksyms(struct symbolizer *s)
+{
+	void *ret = NULL;
+
+	if (s->ks_loading) {
+		s->ks_loading = false;
+		pthread_join(s->ks_thread, &ret);
+		if (!ret)
+			pr_warn("symbolizer: '%s': cannot load kernel symbols: kernel frames stay unnamed\n",
+				s->ks_path);
+	}
+	return s->ks;
+}
+
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 {
 	static const struct symbolizer_opts defaults;
@@ -465,15 +492,6 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	s->anon.pub.rpt.kind = RPT_MOD_ANON;
 	s->anon.pub.rpt.path = "[anon]";
 	if (!opts->no_kernel) {
-		s->ks = ksyms__load(opts->kallsyms);
-		if (!s->ks) {
-			err = errno;
-			pr_warn("symbolizer: '%s': cannot load kernel symbols: %s\n",
-				opts->kallsyms ? opts->kallsyms : "/proc/kallsyms", strerror(err));
-			goto fail;
-		}
-		if (ksyms__find(s->ks, "_text", &s->text_addr))
-			s->text_addr = 0;
 		s->vmlinux = calloc(1, sizeof(*s->vmlinux));
 		if (!s->vmlinux) {
 			err = ENOMEM;
@@ -481,6 +499,16 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		}
 		s->vmlinux->pub.rpt.kind = RPT_MOD_KERNEL;
 		s->vmlinux->pub.rpt.path = "[kernel.kallsyms]";
+		s->ks_path = opts->kallsyms ? opts->kallsyms : "/proc/kallsyms";
+		/* Beside the BPF side's loading: /proc/kallsyms takes ~45 ms to read. */
+		if (opts->kernel_async && !pthread_create(&s->ks_thread, NULL, ks_load, s)) {
+			s->ks_loading = true;
+		} else if (!ks_load(s)) {
+			err = errno;
+			pr_warn("symbolizer: '%s': cannot load kernel symbols: %s\n", s->ks_path,
+				strerror(err));
+			goto fail;
+		}
 	}
 	return s;
 fail:
@@ -500,20 +528,21 @@ void symbolizer__free(struct symbolizer *s)
 	free(s->hints);
 	jitmap__free(s->jit);
 	free(s->vmlinux);
-	ksyms__free(s->ks);
+	ksyms__free(symbolizer_ksyms(s));
 	free(s->proc_root);
 	free(s->debug_root);
 	free(s);
 }
 
-uint64_t symbolizer__text_addr(const struct symbolizer *s)
+uint64_t symbolizer__text_addr(struct symbolizer *s)
 {
+	symbolizer_ksyms(s);
 	return s->text_addr;
 }
 
-int symbolizer__kernel_restricted(const struct symbolizer *s)
+int symbolizer__kernel_restricted(struct symbolizer *s)
 {
-	return ksyms__restricted(s->ks);
+	return ksyms__restricted(symbolizer_ksyms(s));
 }
 
 size_t symbolizer__loaded_bytes(const struct symbolizer *s)

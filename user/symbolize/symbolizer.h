@@ -24,6 +24,9 @@ struct symbolizer_opts {
 	const char *kallsyms;		/* "/proc/kallsyms" when NULL */
 	const char *debug_root;		/* "/usr/lib/debug" when NULL: build-id debug files */
 	int no_kernel;			/* do not load kallsyms (user-only recordings) */
+	int kernel_async;		/* load kallsyms on a thread of its own (a recorder's
+					 * start-up): the first use of kernel symbols waits
+					 * for it, and a failure there is a warning */
 	int no_demangle;		/* keep C++/Rust names as mangled in the file */
 	int no_jit;			/* do not read perf maps and jitdumps */
 	size_t max_files;		/* symbol tables kept in memory, one per build-id; 0: 4096 */
@@ -123,10 +126,10 @@ int symbolizer__elf(struct symbolizer *s, const char *path, uint64_t addr, bool 
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out);
 
 /* The runtime _text address from kallsyms (0 if unknown or restricted). */
-uint64_t symbolizer__text_addr(const struct symbolizer *s);
+uint64_t symbolizer__text_addr(struct symbolizer *s);
 
 /* True when kallsyms addresses are all zero (kptr_restrict). */
-int symbolizer__kernel_restricted(const struct symbolizer *s);
+int symbolizer__kernel_restricted(struct symbolizer *s);
 
 /* Bytes the symbol tables in memory take now. */
 size_t symbolizer__loaded_bytes(const struct symbolizer *s);

@@ -135,7 +135,7 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out)
 
 	memset(out, 0, sizeof(*out));
 	out->offset = ip;
-	if (!s->ks) {
+	if (!symbolizer_ksyms(s)) {
 		out->reason = RPT_NO_MAPPING;	/* kernel symbols not loaded */
 		return 0;
 	}

@@ -17,6 +17,7 @@
 #ifndef BPFSYM_SYMBOLIZER_INT_H
 #define BPFSYM_SYMBOLIZER_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,14 +50,20 @@ struct smod {
 	bool fail_final;	/* the file itself is unusable: never retried */
 };
 
+/* The kernel's symbols, once loaded (NULL: none): waits for an async load. */
+struct ksyms *symbolizer_ksyms(struct symbolizer *s);
+
 #define SYMBOLIZER_KCACHE	1024	/* a power of two */
 
 struct symbolizer {
 	char *proc_root;
 	char *debug_root;
 	const struct proc_table *procs;	/* the model: other processes of a namespace */
-	struct ksyms *ks;
+	struct ksyms *ks;		/* read symbolizer_ksyms(): maybe still loading */
 	uint64_t text_addr;
+	pthread_t ks_thread;		/* symbolizer_opts.kernel_async: loading ks */
+	bool ks_loading;		/* ...and not joined yet */
+	const char *ks_path;		/* what it loads */
 	/*
 	 * Kernel addresses looked up lately (ip -> its symbol in ks): return
 	 * addresses repeat from sample to sample, and a binary search over
