@@ -50,6 +50,7 @@ static const struct rpt_header fx_hdr = {
 	.nr_cpus = 4,
 	.start_wall_ns = 1714560000123456789ULL,
 	.start_mono_ns = 987654321ULL,
+	.kfeatures = "task work no, VMA iterator yes -> mappings followed from exec",
 };
 
 #define FX_MODS 4
@@ -202,6 +203,7 @@ static __attribute__((unused)) void fx_check(const struct report *r, size_t nr, 
 	ASSERT_EQ(h->nr_cpus, fx_hdr.nr_cpus, "nr_cpus");
 	ASSERT_EQ(h->start_wall_ns, fx_hdr.start_wall_ns, "start_wall_ns");
 	ASSERT_EQ(h->start_mono_ns, fx_hdr.start_mono_ns, "start_mono_ns");
+	ASSERT_STREQ(h->kfeatures, fx_hdr.kfeatures, "kfeatures");
 	ASSERT_EQ(h->complete, complete, "complete");
 	ASSERT_EQ(h->samples, (uint64_t)nr, "header samples");
 	if (complete) {

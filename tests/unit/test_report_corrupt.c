@@ -643,6 +643,46 @@ static void test_end_fields(void)
 	expect_bad(&c, "END record: malformed field");
 }
 
+/*
+ * HEADER's kfeatures, appended later (issue 24): absent from an older
+ * writer's file, it reads as empty; present, as written; longer than its
+ * field, the file is refused.
+ */
+static void test_header_kfeatures(void)
+{
+	static const uint8_t with[] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 'y', 'e', 's' };
+	uint8_t too_long[11 + 2 + 200] = { 0 };
+	struct report *r;
+	struct craft c;
+
+	craft_begin(&c);
+	craft_header(&c);
+	craft_block(&c);
+	r = report__open_mem(c.file.data, c.file.len, errbuf, sizeof(errbuf));
+	if (ASSERT_OK_PTR(r, errbuf))
+		ASSERT_STREQ(report__header(r)->kfeatures, "", "an older file: empty");
+	report__free(r);
+	craft_free(&c);
+
+	craft_begin(&c);
+	craft_rec(&c, RPT_REC_HEADER, with, sizeof(with));
+	craft_block(&c);
+	r = report__open_mem(c.file.data, c.file.len, errbuf, sizeof(errbuf));
+	if (ASSERT_OK_PTR(r, errbuf))
+		ASSERT_STREQ(report__header(r)->kfeatures, "yes", "read as written");
+	report__free(r);
+	craft_free(&c);
+
+	/* 200 bytes claimed (varint 0xc8 0x01) where the field holds 127. */
+	too_long[11] = 0xc8;
+	too_long[12] = 0x01;
+	memset(too_long + 13, 'a', 200);
+	craft_begin(&c);
+	craft_rec(&c, RPT_REC_HEADER, too_long, sizeof(too_long));
+	craft_block(&c);
+	expect_bad(&c, "HEADER");
+}
+
 static void test_bombs(void)
 {
 	const size_t big = RPT_BLOCK_MAX + (1 << 20), fill = 40u << 20;
@@ -705,6 +745,7 @@ int main(void)
 	RUN_TEST(test_random);
 	RUN_TEST(test_crafted);
 	RUN_TEST(test_end_fields);
+	RUN_TEST(test_header_kfeatures);
 	RUN_TEST(test_bombs);
 	return TEST_EXIT();
 }

@@ -27,6 +27,7 @@ static const struct rpt_header hdr = {
 	.freq = 99,
 	.nr_cpus = 4,
 	.start_wall_ns = 1714560000000000000ULL,	/* 2024-05-01 10:40:00 UTC */
+	.kfeatures = "task work no, VMA iterator yes -> mappings followed from exec",
 };
 
 enum { M_KERNEL, M_APP, M_LIBC };
@@ -291,6 +292,8 @@ static void test_table(void)
 	snprintf(want, sizeof(want), "# bpfsym report: %s\n", path);
 	ASSERT_TRUE(!strncmp(out, want, strlen(want)), "names the file first");
 	ASSERT_TRUE(strstr(out, "# host: testhost, kernel: 6.18.0-test, boot id: 0f1e2d3c-"), out);
+	ASSERT_TRUE(strstr(out, "\n# kernel: 6.18.0-test; task work no, VMA iterator yes -> "
+			    "mappings followed from exec\n"), out);
 	ASSERT_TRUE(strstr(out, "# event: cpu-clock at 99 Hz on 4 CPUs, target: all\n"), out);
 	ASSERT_TRUE(strstr(out, "# started: 2024-05-01 10:40:00 UTC, duration: 10.000 s\n"), out);
 	ASSERT_TRUE(strstr(out, "# samples: 21; idle CPU ticks (not recorded): 40\n"
