@@ -70,12 +70,14 @@ boot() {	# boot ACCEL: start qemu in the background, console into $log
 	*) a="-accel tcg,thread=multi -cpu max" k=tsc=reliable ;;
 	esac
 	: > "$log"
-	# panic=-1 with -no-reboot: a panic ends qemu at once.
+	# panic=-1 with -no-reboot: a panic ends qemu at once; and a soft
+	# lockup (a CPU stuck in the kernel, as a BPF program gone wrong can
+	# do) is one, with its stack on the console, not a wait for TIMEOUT.
 	# shellcheck disable=SC2086
 	qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot $a \
 		-smp "${VM_CPUS:-2}" -m "${VM_MEM:-4G}" \
 		-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" \
-		-append "console=ttyS0 panic=-1 quiet bpfsym.top=$top bpfsym.run=$run bpfsym.kmod=$kdir/root/lib/modules/$(cat "$kdir/extracted") bpfsym.accel=$accel $k ${VM_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 softlockup_panic=1 quiet bpfsym.top=$top bpfsym.run=$run bpfsym.kmod=$kdir/root/lib/modules/$(cat "$kdir/extracted") bpfsym.accel=$accel $k ${VM_APPEND:-}" \
 		-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
 		-serial "file:$log" -monitor none < /dev/null > "$run/qemu.err" 2>&1 &
 	qpid=$!
@@ -133,7 +135,7 @@ if [ $timedout = 1 ]; then
 	msg "TIMEOUT: killed the VM after $TIMEOUT s ($ACCEL; console: build/kernel/last-console.log)"
 	exit 124
 elif [ -z "$rc" ]; then
-	[ "$VERBOSE" = 1 ] || tr -d '\r' < "$log" | tail -n 20 >&2
+	[ "$VERBOSE" = 1 ] || tr -d '\r' < "$log" | tail -n 40 >&2
 	[ -s "$run/qemu.err" ] && cat "$run/qemu.err" >&2
 	msg "the VM ended without the command's exit status after $total s ($ACCEL; console: build/kernel/last-console.log)"
 	exit 125
