@@ -39,7 +39,7 @@ USER_SRCS := $(sort $(shell find user -name '*.c'))
 APP_SRCS := $(filter user/main.c user/cli/% user/record/%,$(USER_SRCS))
 LIB_SRCS := $(filter-out $(APP_SRCS),$(USER_SRCS))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
-SKELS	 := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+SKELS	 := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS)) $(BUILD)/sampler_exec.skel.h
 HDRS	 := $(shell find user include -name '*.h')
 # user/.../NAME.c for each NAME of $(1), wherever its stage folder is.
 srcs_of  = $(foreach m,$(1),$(filter %/$(m).c,$(USER_SRCS)))
@@ -93,7 +93,7 @@ $(BUILD)/san/%.pb-c.o: $(BUILD)/%.pb-c.c $(BUILD)/%.pb-c.h | $(BUILD)/san
 # The tracker and the sampler (lazy_maps: at a first sample) take a
 # fresh view's slot with an atomic fetch-and-add, whose result needs the
 # v3 instruction set (kernel 5.12 on).
-$(BUILD)/maptrack.bpf.o $(BUILD)/sampler.bpf.o: BPF_CPU = -mcpu=v3
+$(BUILD)/maptrack.bpf.o $(BUILD)/sampler.bpf.o $(BUILD)/sampler_exec.bpf.o: BPF_CPU = -mcpu=v3
 # Each object is then checked for the loops Linux 6.1's verifier refuses
 # whatever they do (scripts/check-bpf-cfg.py): 6.18 loads them, so only
 # this check or a 6.1 VM would tell.
@@ -104,6 +104,20 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARC
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp && mv $@.tmp $@
+
+# The sampler again for kernels without task work or the VMA iterator
+# (bpf/sampler.bpf.c, BPFSYM_FIRST_SAMPLE): record/probes.c opens its
+# bytes through sampler.skel.h's type, so the two skeletons must declare
+# the same maps, programs and settings; scripts/same-skeleton.sh checks.
+$(BUILD)/sampler_exec.bpf.o: bpf/sampler.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h scripts/check-bpf-cfg.py | $(BUILD)
+	$(CLANG) -g -O2 -target bpf $(BPF_CPU) -D__TARGET_ARCH_$(ARCH) -DBPFSYM_FIRST_SAMPLE=0 -Wall \
+		-Iinclude -Ivmlinux/$(ARCH) -Ibpf -c $< -o $@
+	python3 scripts/check-bpf-cfg.py $@
+
+$(BUILD)/sampler_exec.skel.h: $(BUILD)/sampler_exec.bpf.o $(BUILD)/sampler.skel.h scripts/same-skeleton.sh
+	$(BPFTOOL) gen skeleton $< name sampler_exec_bpf > $@.tmp && \
+		scripts/same-skeleton.sh $(BUILD)/sampler.skel.h sampler_bpf $@.tmp sampler_exec_bpf && \
+		mv $@.tmp $@
 
 $(BUILD)/san/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(SAN_LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(UNIT_APP_OBJS) $(SAN_LIB_OBJS) $(LDLIBS)

@@ -37,20 +37,31 @@ struct {
 #include "unwind.bpf.h"
 
 /*
- * The open-coded VMA iterator (6.7 on; since 6.18, not where interrupts
- * are off) and task work (6.18 on: a callback run by the task itself
- * before it returns to user space).  Weak: only on_sample calls them, and
- * on a kernel without them the loader loads on_sample_exec instead
- * (record/kfeatures.c), so libbpf leaves them unresolved in a program
- * that is never loaded.
+ * Two objects are built from this file (Makefile): this one, which takes
+ * a process's mappings at its first sample (lazy_maps) with task work
+ * (6.18) and the open-coded VMA iterator (6.7; since 6.18 not where
+ * interrupts are off), and sampler_exec.bpf.o, built with
+ * BPFSYM_FIRST_SAMPLE=0, for kernels without them: there the tracker
+ * follows every process from its exec and a sample never waits.  The
+ * loader picks one (record/kfeatures.c); both have the same maps,
+ * programs and settings, so one skeleton type serves both.  Objects, not
+ * one object with weak kfuncs: libbpf resolves every extern of an object
+ * it opens, and without CAP_SYS_ADMIN it cannot look through the module
+ * BTFs for a kfunc missing from vmlinux's, weak or not.
  */
+#ifndef BPFSYM_FIRST_SAMPLE
+#define BPFSYM_FIRST_SAMPLE 1
+#endif
+
+#if BPFSYM_FIRST_SAMPLE
 extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
-				 __u64 addr) __ksym __weak;
-extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym __weak;
-extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __weak;
+				 __u64 addr) __ksym;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
 extern int bpf_task_work_schedule_resume_impl(struct task_struct *task, struct bpf_task_work *tw,
 					      void *map__map, bpf_task_work_callback_t callback,
-					      void *aux__prog) __ksym __weak;
+					      void *aux__prog) __ksym;
+#endif
 
 /*
  * Bounds on one process's first sample: the VMAs looked at (a JVM has a
@@ -139,6 +150,7 @@ static __always_inline void sample_send(struct bpfsym_sample *s, __u32 nk, __u32
 		stat_inc(BPFSYM_STAT_SAMPLES);
 }
 
+#if BPFSYM_FIRST_SAMPLE
 /* Copy a sample of @nk + @nu frames from @src to @dst (map memory both). */
 static __always_inline void sample_copy(struct bpfsym_sample *dst, const struct bpfsym_sample *src,
 					__u32 nk, __u32 nu)
@@ -311,21 +323,28 @@ static __always_inline int first_defer(__u32 tgid, __u32 nk, __u32 nu, bool user
 	return 1;
 }
 
+#endif /* BPFSYM_FIRST_SAMPLE */
+
 /*
- * One sample of the current task.  @lazy: a process not followed yet is
- * claimed here and its mappings taken by a first sample's task work
- * (lazy_maps); without it (a kernel without task work), the tracker
- * follows every process from its exec and this never claims.
+ * One sample of the current task.  With BPFSYM_FIRST_SAMPLE, a process
+ * not followed yet is claimed here and its mappings taken by a first
+ * sample's task work (lazy_maps); without, the tracker follows every
+ * process from its exec and this never claims.
  */
-static __always_inline int sample(struct bpf_perf_event_data *ctx, const bool lazy)
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0, *busy;
+	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
 	struct bpfsym_sample *s;
 	__u32 nk = 0, nu = 0, uend = 0;
-	bool kthread, first = false;
+	bool kthread;
 	long n;
+#if BPFSYM_FIRST_SAMPLE
+	bool first = false;
+	__u32 *busy;
+#endif
 
 	/* The idle task is not work; count it so the summary can say so. */
 	if (tid == 0) {
@@ -338,11 +357,13 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, const bool la
 	/* --user-only: a kernel thread has no user side to keep. */
 	if (!want_kernel && kthread)
 		return 0;
-	busy = lazy ? bpf_map_lookup_elem(&first_busy, &zero) : NULL;
+#if BPFSYM_FIRST_SAMPLE
+	busy = bpf_map_lookup_elem(&first_busy, &zero);
 	if (busy && *busy) {
 		stat_inc(BPFSYM_STAT_FIRST_LOST);
 		return 0;
 	}
+#endif
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
@@ -367,12 +388,13 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, const bool la
 	/* Bound nk for the verifier: user frames go right after kernel ones. */
 	if (nk > BPFSYM_MAX_FRAMES)
 		nk = BPFSYM_MAX_FRAMES;
+#if BPFSYM_FIRST_SAMPLE
 	/*
 	 * lazy_maps: a process the tracker does not follow yet is claimed
 	 * (a fresh view) and its sample handed to the task work that takes
 	 * its mappings first.  The table-driven walk waits for the view.
 	 */
-	if (lazy && lazy_maps && want_user && !kthread && !bpf_map_lookup_elem(&unw_fresh, &tgid) &&
+	if (lazy_maps && want_user && !kthread && !bpf_map_lookup_elem(&unw_fresh, &tgid) &&
 	    !bpf_map_update_elem(&unw_fresh, &tgid, &fresh_empty, BPF_NOEXIST)) {
 		first = true;
 		if (ustack_mode == BPFSYM_USTACK_TABLES) {
@@ -387,6 +409,7 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, const bool la
 		if (!s)
 			return 0;
 	}
+#endif
 	if (want_user) {
 		if (ustack_mode == BPFSYM_USTACK_KERNEL_FP) {
 			n = capture_user_stack(ctx, &s->ips[nk]);
@@ -406,6 +429,7 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, const bool la
 		if (nu > BPFSYM_MAX_FRAMES)
 			nu = BPFSYM_MAX_FRAMES;
 	}
+#if BPFSYM_FIRST_SAMPLE
 	/* Frame pointers: the user side is taken; the sample waits for the mappings all the same. */
 	if (first) {
 		if (first_defer(tgid, nk, nu, true))
@@ -416,24 +440,7 @@ static __always_inline int sample(struct bpf_perf_event_data *ctx, const bool la
 		if (!s)
 			return 0;
 	}
+#endif
 	sample_send(s, nk, nu);
 	return 0;
-}
-
-/* The sampler where the kernel has task work and the VMA iterator (6.18 on). */
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
-{
-	return sample(ctx, true);
-}
-
-/*
- * The sampler for older kernels: processes are followed from their exec
- * by the tracker, so a sample never waits for mappings.  The loader sets
- * lazy_maps off with it.
- */
-SEC("perf_event")
-int on_sample_exec(struct bpf_perf_event_data *ctx)
-{
-	return sample(ctx, false);
 }

@@ -8,9 +8,9 @@
  *
  *   task work + VMA iterator kfuncs  -> whole-system and cgroup recordings
  *                                       follow a process from its first
- *                                       sample (on_sample, lazy_maps)
+ *                                       sample (sampler.bpf.o, lazy_maps)
  *   either missing                   -> every process is followed from its
- *                                       exec (on_sample_exec)
+ *                                       exec (sampler_exec.bpf.o)
  *
  * BPFSYM_FORCE_FALLBACK=task_work,vma_iter (or "all") takes optional
  * features away on any kernel, so the older path runs and is measured on

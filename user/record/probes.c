@@ -15,6 +15,7 @@
 #include "maptrack.skel.h"
 #include "record/probes.h"
 #include "sampler.skel.h"
+#include "sampler_exec.skel.h"
 #include "snapshot.skel.h"
 #include "base/util.h"
 
@@ -29,7 +30,6 @@ struct probes {
 	struct bpf_link **links;	/* one per CPU event, NULL where none */
 	int *pfds;
 	uint32_t nr_seeded;		/* fresh views given by probes__seed_fresh() */
-	struct bpf_program *on_sample;	/* the sampler program loaded (probes_opts.first_sample) */
 };
 
 #define RB_SECONDS	2		/* of samples the ring buffer holds */
@@ -89,12 +89,39 @@ static void want_verifier_stats(struct bpf_object *obj)
 		bpf_program__set_log_level(prog, 4);
 }
 
+/*
+ * The sampler for this kernel, opened: sampler.bpf.o where the kernel has
+ * what a first sample needs, else sampler_exec.bpf.o (bpf/sampler.bpf.c
+ * built without it, and without its kfuncs, which libbpf would otherwise
+ * have to find).  Both through sampler.skel.h's struct: the build checks
+ * that the two declare the same maps, programs and settings
+ * (scripts/same-skeleton.sh).  NULL + errno.
+ */
+static struct sampler_bpf *sampler_open(bool first_sample)
+{
+	struct sampler_bpf *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return NULL;
+	err = sampler_bpf__create_skeleton(s);
+	if (!err && !first_sample)
+		s->skeleton->data = sampler_exec_bpf__elf_bytes(&s->skeleton->data_sz);
+	err = err ?: bpf_object__open_skeleton(s->skeleton, NULL);
+	if (err) {
+		sampler_bpf__destroy(s);
+		errno = -err;
+		return NULL;
+	}
+	return s;
+}
+
 static int load_sampler(struct probes *p, const struct probes_opts *o)
 {
 	struct sampler_bpf *s;
 	int err;
 
-	s = p->sampler = sampler_bpf__open();
+	s = p->sampler = sampler_open(o->first_sample);
 	if (!s) {
 		err = -errno;
 		pr_err("bpfsym: opening the BPF sampler failed: %s\n", strerror(-err));
@@ -123,21 +150,12 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		bpf_map__set_max_entries(s->maps.unw_tables, o->max_unwind_tables);
 		bpf_map__set_max_entries(s->maps.unw_files, o->max_unwind_tables);
 	}
-	/*
-	 * One sampler program is loaded, the other never: on_sample calls
-	 * the task work and VMA iterator kfuncs, declared weak, which libbpf
-	 * leaves unresolved on a kernel without them (and a kernel before
-	 * 6.3 refuses an unresolved call even where it cannot run).  The
-	 * first sample's maps go with it.
-	 */
-	bpf_program__set_autoload(s->progs.on_sample, o->first_sample);
-	bpf_program__set_autoload(s->progs.on_sample_exec, !o->first_sample);
+	/* The first sample's maps exist only for it. */
 	if (!o->first_sample) {
 		bpf_map__set_autocreate(s->maps.first_slots, false);
 		bpf_map__set_autocreate(s->maps.first_busy, false);
 		bpf_map__set_autocreate(s->maps.first_counts, false);
 	}
-	p->on_sample = o->first_sample ? s->progs.on_sample : s->progs.on_sample_exec;
 	want_verifier_stats(s->obj);
 	err = sampler_bpf__load(s);
 	if (err) {
@@ -453,7 +471,7 @@ int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, co
 			return fd;
 		}
 		p->pfds[cpu] = fd;
-		p->links[cpu] = bpf_program__attach_perf_event(p->on_sample, fd);
+		p->links[cpu] = bpf_program__attach_perf_event(p->sampler->progs.on_sample, fd);
 		if (!p->links[cpu]) {
 			err = -errno;
 			pr_err("bpfsym: attaching the sampler to CPU %d failed: %s\n", cpu, strerror(-err));

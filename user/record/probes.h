@@ -30,9 +30,9 @@ struct probes_opts {
 	uint32_t max_unwind_procs;	/* entries of unw_procs (process views); 0: 4096 */
 	uint32_t max_unwind_tables;	/* entries of unw_tables; 0: BPFSYM_UNW_MAX_TABLES */
 	bool lazy_maps;			/* follow a process's mappings from its first sample (maps.bpf.h) */
-	bool first_sample;		/* the kernel has what on_sample needs (task work, the VMA
-					 * iterator); else on_sample_exec is loaded, and lazy_maps
-					 * must be off */
+	bool first_sample;		/* the kernel has what a first sample needs (task work,
+					 * the VMA iterator): sampler.bpf.o, else
+					 * sampler_exec.bpf.o, and lazy_maps must be off */
 };
 
 /* Open and load the BPF objects; NULL + errno (the reason already printed). */
