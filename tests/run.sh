@@ -19,6 +19,11 @@
 # Tests write only inside their temporary directories: a file or directory
 # that is new in the checkout after the run (git status --ignored, outside
 # build/) is a FAIL.  The exit status is 1 when anything failed.
+#
+# A part of the suite (tests/kernel/run-tests.sh, inside another kernel):
+# BPFSYM_UNIT=0 leaves the unit tests out, BPFSYM_TESTS="test_a test_b"
+# runs only those integration tests (a name with no file is a FAIL);
+# each integration test is followed by "# time: NAME: N s".
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
@@ -112,8 +117,21 @@ unit_check() {
 	}' "$1" "$out/one.log" | tee -a "$log"
 }
 
+# The programs this run is to run, one per line.
+if [ -n "${BPFSYM_TESTS:-}" ]; then
+	for n in $BPFSYM_TESTS; do
+		n=${n%.sh}
+		echo "tests/integration/test_${n#test_}.sh"
+	done
+else
+	[ "${BPFSYM_UNIT:-1}" = 0 ] || ls tests/unit/test_*.c 2>/dev/null
+	ls tests/integration/test_*.sh 2>/dev/null
+fi > "$out/chosen"
+chosen() { grep -qxF "$1" "$out/chosen"; }
+
 ndisk=0
 for src in tests/unit/test_*.c; do
+	chosen "$src" || continue
 	[ -f "$src" ] || continue
 	ndisk=$((ndisk + 1))
 	name=$(basename "$src" .c)
@@ -126,10 +144,12 @@ for src in tests/unit/test_*.c; do
 	unit_check "$src"
 done
 for t in tests/integration/test_*.sh; do
-	[ -f "$t" ] || continue
+	[ -f "$t" ] && chosen "$t" || continue
 	ndisk=$((ndisk + 1))
 	name=$(basename "$t" .sh)
+	t0=$(date +%s)
 	run_one "$name" sh "$t"
+	echo "# time: $name: $(($(date +%s) - t0)) s"
 	if ! grep -q '^# lib\.sh checked: ' "$out/one.log"; then
 		runner_fail "$name: ended without lib.sh's check of its tests (killed, or its own EXIT trap?)"
 	fi
@@ -139,8 +159,9 @@ done
 # fallback-tests again with every optional kernel feature taken away
 # (BPFSYM_FORCE_FALLBACK=all: no task work, no VMA iterator, so processes
 # are followed from their exec as on Debian 12's 6.1), as NAME@fallback.
-# BPFSYM_FALLBACK_PASS=0 skips it.
-if [ "${BPFSYM_FALLBACK_PASS:-1}" != 0 ] && [ -f tests/integration/fallback-tests ]; then
+# BPFSYM_FALLBACK_PASS=0 skips it, and so does a run of chosen tests.
+if [ "${BPFSYM_FALLBACK_PASS:-1}" != 0 ] && [ -z "${BPFSYM_TESTS:-}" ] &&
+   [ -f tests/integration/fallback-tests ]; then
 	for name in $(grep -v '^#' tests/integration/fallback-tests); do
 		t=tests/integration/$name.sh
 		if [ ! -f "$t" ]; then
@@ -159,7 +180,15 @@ fi
 # from the loops above) ran and reported, some test ran, the checkout is as
 # clean as it was.
 echo "== run.sh" | tee -a "$log"
-ondisk=$(ls tests/unit/test_*.c tests/integration/test_*.sh 2>/dev/null | wc -l)
+ondisk=0
+while read -r t; do
+	if [ -f "$t" ]; then
+		ondisk=$((ondisk + 1))
+	else
+		echo "== $(basename "$t" .sh)" | tee -a "$log"
+		runner_fail "$(basename "$t" .sh): no $t (BPFSYM_TESTS=${BPFSYM_TESTS:-})"
+	fi
+done < "$out/chosen"
 if [ "$nres" -eq 0 ]; then
 	runner_fail "run.sh: ran zero tests ($ondisk test programs on disk)"
 elif [ "$nran" -lt "$ondisk" ] || [ "$ndisk" -lt "$ondisk" ]; then
