@@ -543,14 +543,8 @@ static __always_inline int unw_rule_at(struct unw_walk *w, __u32 *rule)
 	return 0;
 }
 
-/*
- * One frame: record the PC, then move to the caller; 1 when the walk
- * ends.  Global, so the verifier checks it once, alone (its arguments
- * are none, its state in map memory), instead of within the bpf_loop
- * callback at every state the walk reaches it with: the sampler's
- * verification took 0.45-0.7 s on 6.18 before.
- */
-__noinline int unw_frame(void)
+/* One frame: record the PC, then move to the caller; 1 when the walk ends. */
+static __always_inline int unw_frame(void)
 {
 	struct bpfsym_sample *s;
 	struct unw_walk *w;
@@ -585,6 +579,20 @@ static long unw_step(__u64 i, void *ctx)
 }
 
 /*
+ * The walk's loop, from the state in unw_walks.  Global, so the verifier
+ * checks it once, alone (no arguments, its state in map memory), not at
+ * every state each caller reaches it with: the sampler's verification
+ * took 0.45-0.7 s on 6.18 before.  Once a sample, not once a frame: a
+ * global call a frame cost ~15 % of the walk's time (bench/README.md
+ * section 7).
+ */
+__noinline int unw_run(void)
+{
+	bpf_loop(BPFSYM_MAX_FRAMES + 1, unw_step, NULL, 0);
+	return 0;
+}
+
+/*
  * Walk the user stack of process @tgid from registers @pc, @sp, @fp into
  * the scratch sample's ips[@base...]; returns the number of frames and
  * sets *@end (enum bpfsym_uend).
@@ -613,7 +621,7 @@ static __always_inline long unw_walk_regs(__u64 pc, __u64 sp, __u64 fp, __u32 tg
 		*end = BPFSYM_UEND_ROOT;
 		return 0;
 	}
-	bpf_loop(BPFSYM_MAX_FRAMES + 1, unw_step, NULL, 0);
+	unw_run();
 	/* Without a view the whole walk was by frame pointers: say why when it fell short. */
 	if (ustack_mode == BPFSYM_USTACK_TABLES && w->no_view && w->end != BPFSYM_UEND_ROOT)
 		w->end = BPFSYM_UEND_NO_PROC;
