@@ -9,7 +9,7 @@
  * in map memory across bpf_loop steps) are read with probe reads, which
  * every kernel has: bpf_rdonly_cast (6.2) made them plain loads, and
  * cost Debian 12's 6.1 the whole tracker (bench/README.md section 7: the
- * probe reads cost ~N ns a path component).  Everything reachable from a
+ * probe reads cost ~100 ns a MAP record).  Everything reachable from a
  * trusted pointer (the task, a VMA in its callback) stays plain loads.
  */
 #ifndef BPFSYM_VMA_BPF_H
