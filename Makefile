@@ -122,9 +122,11 @@ $(BUILD)/sampler_exec.skel.h: $(BUILD)/sampler_exec.bpf.o $(BUILD)/sampler.skel.
 $(BUILD)/san/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(SAN_LIB_OBJS)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(UNIT_APP_OBJS) $(SAN_LIB_OBJS) $(LDLIBS)
 
-# The loader's modules that need no libbpf, linked into their own tests.
+# The loader's modules linked into their own tests (pure functions of theirs).
 $(BUILD)/san/test_pace: UNIT_APP_OBJS = $(BUILD)/san/record/pace.o
 $(BUILD)/san/test_pace: $(BUILD)/san/record/pace.o
+$(BUILD)/san/test_kfeatures: UNIT_APP_OBJS = $(BUILD)/san/record/kfeatures.o
+$(BUILD)/san/test_kfeatures: $(BUILD)/san/record/kfeatures.o
 
 $(BUILD) $(BUILD)/rel $(BUILD)/san:
 	mkdir -p $@

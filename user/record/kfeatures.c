@@ -28,10 +28,8 @@ static const struct {
 	{ KF_VMA_ITER, "vma_iter", "bpf_iter_task_vma_new", "VMA iterator" },
 };
 
-/* BPFSYM_FORCE_FALLBACK's features as bits in *@bits: 0, or -EINVAL (printed). */
-static int forced_bits(unsigned int *bits)
+int kfeatures__parse_forced(const char *env, unsigned int *bits)
 {
-	const char *env = getenv(FORCE_ENV);
 	char name[32];
 	size_t i, n;
 
@@ -105,7 +103,7 @@ int kfeatures__probe(struct kfeatures *kf)
 	size_t i;
 
 	memset(kf, 0, sizeof(*kf));
-	err = forced_bits(&kf->forced);
+	err = kfeatures__parse_forced(getenv(FORCE_ENV), &kf->forced);
 	if (err)
 		return err;
 	/*

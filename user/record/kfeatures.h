@@ -40,6 +40,13 @@ struct kfeatures {
  */
 int kfeatures__probe(struct kfeatures *kf);
 
+/*
+ * BPFSYM_FORCE_FALLBACK's value @env (NULL: unset) as enum kfeature bits
+ * in *@bits: comma-separated "task_work", "vma_iter", or "all".  0, or
+ * -EINVAL after one line naming the unknown name.
+ */
+int kfeatures__parse_forced(const char *env, unsigned int *bits);
+
 /* Whether the first-sample path (task work walking the VMAs) can run. */
 bool kfeatures__first_sample(const struct kfeatures *kf);
 
