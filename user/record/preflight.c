@@ -2,6 +2,7 @@
 /* preflight: a recording's requirements, checked before anything is loaded. */
 #include <errno.h>
 #include <linux/capability.h>
+#include <linux/perf_event.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -115,6 +116,38 @@ int preflight__freq(uint32_t freq)
 		return -1;
 	}
 	return 0;
+}
+
+int preflight__perf_events(void)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+		.disabled = 1,
+	};
+	uint64_t paranoid = 0;
+	size_t len;
+	char *buf;
+	int fd;
+
+	if (preflight__has_cap(CAP_SYS_ADMIN))
+		return 0;
+	fd = (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EACCES && errno != EPERM)
+		return 0;	/* not about permission: loading will say what it is */
+	if (read_file_capped("/proc/sys/kernel/perf_event_paranoid", 64, &buf, &len) == 0) {
+		buf[strcspn(buf, "\n")] = '\0';
+		if (parse_u64(buf, &paranoid))
+			paranoid = 0;
+		free(buf);
+	}
+	pr_err("bpfsym: this kernel lets no perf event open without CAP_SYS_ADMIN at kernel.perf_event_paranoid=%llu%s: "
+	       "grant CAP_SYS_ADMIN, or set kernel.perf_event_paranoid=2\n", (unsigned long long)paranoid,
+	       paranoid > 2 ? " (Debian's restriction above 2)" : "");
+	return -1;
 }
 
 int preflight__pids(const struct record_opts *o)

@@ -29,6 +29,13 @@ bool preflight__has_cap(int cap);
  */
 void preflight__warn_optional_caps(const struct record_opts *o);
 
+/*
+ * perf events open with this process's privileges: Debian's kernels at
+ * kernel.perf_event_paranoid=3 (their default) let none open without
+ * CAP_SYS_ADMIN, CAP_PERFMON or not.  0, or -1 after one line saying so.
+ */
+int preflight__perf_events(void);
+
 /* -F @freq within kernel.perf_event_max_sample_rate (when readable): 0, or -1 (printed). */
 int preflight__freq(uint32_t freq);
 

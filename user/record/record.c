@@ -361,7 +361,8 @@ static int recorder__check(struct recorder *r)
 
 	char what[128];
 
-	if (preflight__privileges() || preflight__freq(o->freq) || preflight__pids(o) ||
+	if (preflight__privileges() || preflight__perf_events() || preflight__freq(o->freq) ||
+	    preflight__pids(o) ||
 	    kfeatures__probe(&r->kf))
 		return RUN_USAGE;
 	kfeatures__describe(&r->kf, lazy_wanted(o), what, sizeof(what));
