@@ -92,7 +92,8 @@ static int parser_module(struct parser *ps, const char *name, size_t len, uint32
 }
 
 /*
- * vmlinux's _etext and _einittext end a text section: what follows them,
+ * vmlinux's _etext and _einittext (and __indirect_thunk_end, which 6.1
+ * puts at _etext) end a text section: what follows them,
  * up to the next text symbol, is rodata (22 MB here) or the module area.
  * Sized like a function they would name every address in there.  So they
  * rank below any function at their address, and a run they head (no
@@ -102,7 +103,9 @@ static int parser_module(struct parser *ps, const char *name, size_t len, uint32
 
 static bool is_end_marker(const char *name, size_t len)
 {
-	return (len == 6 && !memcmp(name, "_etext", 6)) || (len == 10 && !memcmp(name, "_einittext", 10));
+	return (len == 6 && !memcmp(name, "_etext", 6)) || (len == 10 && !memcmp(name, "_einittext", 10)) ||
+	       /* 6.1 lists it, a 'T', at _etext's address: it would head that run */
+	       (len == 20 && !memcmp(name, "__indirect_thunk_end", 20));
 }
 
 static int type_rank(char t)
