@@ -543,8 +543,8 @@ static __always_inline int unw_rule_at(struct unw_walk *w, __u32 *rule)
 	return 0;
 }
 
-/* One frame: record the PC, then move to the caller; 1 when the walk ends. */
-static __always_inline int unw_frame(void)
+/* One frame: record the PC, then move to the caller.  bpf_loop's callback: 1 ends the walk. */
+static long unw_step(__u64 i, void *ctx)
 {
 	struct bpfsym_sample *s;
 	struct unw_walk *w;
@@ -570,12 +570,6 @@ static __always_inline int unw_frame(void)
 		return 1;
 	}
 	return 0;
-}
-
-/* bpf_loop's callback: a frame a step. */
-static long unw_step(__u64 i, void *ctx)
-{
-	return unw_frame() ? 1 : 0;
 }
 
 /*
