@@ -239,12 +239,17 @@ fi
 name=integration/kernel_symbolize_file
 # Two modules above everything else, as the kernel lists them (after
 # vmlinux, unsorted): aliases, a 't'/'T' mix, gaps from 0x10 to 0x3000,
-# and fakemod_a's last symbol 0x800 below fakemod_b's first.
+# and fakemod_a's last symbol 0x800 below fakemod_b's first.  vmlinux's
+# lines are kept, the real modules' and BPF's are not: the draw takes at
+# most a quarter of N from module symbols, and a kernel with many of them
+# (Debian 6.1's ftrace and BPF symbols in a VM) would leave the made-up
+# modules a few dozen addresses; the live test covers the real ones.
 perl -e '
 	no warnings "portable";
 	my $top = 0;
 	open(my $f, "<", $ARGV[0]) or die;
 	while (<$f>) {
+		next if /\[/;
 		print;
 		my ($a) = /^([0-9a-f]+)\s/ or next;
 		$top = hex($a) if hex($a) > $top;

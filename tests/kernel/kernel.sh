@@ -8,7 +8,8 @@
 # The kernel comes from apt (apt-get download, dpkg-deb -x), never from the
 # host's /boot: the point is to test on another kernel than the one running.
 # The initramfs holds only a static busybox, tests/kernel/init and the
-# modules that mount the host's root over virtio-9p under an overlay
+# modules that mount the host's root over virtio-9p, and overlayfs for the
+# tests that mount one
 # (their order from modules.dep, which depmod -b makes: the package has
 # none).  Everything goes to build/kernel/ (ignored by git).
 set -eu

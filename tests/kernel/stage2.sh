@@ -1,6 +1,6 @@
 #!/bin/sh
-# PID 1 of the test VM once tests/kernel/init has switched to the overlay
-# over the host's root: runs RUN/cmd (written by vm-run.sh) on the serial
+# PID 1 of the test VM once tests/kernel/init has switched to the
+# host's root (read-only, tmpfs where tests write): runs RUN/cmd (written by vm-run.sh) on the serial
 # console, prints its exit status as "bpfsym-vm: exit N" for vm-run.sh,
 # and powers the VM off.  The shell reaps orphans as PID 1 must: while it
 # waits for the command, its waitpid(-1) also collects them.

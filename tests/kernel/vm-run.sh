@@ -12,7 +12,8 @@
 #
 # Why a VM over the host's root: the test tools, the build and the
 # checkout are all there at the same paths, so nothing is copied; the root
-# is shared read-only (9p) under a tmpfs overlay, so whatever the command
+# is shared read-only (9p) with tmpfs on the directories tests write
+# (tests/kernel/init says why not an overlay), so whatever the command
 # writes stays in the VM.  Environment:
 #   KERNEL     the linux-image package (tests/kernel/kernel.sh)
 #   ACCEL      auto (default: KVM when it reaches init within KVM_PROBE
