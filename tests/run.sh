@@ -15,7 +15,9 @@
 #   - a program that exits non-zero without a FAIL line, or prints no
 #     result line, is a FAIL; fewer programs reporting than exist on disk,
 #     or no test at all, is a FAIL.
-# A test counts once, as its worst line (FAIL, then SKIP, then PASS).
+# A test counts once, as its worst line (FAIL, then SKIP, then PASS); a
+# test that measures speed where timings mean nothing (the VM under TCG)
+# says NOTRUN, counted apart on a line of its own before the closing line.
 # Tests write only inside their temporary directories: a file or directory
 # that is new in the checkout after the run (git status --ignored, outside
 # build/) is a FAIL.  The exit status is 1 when anything failed.
@@ -62,7 +64,7 @@ run_one() {	# run_one NAME CMD...: run CMD, tee its lines, check it ended well
 	rc=$?
 	cat "$out/one.log"
 	cat "$out/one.log" >> "$log"
-	n=$(grep -Ec '^(PASS|FAIL|SKIP) ' "$out/one.log")
+	n=$(grep -Ec '^(PASS|FAIL|SKIP|NOTRUN) ' "$out/one.log")
 	nres=$((nres + n))
 	if [ "$n" -gt 0 ]; then
 		nran=$((nran + 1))
@@ -227,6 +229,18 @@ if [ "$skip" -ne 0 ]; then
 	echo
 	echo "skipped:"
 	grep '^SKIP ' "$log"
+fi
+# Tests that measure speed, where timings mean nothing (lib.sh's timed):
+# neither passed nor skipped, counted here and not in the closing line.
+notrun=$(awk '
+	/^== / { prog = $2; next }
+	/^(PASS|FAIL|SKIP) / { t = $2; sub(/:$/, "", t); other[prog SUBSEP t] = 1 }
+	/^NOTRUN / { t = $2; sub(/:$/, "", t); nr[prog SUBSEP t] = 1 }
+	END { for (k in nr) if (!(k in other)) n++; print n + 0 }' "$log")
+if [ "$notrun" -ne 0 ]; then
+	echo
+	echo "not run here (they measure speed): $notrun"
+	grep '^NOTRUN ' "$log" | sed 's/^/# /'
 fi
 echo
 rm -rf "$out"

@@ -1,11 +1,8 @@
 #!/bin/sh
 # Installable as a service (issue 15, item 6).
 #
-#   install_layout      `make install DESTDIR PREFIX` puts the binary (0755)
-#                       and the man page (0644) under DESTDIR/PREFIX, and
-#                       nothing else; the installed binary runs
 #   service_verify      `systemd-analyze verify` of examples/bpfsym.service
-#                       (its ExecStart pointed at the installed binary)
+#                       (its ExecStart pointed at the binary under test)
 #                       prints nothing and exits 0
 #   service_contract    the unit keeps what the issue asks: rotation and
 #                       retention on, the listener on loopback, StateDirectory,
@@ -17,30 +14,11 @@
 #                       the burn fixture's samples (half of what its CPU time
 #                       gives at the unit's rate, at least)
 . "$(dirname "$0")/lib.sh"
-lib_init integration/install_layout integration/service_verify integration/service_contract \
+lib_init integration/service_verify integration/service_contract \
 	integration/service_runs
 
 UNIT=$BPFSYM_TOP/examples/bpfsym.service
-ROOT=$T/root
-
-# ---- install_layout
-if ! run_to 300 make -s -C "$BPFSYM_TOP" install DESTDIR="$ROOT" PREFIX=/usr/local > "$T/install.log" 2>&1; then
-	fail integration/install_layout "make install failed"
-	show "$T/install.log"
-else
-	files=$(cd "$ROOT" && find . -type f -printf '%m %p\n' | sort | tr '\n' ';')
-	want="644 ./usr/local/share/man/man1/bpfsym.1;755 ./usr/local/bin/bpfsym;"
-	if [ "$files" != "$want" ]; then
-		fail integration/install_layout "installed files: '$files', want '$want'"
-	elif ! "$ROOT/usr/local/bin/bpfsym" --help > "$T/help.txt" 2>&1 || ! grep -q -- '--switch-output' "$T/help.txt"; then
-		fail integration/install_layout "the installed binary's --help fails or lacks --switch-output"
-		show "$T/help.txt"
-	else
-		pass integration/install_layout
-	fi
-fi
-BIN=$ROOT/usr/local/bin/bpfsym
-[ -x "$BIN" ] || BIN=$BPFSYM
+BIN=$BPFSYM
 
 # ---- service_verify
 sed "s|^ExecStart=/usr/local/bin/bpfsym|ExecStart=$BIN|" "$UNIT" > "$T/bpfsym.service"
