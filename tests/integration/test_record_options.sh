@@ -96,10 +96,11 @@ else
 fi
 
 # ---- -p ends the recording when its target exits.  The target, burn of
-# 1 s of CPU time, is stopped (SIGSTOP) until the recorder samples: all of
-# its burn is recorded, and it writes when it ended and what it had.
+# 2 s of CPU time, is stopped (SIGSTOP) until the recorder samples: the
+# rest of its burn is recorded (what it burnt before the stop, up to a
+# second under TCG, is not), and it writes when it ended and what it had.
 rm -f "$T/exit.cpu"
-bg_start "$T/burn" 1 "$T/exit.cpu"
+bg_start "$T/burn" 2 "$T/exit.cpu"
 b=$BG_PID
 wait_until 5 alive "$b"
 kill -STOP "$b"
@@ -111,8 +112,8 @@ if ! bg_record "$T/exit.data" -p "$b"; then
 	stop "$b"
 else
 	kill -CONT "$b"
-	# burn's ceiling for 1 s of CPU time is 50 s.
-	wait_exit "$b" 120
+	# burn's ceiling for 2 s of CPU time is 100 s.
+	wait_exit "$b" 150
 	reap "$b"
 	# A recorder that does not notice runs until it is stopped here.
 	wait_exit "$REC" 60
