@@ -258,7 +258,10 @@ why=
 for tool in losetup mkfs.ext4 truncate; do
 	command -v $tool > /dev/null 2>&1 || why="'$tool' not installed"
 done
-[ -z "$why" ] && [ ! -e /dev/loop-control ] && why="no loop device support (/dev/loop-control)"
+# The loop driver may be a module not loaded yet (tests/kernel/'s VM
+# loads none it is not asked for).
+[ -z "$why" ] && [ ! -e /dev/loop-control ] && modprobe -q loop 2> /dev/null
+[ -z "$why" ] && [ ! -e /dev/loop-control ] && why="no loop device support (/dev/loop-control, modprobe loop)"
 if [ -z "$why" ]; then
 	back=$T/eioback mnt=$T/eiomnt
 	mkdir -p "$mnt"
