@@ -262,8 +262,11 @@ else
 			elif [ "$unnamed" -ne 0 ]; then
 				fail "$name" "$unnamed of $total samples of 'nsshort' have unnamed frames of its own file ([nsshort+0x...])"
 				grep '^nsshort;' "$d.folded" | sort -t' ' -k2,2nr | head -5 | show
-			elif [ $((100 * hit)) -lt $((80 * total)) ]; then
-				fail "$name" "only $hit of $total samples of 'nsshort' end in short_burn"
+			elif [ "$hit" -lt "$want" ]; then
+				# short_burn's own clock, not the process's total: exec,
+				# unshare and mount cost the kernel ten times more under
+				# TCG, where they were 80% of nsshort's samples.
+				fail "$name" "only $hit samples of 'nsshort' end in short_burn, where its $cpu ms of CPU time give ~$(samples_for "$cpu" 397) (at least $want wanted; $total in all)"
 				sort -k2,2nr "$d.leaves" | head -8 | show
 			else
 				pass "$name"

@@ -57,10 +57,12 @@ ID_S=$(build_id "$H/bin/sysheavy")
 
 # Each burns an amount of CPU time (however long that takes on a busy
 # machine) and writes what it had to $T/*.cpu: what the recording must
-# hold of each derives from that.
+# hold of each derives from that.  burn_a and burn_b burn 2 s: their
+# start (the loader, the samples before the recorder has built their
+# tables) is ~12% of a second under TCG, and 90% must be in their loop.
 rm -f "$T"/*.cpu
 run_to 300 "$BPFSYM" record -q -F 499 -o "$T/rec.data" -- sh -c \
-	"$H/bin/burn_a 1 '$T/a.cpu' & $H/bin/burn_b 1 '$T/b.cpu' & $H/bin/dlopen_burn - 0.5 '$T/lib.cpu' $H/lib/libburn.so lib_burn & $H/bin/sysheavy 1 '$T/sys.cpu' & wait" \
+	"$H/bin/burn_a 2 '$T/a.cpu' & $H/bin/burn_b 2 '$T/b.cpu' & $H/bin/dlopen_burn - 0.5 '$T/lib.cpu' $H/lib/libburn.so lib_burn & $H/bin/sysheavy 1 '$T/sys.cpu' & wait" \
 	2> "$T/record.err"
 rc=$?
 if ! record_ok integration/symfs_same "$T/rec.data" "$T/record.err" $rc ||
@@ -247,9 +249,19 @@ else
 		fail "$name" "only $kframes named kernel frames to compare"
 	elif report_ok "$name" "$T/both" "$T/rec.data" --folded --symfs "$D" --kallsyms "$T/kallsyms.shifted" &&
 	     report_ok "$name" "$T/both.table" "$T/rec.data" --symfs "$D" --kallsyms "$T/kallsyms.shifted"; then
-		if ! cmp -s "$T/same.k" "$T/both"; then
+		# The recorder's own BPF programs (on 6.1, its exec tracker runs in
+		# every exec) were unloaded before /proc/kallsyms was copied: the
+		# copy cannot name them, so they are compared as unnamed.
+		nobpf() {
+			awk '{ c = $NF; s = substr($0, 1, length($0) - length($NF) - 1)
+				gsub(/bpf_prog_[0-9a-f]+_[A-Za-z0-9_]*_\[k\]/, "[unknown]_[k]", s)
+				n[s] += c } END { for (s in n) print s, n[s] }' "$1" | sort
+		}
+		nobpf "$T/same.k" > "$T/same.k.nobpf"
+		nobpf "$T/both" > "$T/both.nobpf"
+		if ! cmp -s "$T/same.k.nobpf" "$T/both.nobpf"; then
 			fail "$name" "--kallsyms changed names"
-			diff "$T/same.k" "$T/both" | show
+			diff "$T/same.k.nobpf" "$T/both.nobpf" | show
 		elif ! grep -q "^# kernel symbols: from $T/kallsyms.shifted, relocated by +$SHIFT" "$T/both.table" ||
 		     ! grep -q "^# user symbols: from --symfs $D: " "$T/both.table"; then
 			fail "$name" "the table does not say where both kinds of names came from"
