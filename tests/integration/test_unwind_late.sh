@@ -17,7 +17,7 @@
 #                   no file's table is built twice (-v's log lines).
 #   unwind_dlopen   `record -p` of dlopen_burn, which dlopen()s
 #                   lib_burn.so (built -fomit-frame-pointer) after the
-#                   recording started and runs lib_burn in it for 1 s of
+#                   recording started and runs lib_burn in it for 3 s of
 #                   CPU time: at least 90% of the samples whose leaf is
 #                   lib_burn have main;lib_burn above it and reach _start.
 #                   A table built only at start-up would leave them at the
@@ -134,7 +134,7 @@ fi
 # ---- dlopen: the library is mapped after recording started
 name=integration/unwind_dlopen
 rm -f "$T/go" "$T/dl.cpu"
-bg_start "$T/dlopen_burn" "$T/go" 1 "$T/dl.cpu" "$T/lib_burn.so" lib_burn
+bg_start "$T/dlopen_burn" "$T/go" 3 "$T/dl.cpu" "$T/lib_burn.so" lib_burn
 p=$BG_PID
 wait_until 5 alive "$p"
 if ! bg_record "$T/dl.data" -p "$p" -F 199 -d 600; then
