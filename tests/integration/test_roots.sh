@@ -30,23 +30,9 @@ ROOTS='_start __libc_start_call_main __libc_start_main __libc_start_main_impl'
 [ -x "$PYTHON" ] || skip_all "Debian's $PYTHON is not installed"
 need_fixture unw_chain unw_chain -fomit-frame-pointer -fasynchronous-unwind-tables
 
-cat > "$T/loop.py" << 'EOF'
-import sys, time
-def leaf(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-def middle(n):
-    return leaf(n)
-end = time.process_time() + float(sys.argv[1])
-while time.process_time() < end:
-    middle(20000)
-EOF
-
 bg_start "$T/unw_chain" 600
 CHAIN=$BG_PID
-bg_start "$PYTHON" "$T/loop.py" 600
+bg_start "$PYTHON" "$FIXTURES/py_loop.py" 600
 PY=$BG_PID
 started() {
 	[ "$(cat "/proc/$CHAIN/comm" 2> /dev/null)" = unw_chain ] &&

@@ -596,20 +596,7 @@ fi
 if [ ! -x "$PYTHON" ] || ! "$PYTHON" -c 'import time' > /dev/null 2>&1; then
 	skip integration/unwind_python "Debian's $PYTHON is not installed"
 else
-	cat > "$T/loop.py" << 'EOF'
-import sys, time
-def leaf(n):
-    s = 0
-    for i in range(n):
-        s += i * i
-    return s
-def middle(n):
-    return leaf(n)
-end = time.process_time() + float(sys.argv[1])
-while time.process_time() < end:
-    middle(20000)
-EOF
-	bg_start "$PYTHON" "$T/loop.py" 300
+	bg_start "$PYTHON" "$FIXTURES/py_loop.py" 300
 	FIX=$BG_PID
 	py_ready() { grep -q '/python3' "/proc/$FIX/maps" 2> /dev/null && [ "$(cpu_ms "$FIX")" -gt 50 ]; }
 	wait_until 10 py_ready || fail_all "$PYTHON did not start"
