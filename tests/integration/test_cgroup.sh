@@ -273,8 +273,8 @@ else
 		# The profile spans 3 s; the call around it longer (the answer's
 		# making, 2 s more under TCG): each one's rate over the call,
 		# times 3 s, is what the window holds.
-		cpu_a=$(( ($3 - $1) * 3000 / (t1 - t0 > 3000 ? t1 - t0 : 3000) ))
-		cpu_b=$(( ($4 - $2) * 3000 / (t1 - t0 > 3000 ? t1 - t0 : 3000) ))
+		span=$(( t1 - t0 > 3000 ? t1 - t0 : 3000 ))
+		cpu_a=$(( ($3 - $1) * 3000 / span )) cpu_b=$(( ($4 - $2) * 3000 / span ))
 		end_record
 		run_to 60 go tool pprof -tags -sample_index=samples "$T/lis.pb.gz" > "$T/lis.tags" 2> "$T/lis.pprof.err"
 		awk '/^ *comm:/ { f = 1; next } f && /^ *[a-z_]+:/ { f = 0 }

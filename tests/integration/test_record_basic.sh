@@ -59,22 +59,21 @@ bg_start "$T/burn" 600
 burn=$BG_PID
 wait_until 5 alive "$burn"
 
-# window_cpu SECS: burn's CPU time (ms) over the next SECS s of wall time,
-# or until the recorder $REC ends, whichever comes first, in $WINDOW_CPU,
-# and its rate (CPU ms a wall ms) over that time, in $WINDOW_RATE.
-window_cpu() {
+# window_rate SECS: burn's CPU time (ms) a wall ms over the next SECS s, or
+# until the recorder $REC ends, whichever comes first, in $WINDOW_RATE.
+window_rate() {
 	wc_0=$(cpu_ms "$burn")
 	wt_0=$(now_ms)
 	wc_end=$((wt_0 + $1 * 1000))
 	while alive "$REC" && [ "$(now_ms)" -lt "$wc_end" ]; do
 		sleep 0.05
 	done
-	WINDOW_CPU=$(( $(cpu_ms "$burn") - wc_0 ))
-	WINDOW_RATE=$(awk -v c="$WINDOW_CPU" -v t="$(( $(now_ms) - wt_0 ))" 'BEGIN { printf "%.4f", (t > 0) ? c / t : 0 }')
+	WINDOW_RATE=$(awk -v c="$(( $(cpu_ms "$burn") - wc_0 ))" -v t="$(( $(now_ms) - wt_0 ))" \
+		'BEGIN { printf "%.4f", (t > 0) ? c / t : 0 }')
 }
 
 # rec_cpu DATA: burn's CPU time (ms) in the recording's own window: its
-# rate from window_cpu times the duration the header states.  The test's
+# rate from window_rate times the duration the header states.  The test's
 # window is only near the recording's (it starts once the test sees the
 # file, and its polling runs late under load, or under TCG by a second);
 # the rate of a busy loop over it is what holds.
@@ -117,7 +116,7 @@ t0=$(now_ms)
 bg_start "$BPFSYM" record -d 1 -q -o "$T/d.data" 2> "$T/d.err"
 REC=$BG_PID
 wait_until 30 sh -c "[ -s '$T/d.data' ] || ! kill -0 $REC 2>/dev/null"
-window_cpu 1
+window_rate 1
 if ! wait_exit "$REC" 30; then
 	stop "$REC"
 	rc=124
@@ -146,7 +145,7 @@ rm -f "$T/dv.data"
 bg_start "$BPFSYM" -p "$burn" -d 1 -q -o "$T/dv.data" 2> "$T/dv.err"
 REC=$BG_PID
 wait_until 30 sh -c "[ -s '$T/dv.data' ] || ! kill -0 $REC 2>/dev/null"
-window_cpu 1
+window_rate 1
 reap "$REC"
 if record_ok "$name" "$T/dv.data" "$T/dv.err" $REAP_RC && readable "$name" "$T/dv.data" "$(rec_cpu "$T/dv.data")" 99; then
 	pass "$name"
