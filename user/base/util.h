@@ -31,6 +31,9 @@ log_print_fn log_set_print(log_print_fn fn);
 void log_msg(enum log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_vmsg(enum log_level lvl, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
+/* Elements of an array (not a pointer). */
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define pr_err(...)	log_msg(LOG_ERROR, __VA_ARGS__)
 #define pr_warn(...)	log_msg(LOG_WARN, __VA_ARGS__)
 #define pr_info(...)	log_msg(LOG_INFO, __VA_ARGS__)

@@ -22,7 +22,6 @@ struct mod_memo {
 	uint32_t id;
 };
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MEMO_MIN 64			/* slots of the first module memo (a power of two) */
 
 /*

@@ -13,7 +13,6 @@
 #include "record/kfeatures.h"
 
 #define FORCE_ENV	"BPFSYM_FORCE_FALLBACK"
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /*
  * The optional features: a kfunc each, looked up in the kernel's BTF
