@@ -97,10 +97,13 @@ $(BUILD)/maptrack.bpf.o $(BUILD)/sampler.bpf.o $(BUILD)/sampler_exec.bpf.o: BPF_
 # Each object is then checked for the loops Linux 6.1's verifier refuses
 # whatever they do (scripts/check-bpf-cfg.py): 6.18 loads them, so only
 # this check or a 6.1 VM would tell.
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h scripts/check-bpf-cfg.py | $(BUILD)
-	$(CLANG) -g -O2 -target bpf $(BPF_CPU) -D__TARGET_ARCH_$(ARCH) -Wall \
+define bpf_obj
+	$(CLANG) -g -O2 -target bpf $(BPF_CPU) -D__TARGET_ARCH_$(ARCH) $(BPF_DEFS) -Wall \
 		-Iinclude -Ivmlinux/$(ARCH) -Ibpf -c $< -o $@
 	python3 scripts/check-bpf-cfg.py $@
+endef
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h scripts/check-bpf-cfg.py | $(BUILD)
+	$(bpf_obj)
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(notdir $*)_bpf > $@.tmp && mv $@.tmp $@
@@ -109,10 +112,9 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # (bpf/sampler.bpf.c, BPFSYM_FIRST_SAMPLE): record/probes.c opens its
 # bytes through sampler.skel.h's type, so the two skeletons must declare
 # the same maps, programs and settings; scripts/same-skeleton.sh checks.
+$(BUILD)/sampler_exec.bpf.o: BPF_DEFS = -DBPFSYM_FIRST_SAMPLE=0
 $(BUILD)/sampler_exec.bpf.o: bpf/sampler.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h scripts/check-bpf-cfg.py | $(BUILD)
-	$(CLANG) -g -O2 -target bpf $(BPF_CPU) -D__TARGET_ARCH_$(ARCH) -DBPFSYM_FIRST_SAMPLE=0 -Wall \
-		-Iinclude -Ivmlinux/$(ARCH) -Ibpf -c $< -o $@
-	python3 scripts/check-bpf-cfg.py $@
+	$(bpf_obj)
 
 $(BUILD)/sampler_exec.skel.h: $(BUILD)/sampler_exec.bpf.o $(BUILD)/sampler.skel.h scripts/same-skeleton.sh
 	$(BPFTOOL) gen skeleton $< name sampler_exec_bpf > $@.tmp && \
