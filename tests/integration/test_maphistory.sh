@@ -4,7 +4,8 @@
 #
 #   short_lived_cmd, short_lived_all, short_lived_deleted
 #       40 processes of 0.1 s CPU each, most gone before anyone could read
-#       their /proc/PID/maps: their samples name short_burn.  With
+#       their /proc/PID/maps: their samples name short_burn, 80% of what
+#       short_burn's own CPU time gives at the rate or more.  With
 #       -- COMMAND, with -a running alongside, and with each binary deleted
 #       as soon as its process has exited (the file must have been pinned
 #       when it was mapped).
@@ -121,8 +122,11 @@ check_short() {
 	elif [ $((100 * S_NAMED)) -lt $((90 * S_USER)) ]; then
 		fail "$1" "only $S_NAMED of $S_USER samples of short-lived processes have a named user leaf"
 		uleaves "$2" "$3[0-9][0-9]"
-	elif [ $((100 * S_FN)) -lt $((80 * S_TOTAL)) ]; then
-		fail "$1" "only $S_FN of $S_TOTAL samples of short-lived processes end in short_burn"
+	elif [ $((100 * S_FN)) -lt $((80 * $(samples_for "$cpu" 199))) ]; then
+		# Against short_burn's own clock, not the processes' totals: their
+		# exec and the loader (not in that clock) were 45% of their
+		# samples under TCG, where the kernel's part costs ten times more.
+		fail "$1" "only $S_FN samples of short-lived processes end in short_burn, where its $cpu ms of CPU time give ~$(samples_for "$cpu" 199) (80% wanted; $S_TOTAL in all)"
 		uleaves "$2" "$3[0-9][0-9]"
 	else
 		pass "$1"
