@@ -66,10 +66,11 @@ sub load {
 }
 
 # vmlinux's section end markers name nothing; a run of only them is a bound, not a symbol.
+# __indirect_thunk_end is one where 6.1 lists it, at _etext (user/symbolize/kernel/kallsyms.c).
 sub only_markers {
 	my ($names) = @_;
 	for (@$names) {
-		return 0 unless /^(_etext|_einittext)\[kernel\.kallsyms\]$/;
+		return 0 unless /^(_etext|_einittext|__indirect_thunk_end)\[kernel\.kallsyms\]$/;
 	}
 	return 1;
 }
