@@ -555,6 +555,53 @@ static void test_colours(void)
 }
 
 /* Narrow frames are left out, their ancestors never; the cap bounds the count. */
+/*
+ * Widths and offsets written as the page's script writes them after an
+ * unzoom, v.toFixed(1): an exact tie goes to the larger tenth.  At 1.25
+ * px a sample every odd count is one (1.25, 3.75, 6.25...), where "%.1f"
+ * would take 1.25 to "1.2" and the page to "1.3".
+ */
+static void test_js_rounding(void)
+{
+	static struct pframe v[MAX_PFRAMES];
+	enum { NR = 604 };	/* a multiple of 4, each comm 151: odd counts */
+	struct flame_opts fo = { .width = 20 + NR * 5 / 4 };	/* 2 x 10 px margins */
+	struct report *r = NULL;
+	char path[PATH_MAX], got[32], want[32];
+	int n, i, ties = 0;
+	double t;
+
+	tmp_path(path, sizeof(path), "flame-js");
+	if (fx_write(path, NR, 100)) {
+		r = report__open(path, errbuf, sizeof(errbuf));
+		ASSERT_OK_PTR(r, errbuf);
+	}
+	unlink(path);
+	if (!r)
+		return;
+	{
+		char *svg = render(r, NULL, &fo);
+
+		n = svg ? parse_frames(svg, v, MAX_PFRAMES) : -1;
+		free(svg);
+	}
+	ASSERT_TRUE(n > 0 && v[0].n == NR, "the root holds every sample (1.25 px each)");
+	for (i = 0; i < n; i++) {
+		/* In tenths, exactly (12.5 n), then half up as toFixed. */
+		t = floor(12.5 * (double)v[i].n + 0.5);
+		ties += (v[i].n & 1) != 0 || (v[i].o & 1) != 0;
+		snprintf(want, sizeof(want), "%.1f", t / 10);
+		snprintf(got, sizeof(got), "%.1f", v[i].w);
+		ASSERT_STREQ(got, want, "a width as toFixed(1) writes it");
+		t = floor(100 + 12.5 * (double)v[i].o + 0.5);	/* x = 10 + 1.25 o */
+		snprintf(want, sizeof(want), "%.1f", t / 10);
+		snprintf(got, sizeof(got), "%.1f", v[i].x);
+		ASSERT_STREQ(got, want, "an offset as toFixed(1) writes it");
+	}
+	ASSERT_TRUE(ties > 0, "some widths are ties");
+	report__free(r);
+}
+
 static void test_bounds(void)
 {
 	static struct pframe v[MAX_PFRAMES];
@@ -708,6 +755,7 @@ int main(void)
 	RUN_TEST(test_tree_is_folded);
 	RUN_TEST(test_colours);
 	RUN_TEST(test_bounds);
+	RUN_TEST(test_js_rounding);
 	RUN_TEST(test_filters);
 	RUN_TEST(test_write);
 	return TEST_EXIT();

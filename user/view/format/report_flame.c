@@ -112,6 +112,23 @@ static void put_label(FILE *out, const char *name, double w)
 	fputs("..", out);
 }
 
+/*
+ * @v (>= 0) as the page's script writes it, v.toFixed(1): the nearest
+ * tenth, an exact tie to the larger one.  printf's "%.1f" takes an exact
+ * tie to the even tenth, which differs for a fraction of exactly .25
+ * (1.25: "1.2", where toFixed says "1.3"), and the page compares its
+ * widths after an unzoom with the ones written here.  Ties are exact
+ * binary values (k + 0.25, k + 0.75), so they are found exactly.
+ */
+static double tenth_as_js(double v)
+{
+	double q = v * 4;	/* exact: a power of two */
+
+	if (q == floor(q) && fmod(q, 4) == 1)
+		return v + 0.01;	/* k.25 -> k.26: "%.1f" then rounds up, as toFixed */
+	return v;
+}
+
 static void put_frame(FILE *out, const struct flame *fl, uint32_t id, double scale, unsigned int height)
 {
 	const struct node *n = &fl->nodes[id];
@@ -124,8 +141,8 @@ static void put_frame(FILE *out, const struct flame *fl, uint32_t id, double sca
 	xml_text__put(out, name);
 	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
 		"height=\"%u\" fill=\"#%06x\"/><text x=\"%.1f\" y=\"%u\">", n->total,
-		100.0 * (double)n->total / (double)fl->total, x, y, w, ROW - 1, colour(n->cls, name),
-		x + 3, y + ROW - 5);
+		100.0 * (double)n->total / (double)fl->total, tenth_as_js(x), y, tenth_as_js(w), ROW - 1,
+		colour(n->cls, name), tenth_as_js(x + 3), y + ROW - 5);
 	put_label(out, name, w);
 	fputs("</text></g>\n", out);
 }
