@@ -10,8 +10,7 @@
 #       works and names the storm's processes (storm, storm_kid) and their
 #       functions.
 #   load_99
-#       the same storm at -F 99: 0 lost samples.  Both measure speed: under
-#       TCG (tests/kernel/'s VM) they say NOTRUN (lib.sh's timed).  Lost mapping/process
+#       the same storm at -F 99: 0 lost samples.  Lost mapping/process
 #       events are allowed but must be counted the same in the summary and
 #       the header; the test prints how many.
 #   load_stalled
@@ -21,6 +20,9 @@
 #       and the header count both, by cause, the same; nothing else is
 #       missing (no sample left unread in the ring, no malformed record);
 #       the report still works.
+# All three stand on the storm's rate (an end in bounded time, no loss,
+# losses made by construction): under TCG (tests/kernel/'s VM) they say
+# NOTRUN (lib.sh's timed).
 . "$(dirname "$0")/lib.sh"
 lib_init integration/load_999 integration/load_99 integration/load_stalled
 
@@ -213,28 +215,33 @@ if timed $name "no sample lost under a fork storm at 99 Hz"; then
 	fi
 fi
 
+# Its losses are made by the storm's rate of samples and events against
+# one page: under TCG the storm starts 200 children in 11 s, not the 400
+# a storm is here, and a stall lost 2 samples and no event once.
 name=integration/load_stalled
-load_run $name 99 3 -m 1
-if [ $OK -eq 1 ]; then
-	unread=$(grep -c 'were not read' "$d.data.err")
-	missed=$(grep '^# also missed:' "$d.report")
-	if [ "$PEAK_KB" -gt "$LOAD_MAX_RSS_KB" ]; then
-		fail $name "peak RSS $PEAK_KB KiB over the bound $LOAD_MAX_RSS_KB KiB"
-	elif [ "$SLOST" -eq 0 ] || [ "$SLOST_E" -eq 0 ]; then
-		fail $name "a one-page ring and a recorder stopped for 3 s lost $SLOST samples and $SLOST_E events: losses are not counted"
-	elif ! grep -q '^# lost: [0-9]* samples (ring buffer full.*mapping/process events (ring buffer full)' "$d.report"; then
-		fail $name "the header does not give the losses' cause"
-		head -8 "$d.report" | show
-	elif [ "$unread" -ne 0 ]; then
-		fail $name "samples in the ring buffer were never read"
-		show "$d.data.err"
-	elif echo "$missed" | grep -q 'malformed'; then
-		fail $name "malformed records: $missed"
-	elif [ "$HSAMPLES" -eq 0 ]; then
-		fail $name "no sample at all reached the report"
-	else
-		note "one page, stalled 3 s: $SLOST samples and $SLOST_E process events lost, counted the same in the summary and the header${missed:+; $missed}"
-		pass $name
+if timed $name "losses made by the storm's rate against a one-page ring"; then
+	load_run $name 99 3 -m 1
+	if [ $OK -eq 1 ]; then
+		unread=$(grep -c 'were not read' "$d.data.err")
+		missed=$(grep '^# also missed:' "$d.report")
+		if [ "$PEAK_KB" -gt "$LOAD_MAX_RSS_KB" ]; then
+			fail $name "peak RSS $PEAK_KB KiB over the bound $LOAD_MAX_RSS_KB KiB"
+		elif [ "$SLOST" -eq 0 ] || [ "$SLOST_E" -eq 0 ]; then
+			fail $name "a one-page ring and a recorder stopped for 3 s lost $SLOST samples and $SLOST_E events: losses are not counted"
+		elif ! grep -q '^# lost: [0-9]* samples (ring buffer full.*mapping/process events (ring buffer full)' "$d.report"; then
+			fail $name "the header does not give the losses' cause"
+			head -8 "$d.report" | show
+		elif [ "$unread" -ne 0 ]; then
+			fail $name "samples in the ring buffer were never read"
+			show "$d.data.err"
+		elif echo "$missed" | grep -q 'malformed'; then
+			fail $name "malformed records: $missed"
+		elif [ "$HSAMPLES" -eq 0 ]; then
+			fail $name "no sample at all reached the report"
+		else
+			note "one page, stalled 3 s: $SLOST samples and $SLOST_E process events lost, counted the same in the summary and the header${missed:+; $missed}"
+			pass $name
+		fi
 	fi
 fi
 
