@@ -164,10 +164,10 @@ check_common() {
 	burn=$S_FN
 	ustats_set "$d.folded" storm_kid kid_work
 	kids=$S_TOTAL kidfn=$S_FN
-	# Half of the samples storm_burn's CPU time in the window gives at HZ,
+	# Half (want_div) of the samples storm_burn's CPU time in the window gives at HZ,
 	# less the share of all samples the summary says were lost.
-	min_burn=$(awk -v c="$BURN_CPU" -v f="$hz" -v s="${SSAMPLES:-0}" -v l="${SLOST:-0}" \
-		'BEGIN { k = (s + l > 0) ? s / (s + l) : 1; printf "%d", c * f / 2000 * k }')
+	min_burn=$(awk -v c="$BURN_CPU" -v f="$hz" -v s="${SSAMPLES:-0}" -v l="${SLOST:-0}" -v d="$(want_div)" \
+		'BEGIN { k = (s + l > 0) ? s / (s + l) : 1; printf "%d", c * f / d * k }')
 	note "storm: $burn samples in storm_burn (its $BURN_CPU ms of CPU time in the recorded window give ~$(samples_for "$BURN_CPU" "$hz"); at least $min_burn wanted); storm_kid: $kids samples, $kidfn in kid_work"
 	uleaves "$d.folded" storm_kid
 	if [ "$ELAPSED_MS" -gt $(( (REC_SECS + 20) * 1000 )) ]; then

@@ -244,14 +244,14 @@ else
 			hit=$(leaf_count "$d.leaves" short_burn)
 			unnamed=$(unnamed_own "$d.folded" nsshort)
 			decoy=$(fn_count "$d.folded" nsshort decoy_burn)
-			# The programs' own CPU time is the oracle: half of 397 Hz x
+			# The programs' own CPU time is the oracle: half (want_div) of 397 Hz x
 			# that, less the share of samples the summary says were lost
 			# (the recorder was stopped for a second).
 			cpu=$(fixture_cpu "$T/ns.cpu" short_burn)
 			nprog=$(nlines "$T/ns.cpu" 2>/dev/null || echo 0)
 			set -- $(sed -n 's/^bpfsym: \([0-9][0-9]*\) samples, \([0-9][0-9]*\) lost.*/\1 \2/p' "$d.data.err" | tail -1) 0 0
-			want=$(awk -v c="$cpu" -v s="$1" -v l="$2" \
-				'BEGIN { k = (s + l > 0) ? s / (s + l) : 1; n = int(c * 397 / 2000 * k); print (n < 1) ? 1 : n }')
+			want=$(awk -v c="$cpu" -v s="$1" -v l="$2" -v d="$(want_div)" \
+				'BEGIN { k = (s + l > 0) ? s / (s + l) : 1; n = int(c * 397 / d * k); print (n < 1) ? 1 : n }')
 			note "nsshort: $total samples, short_burn $hit, with an unnamed frame of nsshort $unnamed, decoy_burn $decoy; $nprog programs had $cpu ms of CPU time (~$(samples_for "$cpu" 397) samples, at least $want wanted)"
 			if ! cpu_enough "$name" "the nsshort programs" "$cpu" 500; then
 				:
