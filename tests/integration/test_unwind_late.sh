@@ -36,8 +36,9 @@
 #                   the churn of an always-on recorder.  At most 10% of
 #                   their stacks end with no view of their process, and
 #                   at least 85% reach their root, and the reader writes
-#                   at most 10 views for them (those of the first, whose
-#                   files had no tables yet): the tracker fills a new
+#                   at most 10 views for them, those of the first, whose
+#                   files had no tables yet (50 under TCG, where tables
+#                   build slowly against a start): the tracker fills a new
 #                   process's view from its exec on, with no round trip
 #                   through the reader, which drains every 100 ms.
 #   unwind_vdso     at least 90% of the samples in the vdso (vdso_burn:
@@ -228,9 +229,16 @@ else
 		views=$(sed -n 's/^bpfsym: unwinder: \([0-9]*\) views written.*/\1/p' "$T/short.err")
 		note "python3 x 100: $hline; views written by the reader: ${views:-?}"
 		# 100 programs of ~100 ms of CPU time at 19 Hz: ~190 samples.
+		# The programs that start before their files' tables are built
+		# need views of the reader's: about 10 here, more where building
+		# is slow against starting a program (under TCG, 11 once; the
+		# build is CPU work, a program's start mostly the kernel's).  If
+		# the fresh views carried none, it would be one a program.
+		maxviews=10
+		[ "${BPFSYM_VM_ACCEL:-}" = tcg ] && maxviews=50
 		if [ -z "$views" ]; then
 			fail "$name" "no 'bpfsym: unwinder: N views written' line in the -v log"
-		elif [ "$views" -gt 10 ]; then
+		elif [ "$views" -gt "$maxviews" ]; then
 			fail "$name" "the reader wrote $views views for 100 programs of the same files (their fresh views should have had them all)"
 		elif [ "$all" -lt 40 ]; then
 			fail "$name" "only $all user stacks of 100 python3 programs (~190 expected at 19 Hz)"
