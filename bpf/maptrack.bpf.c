@@ -5,8 +5,8 @@
  *
  * - fork, exec, exit of processes (tp_btf);
  * - at exec, the mappings the kernel's ELF loader made without any mmap
- *   call: the program's text (from mm->start_code), the interpreter's (from
- *   AT_BASE in the saved auxv), the vdso;
+ *   call: the program's text (from mm->start_code), the interpreter's (at
+ *   the entry point the loader set), the vdso (from its image);
  * - mmap with PROT_EXEC, mprotect adding or removing PROT_EXEC, mremap and
  *   munmap of executable ranges (syscall exit tracepoints: the arguments
  *   are still in the registers saved at entry, the VMAs are read with
@@ -30,6 +30,7 @@
 #include "maps.bpf.h"
 #include "vma.bpf.h"
 #include "fresh.bpf.h"
+#include "pend.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -39,8 +40,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define MAP_FIXED	0x10
 #define MAP_FIXED_NOREPLACE 0x100000
 #define MREMAP_DONTUNMAP 4
-#define AT_BASE		7
-#define AT_NULL		0
 #define MAX_ERRNO	4095
 #define VMA_WALK	8	/* VMAs looked at in one range */
 
@@ -104,8 +103,12 @@ static __noinline void exec_gone(__u32 tgid, __u64 start, __u64 end, __u32 cause
 	bool viewed = false;
 	int cut;
 
-	if (!f && lazy_maps)
-		return;		/* not followed: its first sample takes it whole */
+	if (!f && lazy_maps) {
+		/* Not followed: its first sample takes it whole, from its list if it keeps one. */
+		if (pend_maps)
+			pend_cut(tgid, start, end);
+		return;
+	}
 	if (f) {
 		cut = fresh_cut(f, start, end);
 		if (!cut && !had_code && !(f->flags & BPFSYM_UNW_FRESH_PARTIAL))
@@ -124,11 +127,12 @@ static long visit_vma(struct task_struct *task, struct vm_area_struct *vma, void
 /*
  * Visit the VMAs of the current task covering [start, end), at most
  * VMA_WALK of them, emitting the executable ones with @cause (0: emit
- * nothing).  Stops at a hole.  Returns whether any of them is executable,
- * or -1 if a lookup failed (the mmap lock was contended: the event is
- * lost, and counted).
+ * nothing), or with @pend noting them in the process's list (pend.bpf.h).
+ * Stops at a hole.  Returns whether any of them is executable, or -1 if a
+ * lookup failed (the mmap lock was contended: the event is lost, and
+ * counted).
  */
-static __always_inline int walk_range(__u64 start, __u64 end, __u32 cause)
+static __always_inline int walk_range(__u64 start, __u64 end, __u32 cause, bool pend)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct vma_info vi = {};
@@ -141,12 +145,17 @@ static __always_inline int walk_range(__u64 start, __u64 end, __u32 cause)
 			break;
 		if (err) {
 			stat_inc(BPFSYM_STAT_VMA_BUSY);
-			fresh_lost(t->tgid);
+			if (pend)
+				pend_lost(t->tgid);
+			else
+				fresh_lost(t->tgid);
 			return -1;
 		}
 		if (vi.vm_flags & VM_EXEC) {
 			any = 1;
-			if (cause)
+			if (cause && pend)
+				pend_add(t->tgid, &vi, cause);
+			else if (cause)
 				emit_map(&vi, cause);
 		}
 		start = vi.end;
@@ -161,9 +170,10 @@ static __always_inline int walk_range(__u64 start, __u64 end, __u32 cause)
  * is, or once past @end_code (0: the first executable VMA is all): each
  * step is a bpf_find_vma, and an ELF file's code is one segment (the
  * loader's read-only and data segments around it hold none), mapped by
- * the kernel's loader as one VMA.
+ * the kernel's loader as one VMA.  @pend: noted in the process's list
+ * instead (pend.bpf.h).
  */
-static __always_inline void walk_image(__u64 start, __u64 end_code)
+static __always_inline void walk_image(__u64 start, __u64 end_code, bool pend)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct vma_info vi = {};
@@ -178,7 +188,10 @@ static __always_inline void walk_image(__u64 start, __u64 end_code)
 			break;
 		if (err) {
 			stat_inc(BPFSYM_STAT_VMA_BUSY);
-			fresh_lost(t->tgid);
+			if (pend)
+				pend_lost(t->tgid);
+			else
+				fresh_lost(t->tgid);
 			break;
 		}
 		/* The first VMA names the file; the walk stays in it. */
@@ -189,7 +202,10 @@ static __always_inline void walk_image(__u64 start, __u64 end_code)
 			if (seen_exec)
 				break;
 		} else {
-			emit_map(&vi, BPFSYM_MAP_EXEC);
+			if (pend)
+				pend_add(t->tgid, &vi, BPFSYM_MAP_EXEC);
+			else
+				emit_map(&vi, BPFSYM_MAP_EXEC);
 			seen_exec = true;
 			if (!end_code || vi.end >= end_code)
 				break;
@@ -217,9 +233,15 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 			return 0;
 		}
 	}
-	/* lazy_maps: the child's first sample takes its mappings whole. */
-	if (lazy_maps)
+	/*
+	 * lazy_maps: the child's first sample takes its mappings whole; where
+	 * that is from lists, it gets its parent's (pend.bpf.h).
+	 */
+	if (lazy_maps) {
+		if (pend_maps)
+			pend_fork(ptgid, ctgid, child);
 		return 0;
+	}
 	emit_task_ev(BPFSYM_EV_FORK, child, ctgid, ptgid, parent);
 	/*
 	 * The child has the parent's mappings: it walks with the parent's
@@ -237,68 +259,48 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 }
 
 /*
- * The auxv pairs past the 12th, probe-read one a step (a bpf_loop
- * callback: the verifier checks it once, and no inline loop that 6.1's
- * CFG check may refuse).  1 stops the walk.
+ * The mappings no mmap call made, of the current task (the tracepoint
+ * runs in the task that exec'd, of process @tgid): the program, its
+ * interpreter, the vdso.  Sent, or noted in its list (@pend).
  */
-#define AUXV_PAIRS	28	/* pairs looked at, at most */
-struct auxv_walk {
-	__u64 mm;		/* struct mm_struct *, as a number */
-	__u64 base;		/* AT_BASE's value, once found */
-};
-
-static long auxv_step(__u32 i, void *ctx)
+static __always_inline void exec_images(struct mm_struct *mm, __u32 tgid, bool pend)
 {
-	struct auxv_walk *a = ctx;
-	struct mm_struct *mm = (struct mm_struct *)a->mm;
-	__u32 k = 2 * (12 + i);
-	__u64 key;
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct vma_info vi = {};
+	__u64 ip = regs->ip;
 
-	/* Within this kernel's array (AT_VECTOR_SIZE differs between releases). */
-	if (k + 1 >= bpf_core_field_size(mm->saved_auxv) / sizeof(__u64))
-		return 1;
-	key = BPF_CORE_READ(mm, saved_auxv[k]);
-	if (key == AT_NULL)
-		return 1;
-	if (key != AT_BASE)
-		return 0;
-	a->base = BPF_CORE_READ(mm, saved_auxv[k + 1]);
-	return 1;
-}
-
-/*
- * Where the kernel's ELF loader put the program's interpreter: AT_BASE in
- * the saved auxv, (type, value) pairs, ninth on x86-64; 0 when none.  The
- * first 12 pairs in one probe read (not plain loads: the array's size
- * differs between releases, and libbpf refuses a load it cannot
- * size-check against the kernel's), any further one a step.  A function
- * of its own: its 192-byte buffer is off the stack of on_exec's calls
- * down to fresh_add's callbacks, which 6.1 caps at 512 bytes in all.
- */
-static __noinline __u64 interp_base(struct mm_struct *mm)
-{
-	struct auxv_walk aux = {};
-	__u64 head[24];
-	int i;
-
-	bpf_probe_read_kernel(head, sizeof(head), __builtin_preserve_access_index(&mm->saved_auxv));
-#pragma unroll
-	for (i = 0; i < 24; i += 2) {
-		if (head[i] == AT_NULL)
-			return 0;
-		if (head[i] == AT_BASE)
-			return head[i + 1];
-	}
-	aux.mm = (__u64)mm;
-	bpf_loop((AUXV_PAIRS - 12), auxv_step, &aux, 0);
-	return aux.base;
+	/* start_code and end_code bound the program's PF_X segments (binfmt_elf). */
+	walk_image(mm->start_code, mm->end_code, pend);
+	/*
+	 * The task starts at its interpreter's entry point, if it has one
+	 * (the ELF loader has set its registers by now): the VMA there is
+	 * the interpreter's code, one look-up (from its AT_BASE, the walk
+	 * took two, ld.so's first VMA holding no code).
+	 */
+	if (ip < mm->start_code || ip >= mm->end_code)
+		walk_range(ip, ip + 1, BPFSYM_MAP_EXEC, pend);
+	/*
+	 * The vdso's VMA is its image's text, no file, read and exec
+	 * (map_vdso): made here, not looked up (a bpf_find_vma, ~0.7 us of
+	 * every exec).  0 where vdso=0 mapped none.
+	 */
+	vi.start = (__u64)mm->context.vdso;
+	if (!vi.start)
+		return;
+	vi.end = vi.start + BPF_CORE_READ(mm, context.vdso_image, size);
+	vi.vm_flags = VM_READ | VM_EXEC;
+	if (vi.end <= vi.start)
+		return;
+	if (pend)
+		pend_add(tgid, &vi, BPFSYM_MAP_EXEC);
+	else
+		emit_map(&vi, BPFSYM_MAP_EXEC);
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct mm_struct *mm = p->mm;
-	__u64 base;
 	__u32 tgid = p->tgid;
 
 	if (!is_target(tgid) || !mm)
@@ -306,7 +308,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	/*
 	 * lazy_maps: only a process followed since a sample has an old image
 	 * to forget; its next sample takes the new one whole.  One look-up
-	 * for the others, most of them.
+	 * for the others, most of them.  Where the sample takes it from the
+	 * process's list, the list starts here, with the loader's mappings.
 	 */
 	if (lazy_maps) {
 		if (bpf_map_lookup_elem(&unw_fresh, &tgid)) {
@@ -316,6 +319,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		} else if (bpf_map_lookup_elem(&unw_procs, &tgid)) {
 			bpf_map_delete_elem(&unw_procs, &tgid);
 			emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0, NULL);
+		}
+		if (pend_maps) {
+			pend_exec(tgid);
+			exec_images(mm, tgid, true);
 		}
 		return 0;
 	}
@@ -336,16 +343,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	/* The new image's view starts here, filled by the MAP records below. */
 	bpf_map_update_elem(&unw_fresh, &tgid, &fresh_empty, BPF_ANY);
 
-	/*
-	 * No mmap call made these: the program, its interpreter, the vdso.
-	 * The tracepoint runs in the task that exec'd: p is current.
-	 */
-	/* start_code and end_code bound the program's PF_X segments (binfmt_elf). */
-	walk_image(mm->start_code, mm->end_code);
-	base = interp_base(mm);
-	if (base)
-		walk_image(base, 0);
-	walk_range((__u64)mm->context.vdso, (__u64)mm->context.vdso + 1, BPFSYM_MAP_EXEC);
+	exec_images(mm, tgid, false);
 	return 0;
 }
 
@@ -368,6 +366,11 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	emit_task_ev(BPFSYM_EV_EXIT, p, tgid, 0, NULL);
 	if (!lazy_maps || bpf_map_lookup_elem(&unw_fresh, &tgid))
 		bpf_map_delete_elem(&unw_fresh, &tgid);
+	/*
+	 * Its list, if it keeps one, stays: a fork or an exec of a process
+	 * reusing the tgid writes it first, and the LRU takes the room
+	 * (deleting it cost every exit 0.5 us).
+	 */
 	if (target_mode == BPFSYM_TARGET_PIDS && follow_children)
 		bpf_map_delete_elem(&targets, &tgid);
 	return 0;
@@ -458,7 +461,9 @@ int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
 	sys_args(&a);		/* addr, len, prot, flags */
 	if (a.a2 & PROT_EXEC) {
 		if (followed(tgid))
-			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP);
+			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP, false);
+		else if (pend_maps)
+			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP, true);
 	}
 	/*
 	 * MAP_FIXED without PROT_EXEC replaced whatever was there (not
@@ -481,7 +486,9 @@ int on_mprotect_exit(struct trace_event_raw_sys_exit *ctx)
 	sys_args(&a);		/* start, len, prot */
 	if (a.a2 & PROT_EXEC) {
 		if (followed(tgid))
-			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT);
+			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, false);
+		else if (pend_maps)
+			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, true);
 	}
 	else
 		exec_gone(tgid, a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, false);
@@ -507,9 +514,10 @@ int on_mremap_enter(struct trace_event_raw_sys_enter *ctx)
 	__u64 old = ctx->args[0], old_len = ctx->args[1], new_len = ctx->args[2], flags = ctx->args[3];
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 
-	if (!is_target(tgid) || !followed(tgid))
+	/* Not followed: its list, if it keeps one, follows the move too. */
+	if (!is_target(tgid) || (!pend_maps && !followed(tgid)))
 		return 0;
-	if (walk_range(old, old + (old_len ? old_len : 1), 0))
+	if (walk_range(old, old + (old_len ? old_len : 1), 0, false))
 		keep_args(NR_MREMAP, old, old_len, new_len, flags, 0);
 	return 0;
 }
@@ -532,6 +540,6 @@ int on_mremap_exit(struct trace_event_raw_sys_exit *ctx)
 		exec_gone(t->tgid, a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP, true);
 	else if (start == a.a[0] && a.a[2] < a.a[1])
 		exec_gone(t->tgid, a.a[0] + a.a[2], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP, true);
-	walk_range(start, start + a.a[2], BPFSYM_MAP_MREMAP);
+	walk_range(start, start + a.a[2], BPFSYM_MAP_MREMAP, !followed(t->tgid));
 	return 0;
 }

@@ -6,7 +6,8 @@
  * Targeting happens here, never in userspace (maps.bpf.h: is_target).
  * Process lifetime and mappings come from the mapping tracker
  * (maptrack.bpf.c) through the same ring buffer; with lazy_maps, a
- * process's mappings come from its first sample, taken here.
+ * process's mappings come from its first sample, taken here (with the VMA
+ * iterator, or from the list the tracker kept: pend.bpf.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -18,6 +19,7 @@
 #include "stack.bpf.h"
 #include "vma.bpf.h"
 #include "fresh.bpf.h"
+#include "pend.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -41,8 +43,10 @@ struct {
  * a process's mappings at its first sample (lazy_maps) with task work
  * (6.18) and the open-coded VMA iterator (6.7; since 6.18 not where
  * interrupts are off), and sampler_exec.bpf.o, built with
- * BPFSYM_FIRST_SAMPLE=0, for kernels without them: there the tracker
- * follows every process from its exec and a sample never waits.  The
+ * BPFSYM_FIRST_SAMPLE=0, for kernels without them: there a first sample
+ * sends the list of mappings the tracker kept since the process's exec
+ * (pend.bpf.h), or the tracker follows every process from its exec (-p,
+ * a command), and a sample never waits.  The
  * loader picks one (record/kfeatures.c); both have the same maps,
  * programs and settings, so one skeleton type serves both.  Objects, not
  * one object with weak kfuncs: libbpf resolves every extern of an object
@@ -326,10 +330,10 @@ static __always_inline int first_defer(__u32 tgid, __u32 nk, __u32 nu, bool user
 #endif /* BPFSYM_FIRST_SAMPLE */
 
 /*
- * One sample of the current task.  With BPFSYM_FIRST_SAMPLE, a process
- * not followed yet is claimed here and its mappings taken by a first
- * sample's task work (lazy_maps); without, the tracker follows every
- * process from its exec and this never claims.
+ * One sample of the current task.  With lazy_maps, a process not followed
+ * yet is claimed here: with BPFSYM_FIRST_SAMPLE its mappings are taken by
+ * a first sample's task work; without, from the list the tracker kept
+ * (pend_maps), sent now, before the walk that needs them.
  */
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
@@ -409,6 +413,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		if (!s)
 			return 0;
 	}
+#else
+	if (lazy_maps && pend_maps && want_user && !kthread && !bpf_map_lookup_elem(&unw_fresh, &tgid))
+		pend_flush(tgid);
 #endif
 	if (want_user) {
 		if (ustack_mode == BPFSYM_USTACK_KERNEL_FP) {

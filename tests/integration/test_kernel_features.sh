@@ -5,8 +5,8 @@
 # running kernel's own BTF (bpftool): a kfunc named there is one the
 # verifier knows.
 . "$(dirname "$0")/lib.sh"
-lib_init integration/kfeat_header integration/kfeat_forced integration/kfeat_pid \
-	integration/kfeat_verbose integration/kfeat_unknown
+lib_init integration/kfeat_header integration/kfeat_forced integration/kfeat_forced_all \
+	integration/kfeat_pid integration/kfeat_verbose integration/kfeat_unknown
 # The expectations below are this machine's, not a pass's forced ones.
 unset BPFSYM_FORCE_FALLBACK
 
@@ -52,32 +52,42 @@ record() {
 	record_ok "$n" "$d" "$d.rec.err" $?
 }
 
-# ---- -a: a process is followed from its first sample where the kernel
-# has task work and the VMA iterator, from its exec otherwise.
+# ---- -a: a process is followed from its first sample, its mappings
+# taken with the VMA iterator where the kernel has task work and it, from
+# the lists the tracker keeps from exec otherwise.
 name=integration/kfeat_header
 if [ "$tw$vi" = yesyes ]; then how="mappings from each process's first sample"
-else how="mappings followed from exec"; fi
+else how="mappings from each process's first sample, kept from exec"; fi
 if record "$name" "$T/a.data" -a -d 1 &&
    kline "$name" "$T/a.data" "# kernel: $rel; task work $tw, VMA iterator $vi -> $how"; then
 	pass "$name"
 fi
 
 # ---- forced: each feature the kernel has says so, and the recording
-# works: burn's samples are named through its own frames.
-name=integration/kfeat_forced
-forced() { [ "$1" = yes ] && echo "no (BPFSYM_FORCE_FALLBACK)" || echo no; }
-want="# kernel: $rel; task work $(forced "$tw"), VMA iterator $(forced "$vi") -> mappings followed from exec"
-if BPFSYM_FORCE_FALLBACK=all record "$name" "$T/f.data" -p "$burn" -d 1 &&
-   kline "$name" "$T/f.data" "$want" && folded "$name" "$T/f.data" "$T/f.folded"; then
-	n=$(folded_count "$T/f.folded" '^burn;(.*;)?burn_inner$')
-	note "forced: $n samples of burn;...;burn_inner"
-	if [ "$n" -gt 0 ]; then
-		pass "$name"
-	else
-		fail "$name" "no sample of burn;...;burn_inner with the fallbacks forced"
-		show "$T/f.folded"
+# works: burn's samples are named through its own frames.  With -p every
+# process is followed from its exec; with -a, from its first sample, by
+# the lists the tracker keeps since exec (bpf/pend.bpf.h).
+forced() { [ "$1" = yes ] && echo "no (forced)" || echo no; }
+# forced_case NAME DATA HOW ARGS...: a forced recording with ARGS says HOW.
+forced_case() {
+	fc_name=$1 fc_data=$2 fc_how=$3
+	shift 3
+	if BPFSYM_FORCE_FALLBACK=all record "$fc_name" "$fc_data" "$@" &&
+	   kline "$fc_name" "$fc_data" "# kernel: $rel; task work $(forced "$tw"), VMA iterator $(forced "$vi") -> $fc_how" &&
+	   folded "$fc_name" "$fc_data" "$fc_data.folded"; then
+		n=$(folded_count "$fc_data.folded" '^burn;(.*;)?burn_inner$')
+		note "forced, $*: $n samples of burn;...;burn_inner"
+		if [ "$n" -gt 0 ]; then
+			pass "$fc_name"
+		else
+			fail "$fc_name" "no sample of burn;...;burn_inner with the fallbacks forced ($*)"
+			show "$fc_data.folded"
+		fi
 	fi
-fi
+}
+forced_case integration/kfeat_forced "$T/f.data" "mappings followed from exec" -p "$burn" -d 1
+forced_case integration/kfeat_forced_all "$T/fa.data" \
+	"mappings from each process's first sample, kept from exec" -a -d 1
 
 # ---- -p keeps the full history on any kernel.
 name=integration/kfeat_pid

@@ -16,10 +16,12 @@
 #   mntns_pid, mntns_all
 #       a binary that exists only in a private mount namespace (tmpfs),
 #       with a decoy of the same path on the host.
-#   dlopen_cmd, dlopen_pid, dlopen_all
+#   dlopen_cmd, dlopen_pid, dlopen_all, dlopen_all_new
 #       two libraries dlopen()ed, run and dlclose()d one after the other
 #       during the recording (likely at the same address); under -a the
-#       process is followed from its first sample only.
+#       process is followed from its first sample only (_new: started
+#       once the recording runs, so its mappings since its exec come with
+#       that first sample).
 #   jit_cmd, jit_snapshot_pid, jit_snapshot_all
 #       code in an anonymous page made executable with mprotect: its
 #       samples end in [anon+0x..], never [unknown]; also when the page
@@ -44,7 +46,7 @@
 lib_init integration/short_lived_cmd integration/short_lived_all integration/short_lived_deleted \
 	integration/rename_pid integration/rename_all integration/rename_before \
 	integration/mntns_pid integration/mntns_all \
-	integration/dlopen_cmd integration/dlopen_pid integration/dlopen_all \
+	integration/dlopen_cmd integration/dlopen_pid integration/dlopen_all integration/dlopen_all_new \
 	integration/jit_cmd integration/jit_snapshot_pid integration/jit_snapshot_all \
 	integration/loss_accounting integration/code_gone_cmd integration/code_gone_pid
 
@@ -482,6 +484,24 @@ dlopen_running integration/dlopen_pid dl2 -p
 # sample, not followed), so what the second library replaces at the same
 # place comes through the tracker following it, not through its start.
 dlopen_running integration/dlopen_all dl3 -a
+
+# Under -a, dlopen_burn started once the recording runs: followed from its
+# first sample, whose mappings are those since its exec (on kernels
+# without the VMA iterator, the list the tracker kept: bpf/pend.bpf.h).
+name=integration/dlopen_all_new
+rm -f "$T/dl4.cpu"
+if ! bg_record "$T/dl4.data" -a -d 600; then
+	fail "$name" "the recording did not start (no output file within 30 s)"
+	show "$T/dl4.data.err"
+else
+	run_to 180 "$T/dlopen_burn" - 1 "$T/dl4.cpu" "$T/lib_burn.so" lib_burn "$T/lib_burn_b.so" lib_burn_b
+	note "dlopen_burn exited with status $?"
+	end_record
+	if record_ok "$name" "$T/dl4.data" "$T/dl4.data.err" $REC_RC &&
+	   folded "$name" "$T/dl4.data" "$T/dl4.folded"; then
+		check_dlopen "$name" "$T/dl4.folded" "$T/dl4.cpu"
+	fi
+fi
 
 # ---- 4. JIT: a countdown loop in an anonymous page, RW then RX.
 # check_jit NAME FOLDED MAXUNKNOWN CPU_MS

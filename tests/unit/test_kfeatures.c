@@ -5,9 +5,11 @@
  * probing itself needs root and a kernel: test_kernel_features.sh.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "test.h"
 #include "record/kfeatures.h"
+#include "report/report.h"
 
 TEST_SUITE("kfeatures");
 
@@ -45,12 +47,17 @@ static void test_describe(void)
 	ASSERT_TRUE(kfeatures__first_sample(&kf), "both: first samples");
 	kf = (struct kfeatures){ .have = KF_VMA_ITER };
 	kfeatures__describe(&kf, true, buf, sizeof(buf));
-	ASSERT_STREQ(buf, "task work no, VMA iterator yes -> mappings followed from exec", "6.8");
+	ASSERT_STREQ(buf, "task work no, VMA iterator yes -> mappings from each process's first sample, "
+		     "kept from exec", "6.8, -a");
+	kfeatures__describe(&kf, false, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "task work no, VMA iterator yes -> mappings followed from exec", "6.8, -p");
 	ASSERT_FALSE(kfeatures__first_sample(&kf), "no task work: from exec");
 	kf = (struct kfeatures){ .forced = KF_TASK_WORK | KF_VMA_ITER };
 	kfeatures__describe(&kf, true, buf, sizeof(buf));
-	ASSERT_STREQ(buf, "task work no (BPFSYM_FORCE_FALLBACK), VMA iterator no (BPFSYM_FORCE_FALLBACK) "
-		     "-> mappings followed from exec", "forced");
+	ASSERT_STREQ(buf, "task work no (forced), VMA iterator no (forced) "
+		     "-> mappings from each process's first sample, kept from exec", "forced, -a");
+	/* The recording's header holds it whole. */
+	ASSERT_TRUE(strlen(buf) < sizeof(((struct rpt_header *)0)->kfeatures), "fits the header");
 	/* A short buffer is cut, never overrun. */
 	kfeatures__describe(&kf, true, buf, 10);
 	ASSERT_STREQ(buf, "task work", "cut at 9 bytes");

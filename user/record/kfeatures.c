@@ -150,9 +150,10 @@ void kfeatures__describe(const struct kfeatures *kf, bool lazy, char *buf, size_
 	for (i = 0; i < ARRAY_SIZE(optional) && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s %s", i ? ", " : "", optional[i].says,
 					kf->have & optional[i].bit ? "yes" :
-					kf->forced & optional[i].bit ? "no (" FORCE_ENV ")" : "no");
+					kf->forced & optional[i].bit ? "no (forced)" : "no");
 	if (off < len)
 		snprintf(buf + off, len - off, " -> %s",
-			 lazy && kfeatures__first_sample(kf) ? "mappings from each process's first sample" :
-			 "mappings followed from exec");
+			 !lazy ? "mappings followed from exec" :
+			 kfeatures__first_sample(kf) ? "mappings from each process's first sample" :
+			 "mappings from each process's first sample, kept from exec");
 }

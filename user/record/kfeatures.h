@@ -8,9 +8,13 @@
  *
  *   task work + VMA iterator kfuncs  -> whole-system and cgroup recordings
  *                                       follow a process from its first
- *                                       sample (sampler.bpf.o, lazy_maps)
- *   either missing                   -> every process is followed from its
- *                                       exec (sampler_exec.bpf.o)
+ *                                       sample, taken with the iterator
+ *                                       (sampler.bpf.o, lazy_maps)
+ *   either missing                   -> the same from the lists of
+ *                                       mappings the tracker keeps from
+ *                                       exec (sampler_exec.bpf.o,
+ *                                       pend_maps: bpf/pend.bpf.h)
+ *   -p, a command, either kernel     -> followed from exec
  *
  * BPFSYM_FORCE_FALLBACK=task_work,vma_iter (or "all") takes optional
  * features away on any kernel, so the older path runs and is measured on
@@ -52,8 +56,10 @@ bool kfeatures__first_sample(const struct kfeatures *kf);
 
 /*
  * Describe @kf and what it chose into @buf, e.g. "task work no, VMA
- * iterator no -> mappings followed from exec"; @lazy: the recording
- * wants a process followed from its first sample where it can be.
+ * iterator no -> mappings from each process's first sample, kept from
+ * exec"; @lazy: the recording follows a process from its first sample
+ * (-a, -G), with the VMA iterator where the kernel has the first-sample
+ * kfuncs, else from the lists the tracker keeps.
  */
 void kfeatures__describe(const struct kfeatures *kf, bool lazy, char *buf, size_t len);
 

@@ -137,6 +137,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	s->rodata->ustack_mode = o->ustack_mode;
 	/* For a first sample's MAP records (lazy_maps), as the tracker's. */
 	s->rodata->lazy_maps = o->lazy_maps;
+	s->rodata->pend_maps = o->pend_maps;
 	s->rodata->unwinder_on = o->ustack_mode == BPFSYM_USTACK_TABLES;
 	s->rodata->wake_gap_ns = wake_gap_ns(o->freq);
 	bpf_map__set_max_entries(s->maps.unw_procs, o->max_unwind_procs ? o->max_unwind_procs : 4096);
@@ -146,6 +147,9 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	 * them whether a range that lost its code had any.
 	 */
 	bpf_map__set_max_entries(s->maps.unw_fresh, o->max_unwind_procs ? o->max_unwind_procs : 4096);
+	/* A list a process not followed yet (1.3 KiB each): 5 MiB, so only where used. */
+	bpf_map__set_max_entries(s->maps.unw_pend,
+				 !o->pend_maps ? 1 : o->max_unwind_procs ? o->max_unwind_procs : 4096);
 	if (o->max_unwind_tables && o->max_unwind_tables < BPFSYM_UNW_MAX_TABLES) {
 		bpf_map__set_max_entries(s->maps.unw_tables, o->max_unwind_tables);
 		bpf_map__set_max_entries(s->maps.unw_files, o->max_unwind_tables);
@@ -182,6 +186,7 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	t->rodata->follow_children = o->follow_children;
 	t->rodata->wakeup_bytes = p->ring_size / 4;
 	t->rodata->lazy_maps = o->lazy_maps;
+	t->rodata->pend_maps = o->pend_maps;
 	t->rodata->unwinder_on = o->ustack_mode == BPFSYM_USTACK_TABLES;
 	t->rodata->wake_gap_ns = wake_gap_ns(o->freq);
 	err = bpf_map__reuse_fd(t->maps.events, bpf_map__fd(p->sampler->maps.events));
@@ -192,6 +197,7 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_alias, bpf_map__fd(p->sampler->maps.unw_alias));
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_fresh, bpf_map__fd(p->sampler->maps.unw_fresh));
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_files, bpf_map__fd(p->sampler->maps.unw_files));
+	err = err ?: bpf_map__reuse_fd(t->maps.unw_pend, bpf_map__fd(p->sampler->maps.unw_pend));
 	if (err) {
 		pr_err("bpfsym: sharing maps with the mapping tracker failed: %s\n", strerror(-err));
 		return err;

@@ -32,7 +32,9 @@ struct probes_opts {
 	bool lazy_maps;			/* follow a process's mappings from its first sample (maps.bpf.h) */
 	bool first_sample;		/* the kernel has what a first sample needs (task work,
 					 * the VMA iterator): sampler.bpf.o, else
-					 * sampler_exec.bpf.o, and lazy_maps must be off */
+					 * sampler_exec.bpf.o */
+	bool pend_maps;			/* lazy_maps without first_sample: from the lists the
+					 * tracker keeps (bpf/pend.bpf.h) */
 };
 
 /* Open and load the BPF objects; NULL + errno (the reason already printed). */

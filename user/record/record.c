@@ -323,10 +323,13 @@ static bool lazy_wanted(const struct record_opts *o)
 	return o->target == RECORD_ALL || o->target == RECORD_CGROUP;
 }
 
-/* ...where the kernel can take a process's mappings at its first sample. */
+/*
+ * ...with the VMA iterator from a task work where the kernel has them,
+ * else from the lists of mappings the tracker keeps (bpf/pend.bpf.h).
+ */
 static bool lazy_maps(const struct recorder *r)
 {
-	return lazy_wanted(r->o) && kfeatures__first_sample(&r->kf);
+	return lazy_wanted(r->o);
 }
 
 /* The BPF side's settings, from the command line's. */
@@ -347,6 +350,7 @@ static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
 		.ustack_mode = o->call_graph,
 		.lazy_maps = lazy_maps(r),
 		.first_sample = kfeatures__first_sample(&r->kf),
+		.pend_maps = lazy_maps(r) && !kfeatures__first_sample(&r->kf),
 	};
 }
 
