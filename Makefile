@@ -94,15 +94,17 @@ $(BUILD)/san/%.pb-c.o: $(BUILD)/%.pb-c.c $(BUILD)/%.pb-c.h | $(BUILD)/san
 # fresh view's slot with an atomic fetch-and-add, whose result needs the
 # v3 instruction set (kernel 5.12 on).
 $(BUILD)/maptrack.bpf.o $(BUILD)/sampler.bpf.o $(BUILD)/sampler_exec.bpf.o: BPF_CPU = -mcpu=v3
-# Each object is then checked for the loops Linux 6.1's verifier refuses
-# whatever they do (scripts/check-bpf-cfg.py): 6.18 loads them, so only
-# this check or a 6.1 VM would tell.
+# Each object is then checked for the loops and the call chains' stacks
+# Linux 6.1's verifier refuses whatever they do (scripts/check-bpf-cfg.py,
+# scripts/check-bpf-stack.py): 6.18 loads them, so only these checks or a
+# 6.1 VM would tell.  An object that fails is removed.
+BPF_CHECKS := scripts/check-bpf-cfg.py scripts/check-bpf-stack.py
 define bpf_obj
 	$(CLANG) -g -O2 -target bpf $(BPF_CPU) -D__TARGET_ARCH_$(ARCH) $(BPF_DEFS) -Wall \
 		-Iinclude -Ivmlinux/$(ARCH) -Ibpf -c $< -o $@
-	python3 scripts/check-bpf-cfg.py $@
+	python3 scripts/check-bpf-cfg.py $@ && python3 scripts/check-bpf-stack.py $@ || { rm -f $@; exit 1; }
 endef
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h scripts/check-bpf-cfg.py | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h $(BPF_CHECKS) | $(BUILD)
 	$(bpf_obj)
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
@@ -113,7 +115,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # bytes through sampler.skel.h's type, so the two skeletons must declare
 # the same maps, programs and settings; scripts/same-skeleton.sh checks.
 $(BUILD)/sampler_exec.bpf.o: BPF_DEFS = -DBPFSYM_FIRST_SAMPLE=0
-$(BUILD)/sampler_exec.bpf.o: bpf/sampler.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h scripts/check-bpf-cfg.py | $(BUILD)
+$(BUILD)/sampler_exec.bpf.o: bpf/sampler.bpf.c $(wildcard bpf/*.h) include/bpfsym.h vmlinux/$(ARCH)/vmlinux.h $(BPF_CHECKS) | $(BUILD)
 	$(bpf_obj)
 
 $(BUILD)/sampler_exec.skel.h: $(BUILD)/sampler_exec.bpf.o $(BUILD)/sampler.skel.h scripts/same-skeleton.sh

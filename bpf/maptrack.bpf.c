@@ -125,40 +125,63 @@ static long visit_vma(struct task_struct *task, struct vm_area_struct *vma, void
 }
 
 /*
- * Visit the VMAs of the current task covering [start, end), at most
- * VMA_WALK of them, emitting the executable ones with @cause (0: emit
- * nothing), or with @pend noting them in the process's list (pend.bpf.h).
- * Stops at a hole.  Returns whether any of them is executable, or -1 if a
- * lookup failed (the mmap lock was contended: the event is lost, and
- * counted).
+ * What becomes of an executable VMA found: sent as a MAP record, or
+ * noted in its process's list (pend.bpf.h), which, full, is sent; or, in
+ * a list made at this exec, which three entries cannot fill, only noted:
+ * on_exec then never calls pend_flush, whose calls down to the path walk
+ * under on_exec's frame were more stack than 6.1 allows (544 of 512).
  */
-static __always_inline int walk_range(__u64 start, __u64 end, __u32 cause, bool pend)
+enum keep { KEEP_SEND, KEEP_LIST, KEEP_NEW_LIST };
+
+static __always_inline void keep_vma(struct task_struct *t, const struct vma_info *vi, __u32 cause,
+				     enum keep keep)
+{
+	if (keep == KEEP_NEW_LIST)
+		pend_add(t->tgid, vi);
+	else if (keep == KEEP_LIST)
+		pend_keep(t->tgid, vi, cause);
+	else
+		emit_map(vi, cause);
+}
+
+/* A VMA look-up for the current task's process failed (keep: where it was going). */
+static __always_inline void keep_lost(struct task_struct *t, enum keep keep)
+{
+	stat_inc(BPFSYM_STAT_VMA_BUSY);
+	if (keep == KEEP_SEND)
+		fresh_lost(t->tgid);
+	else
+		pend_lost(t->tgid);
+}
+
+/*
+ * Visit the VMAs of the current task covering [start, end), at most
+ * VMA_WALK of them (read into @vi), keeping the executable ones as @keep
+ * says with @cause (0: none).  Stops at a hole.  Returns whether any of
+ * them is executable, or -1 if a lookup failed (the mmap lock was
+ * contended: the event is lost, and counted).
+ */
+static __always_inline int walk_range(__u64 start, __u64 end, __u32 cause, enum keep keep,
+				      struct vma_info *vi)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct vma_info vi = {};
 	int any = 0, i;
 
 	for (i = 0; i < VMA_WALK && start < end; i++) {
-		long err = bpf_find_vma(t, start, visit_vma, &vi, 0);
+		long err = bpf_find_vma(t, start, visit_vma, vi, 0);
 
 		if (err == -ENOENT)
 			break;
 		if (err) {
-			stat_inc(BPFSYM_STAT_VMA_BUSY);
-			if (pend)
-				pend_lost(t->tgid);
-			else
-				fresh_lost(t->tgid);
+			keep_lost(t, keep);
 			return -1;
 		}
-		if (vi.vm_flags & VM_EXEC) {
+		if (vi->vm_flags & VM_EXEC) {
 			any = 1;
-			if (cause && pend)
-				pend_add(t->tgid, &vi, cause);
-			else if (cause)
-				emit_map(&vi, cause);
+			if (cause)
+				keep_vma(t, vi, cause, keep);
 		}
-		start = vi.end;
+		start = vi->end;
 	}
 	return any;
 }
@@ -170,47 +193,39 @@ static __always_inline int walk_range(__u64 start, __u64 end, __u32 cause, bool 
  * is, or once past @end_code (0: the first executable VMA is all): each
  * step is a bpf_find_vma, and an ELF file's code is one segment (the
  * loader's read-only and data segments around it hold none), mapped by
- * the kernel's loader as one VMA.  @pend: noted in the process's list
- * instead (pend.bpf.h).
+ * the kernel's loader as one VMA.  Kept as @keep says; @vi: the scratch.
  */
-static __always_inline void walk_image(__u64 start, __u64 end_code, bool pend)
+static __always_inline void walk_image(__u64 start, __u64 end_code, enum keep keep,
+				       struct vma_info *vi)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct vma_info vi = {};
 	bool seen_exec = false;
 	__u64 file = 0;
 	int i;
 
 	for (i = 0; i < VMA_WALK; i++) {
-		long err = bpf_find_vma(t, start, visit_vma, &vi, 0);
+		long err = bpf_find_vma(t, start, visit_vma, vi, 0);
 
 		if (err == -ENOENT)
 			break;
 		if (err) {
-			stat_inc(BPFSYM_STAT_VMA_BUSY);
-			if (pend)
-				pend_lost(t->tgid);
-			else
-				fresh_lost(t->tgid);
+			keep_lost(t, keep);
 			break;
 		}
 		/* The first VMA names the file; the walk stays in it. */
-		if (!vi.file || (file && vi.file != file))
+		if (!vi->file || (file && vi->file != file))
 			break;
-		file = vi.file;
-		if (!(vi.vm_flags & VM_EXEC)) {
+		file = vi->file;
+		if (!(vi->vm_flags & VM_EXEC)) {
 			if (seen_exec)
 				break;
 		} else {
-			if (pend)
-				pend_add(t->tgid, &vi, BPFSYM_MAP_EXEC);
-			else
-				emit_map(&vi, BPFSYM_MAP_EXEC);
+			keep_vma(t, vi, BPFSYM_MAP_EXEC, keep);
 			seen_exec = true;
-			if (!end_code || vi.end >= end_code)
+			if (!end_code || vi->end >= end_code)
 				break;
 		}
-		start = vi.end;
+		start = vi->end;
 	}
 }
 
@@ -260,17 +275,18 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 /*
  * The mappings no mmap call made, of the current task (the tracepoint
- * runs in the task that exec'd, of process @tgid): the program, its
- * interpreter, the vdso.  Sent, or noted in its list (@pend).
+ * runs in the task that exec'd): the program, its interpreter, the
+ * vdso, kept as @keep says.
  */
-static __always_inline void exec_images(struct mm_struct *mm, __u32 tgid, bool pend)
+static __always_inline void exec_images(struct mm_struct *mm, enum keep keep)
 {
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	struct vma_info vi = {};
 	__u64 ip = regs->ip;
 
 	/* start_code and end_code bound the program's PF_X segments (binfmt_elf). */
-	walk_image(mm->start_code, mm->end_code, pend);
+	walk_image(mm->start_code, mm->end_code, keep, &vi);
 	/*
 	 * The task starts at its interpreter's entry point, if it has one
 	 * (the ELF loader has set its registers by now): the VMA there is
@@ -278,23 +294,20 @@ static __always_inline void exec_images(struct mm_struct *mm, __u32 tgid, bool p
 	 * took two, ld.so's first VMA holding no code).
 	 */
 	if (ip < mm->start_code || ip >= mm->end_code)
-		walk_range(ip, ip + 1, BPFSYM_MAP_EXEC, pend);
+		walk_range(ip, ip + 1, BPFSYM_MAP_EXEC, keep, &vi);
 	/*
 	 * The vdso's VMA is its image's text, no file, read and exec
 	 * (map_vdso): made here, not looked up (a bpf_find_vma, ~0.7 us of
 	 * every exec).  0 where vdso=0 mapped none.
 	 */
+	__builtin_memset(&vi, 0, sizeof(vi));
 	vi.start = (__u64)mm->context.vdso;
 	if (!vi.start)
 		return;
 	vi.end = vi.start + BPF_CORE_READ(mm, context.vdso_image, size);
 	vi.vm_flags = VM_READ | VM_EXEC;
-	if (vi.end <= vi.start)
-		return;
-	if (pend)
-		pend_add(tgid, &vi, BPFSYM_MAP_EXEC);
-	else
-		emit_map(&vi, BPFSYM_MAP_EXEC);
+	if (vi.end > vi.start)
+		keep_vma(t, &vi, BPFSYM_MAP_EXEC, keep);
 }
 
 SEC("tp_btf/sched_process_exec")
@@ -322,7 +335,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		}
 		if (pend_maps) {
 			pend_exec(tgid);
-			exec_images(mm, tgid, true);
+			exec_images(mm, KEEP_NEW_LIST);
 		}
 		return 0;
 	}
@@ -343,7 +356,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	/* The new image's view starts here, filled by the MAP records below. */
 	bpf_map_update_elem(&unw_fresh, &tgid, &fresh_empty, BPF_ANY);
 
-	exec_images(mm, tgid, false);
+	exec_images(mm, KEEP_SEND);
 	return 0;
 }
 
@@ -454,6 +467,7 @@ int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u64 start = ctx->ret;
+	struct vma_info vi = {};
 	struct sys_args a;
 
 	if (syscall_failed(ctx->ret) || !is_target(tgid))
@@ -461,9 +475,9 @@ int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
 	sys_args(&a);		/* addr, len, prot, flags */
 	if (a.a2 & PROT_EXEC) {
 		if (followed(tgid))
-			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP, false);
+			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP, KEEP_SEND, &vi);
 		else if (pend_maps)
-			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP, true);
+			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP, KEEP_LIST, &vi);
 	}
 	/*
 	 * MAP_FIXED without PROT_EXEC replaced whatever was there (not
@@ -480,15 +494,16 @@ int on_mprotect_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct sys_args a;
+	struct vma_info vi = {};
 
 	if (ctx->ret != 0 || !is_target(tgid))
 		return 0;
 	sys_args(&a);		/* start, len, prot */
 	if (a.a2 & PROT_EXEC) {
 		if (followed(tgid))
-			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, false);
+			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, KEEP_SEND, &vi);
 		else if (pend_maps)
-			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, true);
+			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, KEEP_LIST, &vi);
 	}
 	else
 		exec_gone(tgid, a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, false);
@@ -513,11 +528,12 @@ int on_mremap_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	__u64 old = ctx->args[0], old_len = ctx->args[1], new_len = ctx->args[2], flags = ctx->args[3];
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct vma_info vi = {};
 
 	/* Not followed: its list, if it keeps one, follows the move too. */
 	if (!is_target(tgid) || (!pend_maps && !followed(tgid)))
 		return 0;
-	if (walk_range(old, old + (old_len ? old_len : 1), 0, false))
+	if (walk_range(old, old + (old_len ? old_len : 1), 0, KEEP_SEND, &vi))
 		keep_args(NR_MREMAP, old, old_len, new_len, flags, 0);
 	return 0;
 }
@@ -526,6 +542,7 @@ SEC("tracepoint/syscalls/sys_exit_mremap")
 int on_mremap_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
+	struct vma_info vi = {};
 	__u64 start = ctx->ret;
 	struct pending a;
 
@@ -540,6 +557,7 @@ int on_mremap_exit(struct trace_event_raw_sys_exit *ctx)
 		exec_gone(t->tgid, a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP, true);
 	else if (start == a.a[0] && a.a[2] < a.a[1])
 		exec_gone(t->tgid, a.a[0] + a.a[2], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP, true);
-	walk_range(start, start + a.a[2], BPFSYM_MAP_MREMAP, !followed(t->tgid));
+	walk_range(start, start + a.a[2], BPFSYM_MAP_MREMAP,
+		   pend_maps && !followed(t->tgid) ? KEEP_LIST : KEEP_SEND, &vi);
 	return 0;
 }

@@ -125,18 +125,13 @@ static __always_inline void pend_fork(__u32 ptgid, __u32 ctgid, struct task_stru
 		p->pstart = child->start_boottime;	/* a new process leads its group */
 }
 
-/*
- * A pass over a list, one entry a bpf_loop step: cut the entries that
- * meet [start, end), or send each one left (@send).
- */
+/* Sending a list, one entry a bpf_loop step (each a MAP record and its path walk). */
 struct pend_pass {
 	struct pend_list *p;
-	__u32 nr;		/* the entries to look at */
-	bool send;
-	__u64 start, end;
+	__u32 nr;		/* the entries to send */
 };
 
-static long pend_step(__u32 i, void *ctx)
+static long pend_send_step(__u32 i, void *ctx)
 {
 	struct pend_pass *c = ctx;
 	struct pend_list *p = c->p;
@@ -145,35 +140,35 @@ static long pend_step(__u32 i, void *ctx)
 	if (!p || i >= c->nr)
 		return 1;
 	v = &p->v[i & (PEND_MAX - 1)];
-	if (c->send && v->start < v->end)
+	if (v->start < v->end)
 		emit_map(v, BPFSYM_MAP_FIRST_SAMPLE);
-	else if (!c->send && v->start < c->end && c->start < v->end)
-		v->end = v->start;	/* gone, or split: its remainder is lost too */
 	return 0;
-}
-
-/* Run pass @c over list @p. */
-static __always_inline void pend_pass_run(struct pend_pass *c, struct pend_list *p)
-{
-	c->p = p;
-	c->nr = p->nr < PEND_MAX ? p->nr : PEND_MAX;
-	bpf_loop(PEND_MAX, pend_step, c, 0);
 }
 
 /*
  * [start, end) of process @tgid, not followed, lost its code: cut its
  * list's entries that meet it (a part of one cut away drops it whole:
  * the loader's own partial unmaps are of data, and code so split is
- * rare).  1 if the process has a list.
+ * rare).  1 if the process has a list.  Unrolled, not a bpf_loop: most
+ * calls are a loader's data mappings and RELRO, and PEND_MAX is small.
  */
 static __always_inline int pend_cut(__u32 tgid, __u64 start, __u64 end)
 {
 	struct pend_list *p = pend_of(tgid);
-	struct pend_pass c = { .start = start, .end = end };
+	struct vma_info *v;
+	__u32 i, n;
 
 	if (!p)
 		return 0;
-	pend_pass_run(&c, p);
+	n = p->nr;
+#pragma unroll
+	for (i = 0; i < PEND_MAX; i++) {
+		if (i >= n)
+			break;
+		v = &p->v[i];
+		if (v->start < end && start < v->end)
+			v->end = v->start;	/* gone, or split: its remainder is lost too */
+	}
 	return 1;
 }
 
@@ -243,8 +238,9 @@ __noinline int pend_flush(__u32 tgid)
 		}
 	}
 	if (p) {
-		c.send = true;
-		pend_pass_run(&c, p);
+		c.p = p;
+		c.nr = p->nr < PEND_MAX ? p->nr : PEND_MAX;
+		bpf_loop(PEND_MAX, pend_send_step, &c, 0);
 		p = pend_of(tgid);
 		if (p && (p->flags & PEND_TRUNC))
 			whole = inherit = false;
@@ -262,12 +258,12 @@ __noinline int pend_flush(__u32 tgid)
 /*
  * Note VMA @vi of the current task's process @tgid, not followed, in its
  * list (made if it has none: a child that maps code of its own before
- * its first sample).  A full list is sent now (pend_flush), and @vi with
- * it (@cause): the process is followed from here.  Global, so the
- * verifier checks it once, not at every step of the callers' VMA walks
- * (inline, it tripled the tracker's verification time).
+ * its first sample).  1 if the list is full: the caller sends it
+ * (pend_keep).  Global, so the verifier checks it once, not at every
+ * step of the callers' VMA walks (inline, it tripled the tracker's
+ * verification time).
  */
-__noinline int pend_add(__u32 tgid, const struct vma_info *vi, __u32 cause)
+__noinline int pend_add(__u32 tgid, const struct vma_info *vi)
 {
 	struct pend_list *p;
 	__u32 n;
@@ -278,14 +274,26 @@ __noinline int pend_add(__u32 tgid, const struct vma_info *vi, __u32 cause)
 	if (!p && !(p = pend_new(tgid, 0)))
 		return 0;
 	n = p->nr;
-	if (n >= PEND_MAX) {
-		pend_flush(tgid);
-		emit_map(vi, cause);
-		return 0;
-	}
+	if (n >= PEND_MAX)
+		return 1;
 	p->v[n & (PEND_MAX - 1)] = *vi;
 	p->nr = n + 1;
 	return 0;
+}
+
+/*
+ * pend_add, and where the list is full, send it and @vi (@cause) now:
+ * the process is followed from here.  pend_flush is called here, in the
+ * program, not from pend_add: one call frame fewer on the way down to
+ * the path walk, which 6.1 caps at 512 bytes of stack in all (544 with
+ * pend_add's frame on it).
+ */
+static __always_inline void pend_keep(__u32 tgid, const struct vma_info *vi, __u32 cause)
+{
+	if (pend_add(tgid, vi)) {
+		pend_flush(tgid);
+		emit_map(vi, cause);
+	}
 }
 
 /* A VMA look-up for process @tgid's list failed: a mapping may be missing from it. */
