@@ -285,8 +285,8 @@ __noinline int pend_add(__u32 tgid, const struct vma_info *vi)
  * pend_add, and where the list is full, send it and @vi (@cause) now:
  * the process is followed from here.  pend_flush is called here, in the
  * program, not from pend_add: one call frame fewer on the way down to
- * the path walk, which 6.1 caps at 512 bytes of stack in all (544 with
- * pend_add's frame on it).
+ * the path walk, whose chain's stack 6.1 caps at 512 bytes in all
+ * (scripts/check-bpf-stack.py).
  */
 static __always_inline void pend_keep(__u32 tgid, const struct vma_info *vi, __u32 cause)
 {
