@@ -49,6 +49,25 @@ static __always_inline __u64 map_rb_flags(bool viewed)
 	return BPF_RB_FORCE_WAKEUP;
 }
 
+/*
+ * Process @ctgid, forked by @ptgid and still running its image, walks
+ * with the parent's views (or the one the parent borrows) until
+ * userspace writes its own; a loan a reused pid left is dropped.
+ */
+static __always_inline void unw_lend(__u32 ctgid, __u32 ptgid)
+{
+	__u32 *lender;
+
+	if (!unwinder_on)
+		return;		/* no unwinder: no walk to lend a view to */
+	if (bpf_map_lookup_elem(&unw_fresh, &ptgid) || bpf_map_lookup_elem(&unw_procs, &ptgid))
+		bpf_map_update_elem(&unw_alias, &ctgid, &ptgid, BPF_ANY);
+	else if ((lender = bpf_map_lookup_elem(&unw_alias, &ptgid)))
+		bpf_map_update_elem(&unw_alias, &ctgid, lender, BPF_ANY);
+	else
+		bpf_map_delete_elem(&unw_alias, &ctgid);	/* a reused pid's */
+}
+
 /* A new process's fresh view: no ranges yet (the value is copied whole). */
 static const struct bpfsym_unw_fresh fresh_empty;
 

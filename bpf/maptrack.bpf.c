@@ -130,8 +130,9 @@ static long visit_vma(struct task_struct *task, struct vm_area_struct *vma, void
  * a list made at this exec, which three entries cannot fill, only noted:
  * on_exec then never calls pend_flush, whose calls down to the path walk
  * under on_exec's frame were more stack than 6.1 allows (544 of 512).
+ * KEEP_NONE: the process is neither followed nor keeps a list.
  */
-enum keep { KEEP_SEND, KEEP_LIST, KEEP_NEW_LIST };
+enum keep { KEEP_SEND, KEEP_LIST, KEEP_NEW_LIST, KEEP_NONE };
 
 static __always_inline void keep_vma(struct task_struct *t, const struct vma_info *vi, __u32 cause,
 				     enum keep keep)
@@ -232,7 +233,7 @@ static __always_inline void walk_image(__u64 start, __u64 end_code, enum keep ke
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid, *lender;
+	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	__u8 one = 1;
 	long err;
 
@@ -258,18 +259,8 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 		return 0;
 	}
 	emit_task_ev(BPFSYM_EV_FORK, child, ctgid, ptgid, parent);
-	/*
-	 * The child has the parent's mappings: it walks with the parent's
-	 * view (or the one the parent borrows) until userspace writes its own.
-	 */
-	if (!unwinder_on)
-		return 0;	/* no unwinder: no walk to lend a view to */
-	if (bpf_map_lookup_elem(&unw_fresh, &ptgid) || bpf_map_lookup_elem(&unw_procs, &ptgid))
-		bpf_map_update_elem(&unw_alias, &ctgid, &ptgid, BPF_ANY);
-	else if ((lender = bpf_map_lookup_elem(&unw_alias, &ptgid)))
-		bpf_map_update_elem(&unw_alias, &ctgid, lender, BPF_ANY);
-	else
-		bpf_map_delete_elem(&unw_alias, &ctgid);	/* a reused pid's */
+	/* The child has the parent's mappings. */
+	unw_lend(ctgid, ptgid);
 	return 0;
 }
 
@@ -432,6 +423,14 @@ static __always_inline bool followed(__u32 tgid)
 	return !lazy_maps || bpf_map_lookup_elem(&unw_fresh, &tgid);
 }
 
+/* Where a new executable VMA of process @tgid goes: sent, in its list, or nowhere. */
+static __always_inline enum keep keep_of(__u32 tgid)
+{
+	if (followed(tgid))
+		return KEEP_SEND;
+	return pend_maps ? KEEP_LIST : KEEP_NONE;
+}
+
 static __always_inline bool syscall_failed(long ret)
 {
 	return (unsigned long)ret >= (unsigned long)-MAX_ERRNO;
@@ -468,16 +467,15 @@ int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	__u64 start = ctx->ret;
 	struct vma_info vi = {};
+	enum keep keep;
 	struct sys_args a;
 
 	if (syscall_failed(ctx->ret) || !is_target(tgid))
 		return 0;
 	sys_args(&a);		/* addr, len, prot, flags */
 	if (a.a2 & PROT_EXEC) {
-		if (followed(tgid))
-			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP, KEEP_SEND, &vi);
-		else if (pend_maps)
-			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP, KEEP_LIST, &vi);
+		if ((keep = keep_of(tgid)) != KEEP_NONE)
+			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP, keep, &vi);
 	}
 	/*
 	 * MAP_FIXED without PROT_EXEC replaced whatever was there (not
@@ -493,6 +491,7 @@ SEC("tracepoint/syscalls/sys_exit_mprotect")
 int on_mprotect_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	enum keep keep;
 	struct sys_args a;
 	struct vma_info vi = {};
 
@@ -500,10 +499,8 @@ int on_mprotect_exit(struct trace_event_raw_sys_exit *ctx)
 		return 0;
 	sys_args(&a);		/* start, len, prot */
 	if (a.a2 & PROT_EXEC) {
-		if (followed(tgid))
-			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, KEEP_SEND, &vi);
-		else if (pend_maps)
-			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, KEEP_LIST, &vi);
+		if ((keep = keep_of(tgid)) != KEEP_NONE)
+			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, keep, &vi);
 	}
 	else
 		exec_gone(tgid, a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, false);
@@ -542,6 +539,7 @@ SEC("tracepoint/syscalls/sys_exit_mremap")
 int on_mremap_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
+	enum keep keep;
 	struct vma_info vi = {};
 	__u64 start = ctx->ret;
 	struct pending a;
@@ -557,7 +555,12 @@ int on_mremap_exit(struct trace_event_raw_sys_exit *ctx)
 		exec_gone(t->tgid, a.a[0], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP, true);
 	else if (start == a.a[0] && a.a[2] < a.a[1])
 		exec_gone(t->tgid, a.a[0] + a.a[2], a.a[0] + a.a[1], BPFSYM_MAP_MREMAP, true);
-	walk_range(start, start + a.a[2], BPFSYM_MAP_MREMAP,
-		   pend_maps && !followed(t->tgid) ? KEEP_LIST : KEEP_SEND, &vi);
+	/*
+	 * The entry kept its arguments for a process followed or keeping a
+	 * list; one that stopped being followed since (its view evicted) has
+	 * its new range sent all the same.
+	 */
+	keep = keep_of(t->tgid);
+	walk_range(start, start + a.a[2], BPFSYM_MAP_MREMAP, keep == KEEP_NONE ? KEEP_SEND : keep, &vi);
 	return 0;
 }

@@ -194,7 +194,7 @@ __noinline int pend_flush(__u32 tgid)
 	struct pend_pass c = {};
 	struct bpfsym_unw_fresh *f;
 	struct pend_list *p;
-	__u32 ptgid = 0, *lender;
+	__u32 ptgid = 0;
 	bool forked, whole, inherit;
 
 	/* Exiting, its mappings gone (and the files a list names, maybe). */
@@ -225,17 +225,8 @@ __noinline int pend_flush(__u32 tgid)
 		emit_task_ev(BPFSYM_EV_RESYNC, task, tgid, ptgid, forked ? parent : NULL);
 	} else if (inherit) {
 		emit_task_ev(BPFSYM_EV_FORK, task, tgid, ptgid, parent);
-		/*
-		 * It walks with its parent's views (or the one the parent
-		 * borrows) until userspace writes its own: the seeded view is
-		 * not walked.  As the tracker lends at fork.
-		 */
-		if (unwinder_on) {
-			if (bpf_map_lookup_elem(&unw_fresh, &ptgid) || bpf_map_lookup_elem(&unw_procs, &ptgid))
-				bpf_map_update_elem(&unw_alias, &tgid, &ptgid, BPF_ANY);
-			else if ((lender = bpf_map_lookup_elem(&unw_alias, &ptgid)))
-				bpf_map_update_elem(&unw_alias, &tgid, lender, BPF_ANY);
-		}
+		/* As the tracker lends at fork (its seeded view is not walked). */
+		unw_lend(tgid, ptgid);
 	}
 	if (p) {
 		c.p = p;

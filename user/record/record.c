@@ -314,23 +314,17 @@ static uint32_t bpf_target_mode(enum record_target t)
 
 /*
  * Whether a process's mappings are followed from its first sample only
- * (maps.bpf.h): for a whole system's or a container's processes, most of
- * the short-lived ones are never sampled; -p's and a command's are what
- * the user asked for, followed from their start.
+ * (maps.bpf.h), taken there with the VMA iterator from a task work where
+ * the kernel has them, else from the lists the tracker keeps
+ * (bpf/pend.bpf.h): for a whole system's or a container's processes,
+ * most of the short-lived ones are never sampled; -p's and a command's
+ * are what the user asked for, followed from their start.
  */
-static bool lazy_wanted(const struct record_opts *o)
+static bool lazy_maps(const struct record_opts *o)
 {
 	return o->target == RECORD_ALL || o->target == RECORD_CGROUP;
 }
 
-/*
- * ...with the VMA iterator from a task work where the kernel has them,
- * else from the lists of mappings the tracker keeps (bpf/pend.bpf.h).
- */
-static bool lazy_maps(const struct recorder *r)
-{
-	return lazy_wanted(r->o);
-}
 
 /* The BPF side's settings, from the command line's. */
 static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
@@ -348,9 +342,9 @@ static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
 		.max_targets = o->target == RECORD_COMMAND ? COMMAND_MAX_TARGETS : (uint32_t)o->nr_pids,
 		.cgroup_fd = o->target == RECORD_CGROUP ? r->cgroup_fd : 0,
 		.ustack_mode = o->call_graph,
-		.lazy_maps = lazy_maps(r),
+		.lazy_maps = lazy_maps(r->o),
 		.first_sample = kfeatures__first_sample(&r->kf),
-		.pend_maps = lazy_maps(r) && !kfeatures__first_sample(&r->kf),
+		.pend_maps = lazy_maps(r->o) && !kfeatures__first_sample(&r->kf),
 	};
 }
 
@@ -369,7 +363,7 @@ static int recorder__check(struct recorder *r)
 	    preflight__pids(o) ||
 	    kfeatures__probe(&r->kf))
 		return RUN_USAGE;
-	kfeatures__describe(&r->kf, lazy_wanted(o), what, sizeof(what));
+	kfeatures__describe(&r->kf, lazy_maps(o), what, sizeof(what));
 	pr_debug("bpfsym: kernel: %s\n", what);
 	preflight__warn_optional_caps(o);
 	if (o->target == RECORD_COMMAND) {
@@ -506,7 +500,7 @@ static int recorder__attach(struct recorder *r)
 		pr_warn("bpfsym: warning: /proc/kallsyms hides kernel addresses (kernel.kptr_restrict, kernel.perf_event_paranoid%s): "
 			"kernel frames stay unnamed\n", preflight__has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
 	record_header__fill(&r->hdr, r->o, r->sym ? symbolizer__text_addr(r->sym) : 0, event);
-	kfeatures__describe(&r->kf, lazy_wanted(o), r->hdr.kfeatures, sizeof(r->hdr.kfeatures));
+	kfeatures__describe(&r->kf, lazy_maps(o), r->hdr.kfeatures, sizeof(r->hdr.kfeatures));
 	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event))
 		return RUN_FAILED;
 	snprintf(r->hdr.event, sizeof(r->hdr.event), "%s", event);
@@ -623,7 +617,7 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 		 (unsigned long long)mst->exits, (unsigned long long)ist->model_misses,
 		 (unsigned long long)mst->pin_errors, (unsigned long long)mst->map_errors,
 		 (unsigned long long)stats[BPFSYM_STAT_VMA_BUSY]);
-	if (lazy_maps(r))
+	if (lazy_maps(r->o))
 		pr_debug("bpfsym: first samples: %llu processes taken whole (%llu resync records), "
 			 "%llu cut short, %llu sent before their mappings, "
 			 "%llu samples dropped around a first sample's work\n",
