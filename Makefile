@@ -167,14 +167,15 @@ clean:
 # ---- Fuzzing ----
 # One libFuzzer target per parser of untrusted input (tests/fuzz/fuzz_*.c),
 # linked with the modules it exercises, all built by clang with ASan/UBSan
-# and coverage.  `make fuzz` runs each for FUZZ_SECONDS and keeps what it
-# finds in build/fuzz/corpus/; `make check` builds them (fuzz-build) and
+# and coverage.  `make fuzz` runs each for FUZZ_SECONDS (60 s: with the 15
+# targets, 15 minutes in all; run it under `nice -n 10` on a shared machine)
+# and keeps what it finds in build/fuzz/corpus/; `make check` builds them (fuzz-build) and
 # tests/integration/test_fuzz_replay.sh replays that corpus.  The seeds are
 # made at build time by tests/fuzz/make-corpus.sh, never committed.
 FUZZ_CC		?= clang-14
 FUZZ_SECONDS	?= 60
 FUZZ_DIR	:= $(BUILD)/fuzz
-FUZZ_CFLAGS	:= $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser $(PKG_CFLAGS) \
+FUZZ_CFLAGS	:= $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I$(BUILD) $(PKG_CFLAGS) \
 		   -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 # Every tests/fuzz/fuzz_NAME.c is a target; its modules are listed below.
 FUZZ_NAMES	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -183,8 +184,11 @@ FUZZ_LINK	 = $(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.o,
 
 .PHONY: fuzz fuzz-build fuzz-targets
 
-$(FUZZ_DIR)/obj/%.o: user/%.c $(HDRS) | $(FUZZ_DIR)/obj
+$(FUZZ_DIR)/obj/%.o: user/%.c $(HDRS) $(PROTO_HDRS) | $(FUZZ_DIR)/obj
 	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_DIR)/obj/%.pb-c.o: $(BUILD)/%.pb-c.c $(BUILD)/%.pb-c.h | $(FUZZ_DIR)/obj
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 # The modules each target links, by name (found in their stage folders),
@@ -192,10 +196,12 @@ $(FUZZ_DIR)/obj/%.o: user/%.c $(HDRS) | $(FUZZ_DIR)/obj
 fuzz_objs = $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(call srcs_of,$(1)) $(wildcard user/base/*.c))
 $(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(call fuzz_objs,elfsym elfsym_symtab elfplt elfnote symidx minidebug)
 	$(FUZZ_LINK)
-$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(call fuzz_objs,report_read report_loaded report_merge report_windex report_end report_cgroup container view_ctr reasons report_view report_agg \
+# The report reader and the views (with what --symfs and --kallsyms rename frames by).
+FUZZ_REPORT_MODS := report_read report_loaded report_merge report_windex report_end report_cgroup container view_ctr reasons report_view report_agg \
 		view_opts report_table report_header report_script report_flame report_flame_tree \
 		xml_text frame_namer kallsyms symfs imgcache \
-		debugfile demangle fileid elfsym elfsym_symtab elfplt elfnote symidx minidebug procmap mapsline pathstore)
+		debugfile demangle fileid elfsym elfsym_symtab elfplt elfnote symidx minidebug procmap mapsline pathstore
+$(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(call fuzz_objs,$(FUZZ_REPORT_MODS))
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(call fuzz_objs,kallsyms)
 	$(FUZZ_LINK)
@@ -211,7 +217,26 @@ $(FUZZ_DIR)/fuzz_cfi: tests/fuzz/fuzz_cfi.c $(call fuzz_objs,cfi cfi_enc cfi_par
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_http: tests/fuzz/fuzz_http.c $(call fuzz_objs,http_parse)
 	$(FUZZ_LINK)
-$(FUZZ_BINS): $(HDRS) $(wildcard tests/fuzz/*.h)
+$(FUZZ_DIR)/fuzz_httpconn: tests/fuzz/fuzz_httpconn.c $(call fuzz_objs,httpd httpd_conn httpd_listen http_parse http_host)
+	$(FUZZ_LINK)
+# The ELF readers with what fileid.c and debugfile.c open through (the model's mappings).
+FUZZ_ELF_MODS	:= fileid elfsym elfsym_symtab elfplt elfnote symidx minidebug procmap mapsline pathstore
+$(FUZZ_DIR)/fuzz_fileid: tests/fuzz/fuzz_fileid.c $(call fuzz_objs,$(FUZZ_ELF_MODS))
+	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_debugfile: tests/fuzz/fuzz_debugfile.c $(call fuzz_objs,debugfile $(FUZZ_ELF_MODS))
+	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_symfs: tests/fuzz/fuzz_symfs.c $(call fuzz_objs,$(FUZZ_REPORT_MODS))
+	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_cgroup: tests/fuzz/fuzz_cgroup.c $(call fuzz_objs,cgpaths)
+	$(FUZZ_LINK)
+# A recording's whole per-record path: every module below the loader but the views and the agent.
+$(FUZZ_DIR)/fuzz_ingest: tests/fuzz/fuzz_ingest.c $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(filter \
+		user/base/% user/ingest/% user/model/% user/report/% user/symbolize/% user/unwind/%,$(LIB_SRCS)))
+	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_pprof: tests/fuzz/fuzz_pprof.c $(call fuzz_objs,report_pprof report_pprof_pack $(FUZZ_REPORT_MODS)) \
+		$(patsubst $(BUILD)/%.pb-c.h,$(FUZZ_DIR)/obj/%.pb-c.o,$(PROTO_HDRS))
+	$(FUZZ_LINK)
+$(FUZZ_BINS): $(HDRS) $(PROTO_HDRS) $(wildcard tests/fuzz/*.h)
 
 # The report seeds come from the real writer, itself sanitized.
 $(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_windex report_read report_loaded report_merge report_end report_cgroup reasons) $(wildcard user/base/*.c) \

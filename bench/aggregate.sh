@@ -135,7 +135,7 @@ rec_cpu() {
 	BG=$sp
 	sleep 0.5
 	pids=$(pgrep -P "$sp" | paste -sd, -)
-	/usr/bin/time -f "%U %S" -o "$T/time" "$BPFSYM" record -F "$2" -d "$1" -o "$T/b.data" -p "$pids" \
+	/usr/bin/time -f "%U %S" -o "$T/time" "$BPFSYM" record -f -F "$2" -d "$1" -o "$T/b.data" -p "$pids" \
 		>/dev/null 2>"$T/rec.err"
 	wait "$sp"
 	BG=""

@@ -87,7 +87,7 @@ while [ "$rep" -le "$REPS" ]; do
 	for hz in $FREQS; do
 		for prog in $list; do
 			if [ "$prog" = bpfsym ]; then
-				"$BPFSYM" record -a -F "$hz" -d "$TOTAL" -q -o "$T/b.data" >/dev/null 2>"$T/err" &
+				"$BPFSYM" record -f -a -F "$hz" -d "$TOTAL" -q -o "$T/b.data" >/dev/null 2>"$T/err" &
 			else
 				"$T/floor" "$T/floor.bpf.o" "$prog" "$hz" "$TOTAL" >"$T/fd" 2>"$T/err" &
 			fi

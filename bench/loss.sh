@@ -85,7 +85,7 @@ run() {
 			>/dev/null 2>"$T/err" || { cat "$T/err" >&2; die "perf record failed"; }
 		;;
 	bpfsym)
-		"$BPFSYM" record -q -a -F "$hz" -d "$DURATION" -o "$T/b.data" 2>"$T/err" ||
+		"$BPFSYM" record -f -q -a -F "$hz" -d "$DURATION" -o "$T/b.data" 2>"$T/err" ||
 			{ cat "$T/err" >&2; die "bpfsym record failed"; }
 		;;
 	esac

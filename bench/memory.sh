@@ -119,7 +119,7 @@ rec_perf() {
 	echo "perf_bytes $(wc -c <"$T/perf.data")" >>"$RAW"
 }
 rec_bpfsym() {
-	measure bpfsym_record "$BPFSYM" record -q -a -F "$FREQ" -d "$DURATION" -o "$T/b.data"
+	measure bpfsym_record "$BPFSYM" record -f -q -a -F "$FREQ" -d "$DURATION" -o "$T/b.data"
 	grep '^bpfsym: ' "$T/err" | tail -1 | sed 's/^/# /' >>"$RAW"
 	measure bpfsym_report "$BPFSYM" report "$T/b.data"
 	echo "bpfsym_bytes $(wc -c <"$T/b.data")" >>"$RAW"

@@ -279,7 +279,7 @@ run_one() { # CONFIG HZ REP
 	perf) set -- perf record -a -g -e cpu-clock -F "$hz" -o "$out" -- sleep "$TOTAL" ;;
 	perfz) set -- perf record -z -a -g -e cpu-clock -F "$hz" -o "$out" -- sleep "$TOTAL" ;;
 	dwarf) set -- perf record -a --call-graph dwarf -e cpu-clock -F "$hz" -o "$out" -- sleep "$TOTAL" ;;
-	bpfsym) set -- "$BPFSYM" record -a -F "$hz" -d "$TOTAL" -q -o "$out" ;;
+	bpfsym) set -- "$BPFSYM" record -f -a -F "$hz" -d "$TOTAL" -q -o "$out" ;;
 	esac
 	tp="" pp=""
 	wait_quiet

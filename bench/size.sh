@@ -121,9 +121,9 @@ run() {
 	dwarf) set -- perf record --call-graph dwarf -e cpu-clock -F "$FREQ" -o "$out" $target $tail ;;
 	bpfsym)
 		if [ "$wl" = system ]; then
-			set -- "$BPFSYM" record -q -a -F "$FREQ" -d "$DURATION" -o "$out"
+			set -- "$BPFSYM" record -f -q -a -F "$FREQ" -d "$DURATION" -o "$out"
 		else
-			set -- "$BPFSYM" record -q -F "$FREQ" -o "$out" $target
+			set -- "$BPFSYM" record -f -q -F "$FREQ" -o "$out" $target
 		fi ;;
 	esac
 	log "$wl, rep $rep: $*"

@@ -141,7 +141,7 @@ SUMMARY=$T/summary
 : >"$SUMMARY"
 for rate in $RATES; do
 	# shellcheck disable=SC2086 # RECORD_ARGS: words, split on purpose
-	"$BPFSYM" record -q -a -F "$FREQ" ${RECORD_ARGS:-} -o "$T/b.data" >/dev/null 2>"$T/b.err" &
+	"$BPFSYM" record -f -q -a -F "$FREQ" ${RECORD_ARGS:-} -o "$T/b.data" >/dev/null 2>"$T/b.err" &
 	bp=$!
 	perf record -q -a -g -e cpu-clock -F "$FREQ" -o "$T/perf.data" >/dev/null 2>"$T/perf.err" &
 	pp=$!

@@ -268,8 +268,8 @@ run_one() {
 	esac
 	case $cfg in
 	base) ;;
-	bdwarf) set -- "$BPFSYM" record -q -F "$FREQ" --call-graph dwarf -o "$out" -- "$@" ;;
-	bfp) set -- "$BPFSYM" record -q -F "$FREQ" --call-graph fp -o "$out" -- "$@" ;;
+	bdwarf) set -- "$BPFSYM" record -f -q -F "$FREQ" --call-graph dwarf -o "$out" -- "$@" ;;
+	bfp) set -- "$BPFSYM" record -f -q -F "$FREQ" --call-graph fp -o "$out" -- "$@" ;;
 	pdwarf) set -- perf record -q -N --call-graph dwarf -e cpu-clock -F "$FREQ" -o "$out" -- "$@" ;;
 	pfp) set -- perf record -q -N -g -e cpu-clock -F "$FREQ" -o "$out" -- "$@" ;;
 	esac
@@ -350,8 +350,8 @@ run_system() {
 	out=$T/system.$cfg.$rep.data
 	rm -f "$out"
 	case $cfg in
-	bdwarf) set -- "$BPFSYM" record -q -a -F "$FREQ" --call-graph dwarf -d "$DURATION" -o "$out" ;;
-	bfp) set -- "$BPFSYM" record -q -a -F "$FREQ" --call-graph fp -d "$DURATION" -o "$out" ;;
+	bdwarf) set -- "$BPFSYM" record -f -q -a -F "$FREQ" --call-graph dwarf -d "$DURATION" -o "$out" ;;
+	bfp) set -- "$BPFSYM" record -f -q -a -F "$FREQ" --call-graph fp -d "$DURATION" -o "$out" ;;
 	pdwarf) set -- perf record -q -N -a --call-graph dwarf -e cpu-clock -F "$FREQ" -o "$out" -- sleep "$DURATION" ;;
 	pfp) set -- perf record -q -N -a -g -e cpu-clock -F "$FREQ" -o "$out" -- sleep "$DURATION" ;;
 	esac

@@ -11,7 +11,8 @@ echo "demo: recording the whole system for ${secs} s while examples/busy runs"
 build/busy "$secs" &
 busy=$!
 trap 'kill $busy 2>/dev/null || true' EXIT
-./bpfsym record -a -d "$secs" -o "$out"
+# -f: the demo's own file, replaced at each run (an existing output is refused otherwise).
+./bpfsym record -a -d "$secs" -f -o "$out"
 wait $busy || true
 trap - EXIT
 ./bpfsym report "$out" --limit 20

@@ -12,6 +12,7 @@ int main(int argc, char **argv)
 {
 	const char *verb = argc > 1 ? argv[1] : NULL;
 
+	cli__start();
 	if (verb && (!strcmp(verb, "-h") || !strcmp(verb, "--help") || !strcmp(verb, "help"))) {
 		cli__record_help(stdout);
 		return 0;

@@ -75,7 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 
 	ret = cfi_table__build_mem(data, len, &o, &t, err, sizeof(err));
 	if (ret) {
-		CHECK(ret == -EINVAL || ret == -E2BIG || ret == -ENOEXEC || ret == -ENOMEM);
+		CHECK(ret == -EINVAL || ret == -E2BIG || ret == -ENOEXEC || ret == -ENOMEM ||
+		      ret == -EFBIG);
 		CHECK(!t && err[0] && strlen(err) < sizeof(err));
 	} else {
 		CHECK(t);
@@ -92,7 +93,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		CHECK(u->stats.fdes >= t->stats.fdes);
 	} else {
 		CHECK(!u && err2[0]);
-		CHECK(ret2 == -EINVAL || ret2 == -E2BIG || ret2 == -ENOEXEC || ret2 == -ENOMEM);
+		CHECK(ret2 == -EINVAL || ret2 == -E2BIG || ret2 == -ENOEXEC || ret2 == -ENOMEM ||
+		      ret2 == -EFBIG);
 	}
 	if (!ret) {
 		struct cfi_table *v = NULL;

@@ -6,6 +6,8 @@
 #ifndef BPFSYM_FUZZ_COMMON_H
 #define BPFSYM_FUZZ_COMMON_H
 
+#include <ftw.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,44 @@ static __attribute__((unused)) int fuzz_memfd_load(const uint8_t *data, size_t l
 		off += (size_t)n;
 	}
 	return memfd;
+}
+
+static int fuzz_rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
+static char fuzz_tmp[PATH_MAX];
+
+static void fuzz_tmpdir_remove(void)
+{
+	if (fuzz_tmp[0])
+		nftw(fuzz_tmp, fuzz_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/*
+ * A new directory for the files a target writes (on tmpfs when there is
+ * one: the writers fsync), removed when the run exits; a crash leaves it.
+ * Its path: the same for the whole run.
+ */
+static __attribute__((unused)) const char *fuzz_tmpdir(void)
+{
+	const char *base = getenv("TMPDIR");
+
+	if (fuzz_tmp[0])
+		return fuzz_tmp;
+	if (!access("/dev/shm", W_OK))
+		base = "/dev/shm";
+	snprintf(fuzz_tmp, sizeof(fuzz_tmp), "%s/" FUZZ_NAME ".XXXXXX", base && *base ? base : "/tmp");
+	if (!mkdtemp(fuzz_tmp)) {
+		perror(FUZZ_NAME ": mkdtemp");
+		exit(1);
+	}
+	atexit(fuzz_tmpdir_remove);
+	return fuzz_tmp;
 }
 
 #endif /* BPFSYM_FUZZ_COMMON_H */

@@ -32,6 +32,7 @@
 
 #define FUZZ_NAME "fuzz_report"
 #include "fuzz_common.h"
+#include "fuzz_report_input.h"
 
 /* Made once: costly to create, and they hold no state between inputs. */
 static ZSTD_CCtx *cctx;
@@ -55,14 +56,10 @@ static void setup(void)
 {
 	if (cctx)
 		return;
-	cctx = ZSTD_createCCtx();
+	cctx = fuzz_report_cctx();
 	devnull = fopen("/dev/null", "w");
-	/* Level 1: the reader accepts any level, and the fuzzer wants speed. */
 	ksyms = ksyms__parse(kallsyms_text, sizeof(kallsyms_text) - 1);
-	if (!cctx || !devnull || !ksyms ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1))) {
+	if (!cctx || !devnull || !ksyms) {
 		fprintf(stderr, "fuzz_report: cannot set up zstd or /dev/null\n");
 		exit(1);
 	}
@@ -274,40 +271,6 @@ static void check(const uint8_t *data, size_t len)
 	merged(r, data, len);	/* consumes r */
 }
 
-/* Records mode (see the top of the file): the file the chunks make, or NULL. */
-static uint8_t *wrap(const uint8_t *data, size_t len, size_t *out_len)
-{
-	size_t pos = 1, cap = RPT_FILE_HDR_LEN, off = RPT_FILE_HDR_LEN, n, z;
-	uint8_t *out;
-
-	/*
-	 * Each chunk but the last uses 2 length bytes, so there are at most
-	 * len / 2 + 1, each a block header and a frame of at most its bytes,
-	 * 1/256 more and 64 (ZSTD_compressBound() of a small input).
-	 */
-	cap += (len / 2 + 1) * RPT_BLOCK_HDR_LEN + ZSTD_compressBound(len) + (len / 2 + 1) * 64;
-	out = malloc(cap);
-	if (!out)
-		return NULL;
-	memcpy(out, RPT_FILE_MAGIC, RPT_MAGIC_LEN);
-	rpt_put_le32(out + 8, RPT_VERSION);
-	rpt_put_le32(out + 12, 0);
-	while (pos < len) {
-		n = len - pos >= 2 ? (size_t)data[pos] | (size_t)data[pos + 1] << 8 : 0;
-		pos += len - pos >= 2 ? 2 : 1;
-		if (n > len - pos)
-			n = len - pos;
-		z = ZSTD_compress2(cctx, out + off + RPT_BLOCK_HDR_LEN, cap - off - RPT_BLOCK_HDR_LEN,
-				   data + pos, n);
-		CHECK(!ZSTD_isError(z));
-		rpt_block_hdr_fill(out + off, (uint32_t)z, (uint32_t)n);
-		off += RPT_BLOCK_HDR_LEN + z;
-		pos += n;
-	}
-	*out_len = off;
-	return out;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	uint8_t *file;
@@ -316,7 +279,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	setup();
 	check(data, len);
 	if (len && data[0] != (uint8_t)RPT_FILE_MAGIC[0]) {
-		file = wrap(data, len, &flen);
+		file = fuzz_report_wrap(cctx, data, len, &flen);
 		if (!file)
 			return 0;
 		check(file, flen);

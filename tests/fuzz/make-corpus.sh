@@ -11,6 +11,9 @@
 #   report    valid recordings from the real writer (GEN_REPORT_SEEDS)
 #   kallsyms  synthetic /proc/kallsyms text, and the head of the real one
 #   procmaps  /proc/self/maps text, and crafted lines
+#   fileid, symfs  the elfsym seeds; symfs also a debug file eu-strip -f
+#             made, which keeps the segments' file offsets
+#   pprof     the report seeds (the same input style as fuzz_report)
 #   others    tests/fuzz/seeds-NAME.sh DIR/NAME writes target NAME's seeds
 #
 # A variant this toolchain cannot build is left out with a note on stderr:
@@ -22,7 +25,7 @@ out=$1
 gen=$2
 CC=${CC:-cc}
 
-for t in elfsym report kallsyms procmaps; do
+for t in elfsym report kallsyms procmaps fileid symfs pprof; do
 	rm -rf "${out:?}/$t"
 	mkdir -p "$out/$t" || exit 1
 done
@@ -106,8 +109,23 @@ seed bomb "head -c 8M /dev/zero | xz > bomb.xz && objcopy --add-section .gnu_deb
 seed bomb_noindex "head -c \$((\$(wc -c < bomb.xz) - 64)) bomb.xz > bomb_cut.xz &&
 	objcopy --add-section .gnu_debugdata=bomb_cut.xz pie.stripped bomb_noindex"
 
-# ---- report ----
+# ---- fileid, symfs: ELF files too ----
+for f in "$out"/elfsym/*; do
+	[ -f "$f" ] || continue
+	cp "$f" "$out/fileid/" && cp "$f" "$out/symfs/" || exit 1
+done
+if (cd "$work" && eu-strip -f pie.eu.debug -o pie.eu pie) > "$work/log" 2>&1; then
+	cp "$work/pie.eu.debug" "$out/symfs/"
+else
+	echo "make-corpus: symfs seed 'pie.eu.debug' left out: $(tail -n 1 "$work/log")" >&2
+fi
+
+# ---- report, pprof ----
 "$gen" "$out/report" || { echo "make-corpus: $gen failed" >&2; exit 1; }
+for f in "$out"/report/*; do
+	[ -f "$f" ] || continue
+	cp "$f" "$out/pprof/" || exit 1
+done
 
 # ---- kallsyms ----
 k=$out/kallsyms

@@ -5,6 +5,7 @@
 # as tests/run.sh counts them:
 #   PASS fuzz/TARGET_LABEL: inputs replayed, runs, coverage, corpus growth
 #   FAIL fuzz/TARGET_LABEL: what failed, and where the input that did it is
+# then a last line with the totals: targets, runs, findings, seconds.
 # LABEL defaults to "replay" (`make test`); `make fuzz` runs the same with
 # FUZZ_SECONDS and "fuzz".
 #
@@ -40,7 +41,7 @@ case $secs in ''|*[!0-9]*) echo "replay.sh: -t wants whole seconds, not '$secs'"
 # reports are a few KiB to 64 KiB, a maps or kallsyms excerpt that shows every case far less.
 max_len() {
 	case $1 in
-	elfsym|report|cfi) echo 65536 ;;
+	elfsym|report|cfi|fileid|symfs|debugfile|pprof) echo 65536 ;;
 	*) echo 16384 ;;
 	esac
 }
@@ -49,8 +50,12 @@ MAX_CORPUS=4096
 
 status=0
 toolchain=
+total_runs=0
+findings=0
+ntargets=0
+started=$(date +%s)
 pass() { echo "PASS $1: $2"; }
-fail() { echo "FAIL $1: $2"; status=1; }
+fail() { echo "FAIL $1: $2"; status=1; findings=$((findings + 1)); }
 # The verdict and the stack frames in bpfsym's own sources, as comment lines.
 excerpt() {
 	grep -E "ERROR: |SUMMARY: |runtime error: |check failed: |^ *#[0-9]+ 0x.* $top/" "$1" |
@@ -59,6 +64,7 @@ excerpt() {
 count() { find "$@" -type f 2>/dev/null | wc -l; }
 
 for t in "$@"; do
+	ntargets=$((ntargets + 1))
 	name=fuzz/${t}_$label
 	bin=$fdir/fuzz_$t
 	corpus=$fdir/corpus/$t
@@ -121,6 +127,7 @@ for t in "$@"; do
 		continue
 	fi
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	total_runs=$((total_runs + ${runs:-0}))
 	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
 	cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 	ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
@@ -139,4 +146,5 @@ for t in "$@"; do
 	fi
 	pass "$name" "$msg"
 done
+echo "fuzz ($label): $ntargets targets, $total_runs runs, $findings finding(s), $(($(date +%s) - started)) s"
 exit $status

@@ -1,22 +1,44 @@
 #!/usr/bin/python3
 # listen_client.py: the clients test_listen.sh needs that curl is not:
-# raw requests, crowds, slow readers, half-open connections, and the
-# parsers of the scrape configs in examples/.  Standard library only,
+# raw requests, crowds, slow readers, half-open connections, heads sent
+# a byte a second, clients from other loopback addresses, unix-socket
+# clients, and the parsers of the scrape configs in examples/.  Standard library only,
 # plus python3-yaml for the Parca file.  Each command prints one line per
 # fact, "key value", for the shell to check.
+import errno
+import select
 import socket
 import sys
 import threading
 import time
 
 
-def dial(port, host="127.0.0.1", rcvbuf=0):
+def dial(port, host="127.0.0.1", rcvbuf=0, src=None):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     if rcvbuf:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+    if src:
+        s.bind((src, 0))    # lo answers all of 127/8: another peer
     s.settimeout(30)
     s.connect((host, port))
     return s
+
+
+def metrics_req(port):
+    return b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port
+
+
+def ask(port, src=None):
+    """One /metrics request: (status, milliseconds)."""
+    t0 = time.monotonic()
+    try:
+        s = dial(port, src=src)
+        s.sendall(metrics_req(port))
+        code = status_of(read_all(s))
+        s.close()
+    except OSError as e:
+        code = "error-" + errno.errorcode.get(e.errno, e.__class__.__name__)
+    return code, (time.monotonic() - t0) * 1000
 
 
 def read_all(s, limit=1 << 24):
@@ -73,7 +95,7 @@ def cmd_concurrent(port, n, seconds):
     def one():
         try:
             s = dial(port)
-            s.sendall(b"GET /debug/pprof/profile?seconds=%d HTTP/1.1\r\nHost: t\r\n\r\n" % seconds)
+            s.sendall(b"GET /debug/pprof/profile?seconds=%d HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (seconds, port))
             data = read_all(s)
             s.close()
             code = status_of(data)
@@ -156,6 +178,117 @@ def cmd_abuse(port, hold):
     slow.close()
     slow2.close()
     print("end_mono", "%.3f" % time.monotonic())
+
+
+def cmd_perpeer(port, n):
+    """
+    N silent connections from 127.0.0.1 held, then one more from there
+    (its status) and a /metrics from 127.0.0.2 (its status and time).
+    """
+    held = [dial(port) for _ in range(n)]
+    time.sleep(0.3)
+    extra = dial(port)
+    extra.settimeout(5)
+    print("extra_status", status_of(read_all(extra)))
+    extra.close()
+    code, ms = ask(port, src="127.0.0.2")
+    print("other_status", code)
+    print("other_ms", "%.0f" % ms)
+    for s in held:
+        s.close()
+
+
+def cmd_dribble(port, secs):
+    """
+    A head sent one byte a second from 127.0.0.2 (when does the server
+    close it?) while /metrics is asked from 127.0.0.1 every half second
+    (the slowest answer) for SECS seconds.
+    """
+    head = metrics_req(port)
+    d = dial(port, src="127.0.0.2")
+    t0 = time.monotonic()
+    closed, sent, worst, codes = None, 0, 0.0, set()
+    next_probe = t0
+    while time.monotonic() - t0 < secs:
+        now = time.monotonic()
+        if closed is None and now - t0 >= sent:
+            try:
+                d.send(head[sent:sent + 1])
+                sent += 1
+            except OSError:
+                closed = now - t0
+        if now >= next_probe:
+            code, ms = ask(port)
+            codes.add(code)
+            worst = max(worst, ms)
+            next_probe = now + 0.5
+        if closed is None and select.select([d], [], [], 0.05)[0]:
+            try:
+                if d.recv(4096) == b"":
+                    closed = time.monotonic() - t0
+            except OSError:
+                closed = time.monotonic() - t0
+    d.close()
+    print("dribbler_bytes", sent)
+    print("dribbler_closed_after", "%.1f" % closed if closed is not None else "never")
+    print("probe_codes", " ".join(sorted(codes)))
+    print("probe_worst_ms", "%.0f" % worst)
+
+
+def cmd_slowloris(port, n):
+    """
+    N connections from 127.0.0.2 and 127.0.0.3 (half each), each with the
+    first bytes of a head and then a byte a second; after 1.5 s a /metrics
+    from 127.0.0.1: its status and time.
+    """
+    conns = []
+    for i in range(n):
+        s = dial(port, src="127.0.0.%d" % (2 + i % 2))
+        s.sendall(b"GET /met")
+        conns.append(s)
+    for _ in range(3):
+        time.sleep(0.5)
+        for s in conns:
+            try:
+                s.send(b"r")
+            except OSError:
+                pass
+    code, ms = ask(port)
+    print("probe_status", code)
+    print("probe_ms", "%.0f" % ms)
+    for s in conns:
+        s.close()
+
+
+def unix_dial(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(path)
+    return s
+
+
+def cmd_unix(path, hold=0, secs=0):
+    """
+    /metrics over unix socket PATH: its status, or the connect error.
+    With HOLD: HOLD silent connections kept first, the status of one more,
+    and all held SECS seconds more (another user's turn meanwhile).
+    """
+    held = []
+    try:
+        held = [unix_dial(path) for _ in range(hold)]
+        time.sleep(0.3 if hold else 0)
+        s = unix_dial(path)
+        try:
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        except OSError:
+            pass    # answered and closed before the request: the answer is still there
+        print("status", status_of(read_all(s)), flush=True)
+        s.close()
+    except OSError as e:
+        print("status", "error-" + errno.errorcode.get(e.errno, "?"), flush=True)
+    time.sleep(secs)
+    for s in held:
+        s.close()
 
 
 def cmd_alloy(path):
@@ -331,6 +464,14 @@ def main():
         cmd_early(int(args[0]), int(args[1]), float(args[2]))
     elif cmd == "abuse":
         cmd_abuse(int(args[0]), float(args[1]))
+    elif cmd == "perpeer":
+        cmd_perpeer(int(args[0]), int(args[1]))
+    elif cmd == "dribble":
+        cmd_dribble(int(args[0]), float(args[1]))
+    elif cmd == "slowloris":
+        cmd_slowloris(int(args[0]), int(args[1]))
+    elif cmd == "unix":
+        cmd_unix(args[0], *(int(a) for a in args[1:]))
     elif cmd == "alloy":
         cmd_alloy(args[0])
     elif cmd == "parca":

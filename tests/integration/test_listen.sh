@@ -28,16 +28,34 @@
 #    block syntax), only the CPU profile scraped, and its URL fetched as
 #    the scraper builds it (target, path, seconds) with curl: pprof finds
 #    hot_a in it;
+#  - host: a DNS-rebinding page's request (Host: evil.example:PORT) is
+#    421, for /metrics and a profile alike; the bound address with and
+#    without the port, and localhost:PORT, are served; HTTP/1.1 without
+#    Host is 400;
+#  - per_peer: 8 silent connections from 127.0.0.1: a 9th from there is
+#    503, a client from 127.0.0.2 is served;
+#  - slow_client: a head sent a byte a second is closed at the 10 s head
+#    deadline, and /metrics asked every half second meanwhile is answered
+#    within 1 s each time; 16 such heads from two addresses (every slot):
+#    a new client is still answered within 1 s;
 #  - sigint: SIGINT ends the recording with status 0 and a complete file
 #    with samples in every second of the abuse;
 #  - targets: -- COMMAND with -d, and -p PID, each serve a profile of
 #    their target only;
-#  - ipv6: [::1]:PORT serves.
+#  - ipv6: [::1]:PORT serves;
+#  - unix: --listen unix:PATH --listen-group GROUP: the socket is 0660 in
+#    GROUP; root and a uid in GROUP (setpriv) are served, a uid outside it
+#    cannot connect, and with the mode opened to everyone is 403 (the
+#    peer-credential check); root holding 8 connections gets a 503 while
+#    the member is served (per uid); SIGINT: exit 0, the socket removed;
+#  - unix_refuse: a file or a symlink at PATH: exit 2, one line, untouched;
+#    --listen-group with a TCP address: exit 2.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/listen_port_in_use integration/listen_profile_top integration/listen_window \
 	integration/listen_metrics integration/listen_bad_requests integration/listen_concurrent \
 	integration/listen_abuse integration/listen_parca integration/listen_alloy integration/listen_sigint \
-	integration/listen_targets integration/listen_ipv6
+	integration/listen_targets integration/listen_ipv6 integration/listen_host integration/listen_per_peer \
+	integration/listen_slow_client integration/listen_unix integration/listen_unix_refuse
 
 # Debian's python3 and its python3-yaml (the python3 on PATH may be another build).
 PY=/usr/bin/python3
@@ -335,6 +353,68 @@ fi
 cfg_check parca integration/listen_parca process_cpu
 cfg_check alloy integration/listen_alloy profile.process_cpu
 
+# ---- Host: DNS rebinding.  A page at evil.example whose name now resolves
+# to 127.0.0.1 makes the browser send its own name as Host; never served.
+name=integration/listen_host
+why=
+# host_status HOSTLINE PATH: the status of a raw HTTP/1.1 request with that Host line ("" for none).
+host_status() {
+	$CLIENT raw "$port" "GET $2 HTTP/1.1\r\n$1\r\n" | awk '$1 == "status" { print $2 }'
+}
+c0=$(metric 'bpfsym_http_requests_total{code="421"}')
+for h in "evil.example:$port" "evil.example" "127.0.0.1.evil.example:$port"; do
+	st=$(host_status "Host: $h\r\n" /metrics)
+	[ "$st" = 421 ] || why="$why; Host: $h -> $st (expected 421)"
+done
+st=$(host_status "Host: evil.example:$port\r\n" "/debug/pprof/profile?seconds=1")
+[ "$st" = 421 ] || why="$why; a profile with Host: evil.example:$port -> $st (expected 421)"
+for h in "127.0.0.1:$port" "127.0.0.1" "localhost:$port"; do
+	st=$(host_status "Host: $h\r\n" /metrics)
+	[ "$st" = 200 ] || why="$why; Host: $h -> $st (expected 200)"
+done
+st=$(host_status "" /metrics)
+[ "$st" = 400 ] || why="$why; HTTP/1.1 without Host -> $st (expected 400)"
+c1=$(metric 'bpfsym_http_requests_total{code="421"}')
+[ "$c1" != none ] && fcmp "$c1" ge "$(awk -v a="$c0" 'BEGIN { print a + 4 }')" || why="$why; 421 answers counted: $c0 -> $c1"
+if [ -z "$why" ]; then pass $name; else fail $name "${why#; }"; fi
+
+# ---- per peer: one address holds at most half the slots.
+name=integration/listen_per_peer
+$CLIENT perpeer "$port" 8 > "$T/perpeer.out" 2>&1
+ex=$(awk '$1 == "extra_status" { print $2 }' "$T/perpeer.out")
+ot=$(awk '$1 == "other_status" { print $2 }' "$T/perpeer.out")
+if [ "$ex" = 503 ] && [ "$ot" = 200 ]; then
+	pass $name
+else
+	fail $name "8 held from 127.0.0.1: a 9th from there got '$ex' (expected 503), one from 127.0.0.2 '$ot' (expected 200)"
+	show "$T/perpeer.out"
+fi
+
+# ---- slow clients: a byte a second holds nobody out.
+name=integration/listen_slow_client
+why=
+$CLIENT dribble "$port" 13 > "$T/dribble.out" 2>&1
+closed=$(awk '$1 == "dribbler_closed_after" { print $2 }' "$T/dribble.out")
+codes=$(awk '$1 == "probe_codes" { $1 = ""; sub(/^ /, ""); print }' "$T/dribble.out")
+worst=$(awk '$1 == "probe_worst_ms" { print $2 }' "$T/dribble.out")
+[ "$closed" != never ] && fcmp "${closed:-99}" ge 9.5 && fcmp "${closed:-99}" le 12 ||
+	why="$why; the dribbler was closed after '$closed' s (the head deadline is 10 s)"
+[ "$codes" = 200 ] || why="$why; /metrics meanwhile answered '$codes'"
+fcmp "${worst:-99999}" lt 1000 || why="$why; /metrics meanwhile took up to $worst ms"
+sleep 2.5	# the dribbler's slot and the probes' lingering ones free
+$CLIENT slowloris "$port" 16 > "$T/slowloris.out" 2>&1
+ps=$(awk '$1 == "probe_status" { print $2 }' "$T/slowloris.out")
+pm=$(awk '$1 == "probe_ms" { print $2 }' "$T/slowloris.out")
+[ "$ps" = 200 ] && fcmp "${pm:-99999}" lt 1000 || why="$why; 16 slow heads in every slot: a new client got '$ps' after $pm ms"
+if [ -z "$why" ]; then
+	pass $name
+	note "slow client: closed after $closed s, /metrics meanwhile at most $worst ms; beside 16 slow heads: $pm ms"
+else
+	fail $name "${why#; }"
+	show "$T/dribble.out"
+	show "$T/slowloris.out"
+fi
+
 # ---- SIGINT: status 0, a complete file, samples in every second of the abuse.
 name=integration/listen_sigint
 kill -INT "$rec"
@@ -404,4 +484,74 @@ else
 	fi
 	reap "$r4"
 fi
+
+# ---- unix:PATH with --listen-group: the peer's credentials decide.
+name=integration/listen_unix
+grp=users
+gid=$(getent group "$grp" | cut -d: -f3)
+sd=$(mktemp -d /tmp/bpfsym-listen.XXXXXX)
+chmod 0711 "$sd"	# nobody may reach the socket; the socket's mode decides the rest
+sock=$sd/bpfsym.sock
+# as_user GROUPS ARGS...: listen_client.py as nobody, with these supplementary groups (or --clear-groups).
+as_user() {
+	g=$1
+	shift
+	if [ "$g" = none ]; then g=--clear-groups; else g=--groups=$g; fi
+	setpriv --reuid=65534 --regid=65534 $g "$PY" - "$@" < "$BPFSYM_TOP/tests/integration/listen_client.py"
+}
+if ! command -v setpriv > /dev/null 2>&1 || [ -z "$gid" ]; then
+	skip $name "setpriv or group '$grp' missing"
+else
+	why=
+	bg_rec unix -a -F 49 -q -d 60 --listen "unix:$sock" --listen-group "$grp" -o "$T/unix.data"
+	r5=$BG_PID
+	wait_until 30 sh -c "curl -sf --max-time 2 --unix-socket '$sock' http://localhost/metrics | grep -q '^bpfsym_recording 1'" ||
+		why="$why; root: no /metrics over $sock"
+	m=$(stat -c '%a %g %F' "$sock" 2> /dev/null)
+	[ "$m" = "660 $gid socket" ] || why="$why; the socket is '$m' (expected '660 $gid socket')"
+	st=$(as_user "$gid" unix "$sock" | awk '$1 == "status" { print $2 }')
+	[ "$st" = 200 ] || why="$why; a uid in $grp -> $st (expected 200)"
+	st=$(as_user none unix "$sock" | awk '$1 == "status" { print $2 }')
+	[ "$st" = error-EACCES ] || why="$why; a uid outside $grp -> $st (expected EACCES from the mode)"
+	# The mode opened to everyone (a mistake): the credentials still say no.
+	chmod 0666 "$sock"
+	st=$(as_user none unix "$sock" | awk '$1 == "status" { print $2 }')
+	[ "$st" = 403 ] || why="$why; a uid outside $grp, mode 0666 -> $st (expected 403)"
+	chmod 0660 "$sock"
+	# Per uid: root holds 8, its 9th is 503; the member is still served.
+	$PY "$BPFSYM_TOP/tests/integration/listen_client.py" unix "$sock" 8 3 > "$T/unixhold.out" 2>&1 &
+	holder=$!
+	wait_until 10 grep -q status "$T/unixhold.out"
+	st=$(as_user "$gid" unix "$sock" | awk '$1 == "status" { print $2 }')
+	[ "$st" = 200 ] || why="$why; a uid in $grp while root holds 8 -> $st (expected 200)"
+	wait $holder
+	st=$(awk '$1 == "status" { print $2 }' "$T/unixhold.out")
+	[ "$st" = 503 ] || why="$why; root's 9th connection -> $st (expected 503)"
+	kill -INT "$r5"
+	reap "$r5"
+	[ "$REAP_RC" -eq 0 ] || why="$why; status $REAP_RC on SIGINT"
+	[ ! -e "$sock" ] || why="$why; the socket is still there after the recording"
+	if [ -z "$why" ]; then pass $name; else fail $name "${why#; }"; show "$T/unix.err"; fi
+fi
+
+# ---- unix:PATH over what is there already, and a group on TCP: refused before anything.
+name=integration/listen_unix_refuse
+why=
+echo keep > "$sd/file"
+run_to 30 "$BPFSYM" record -a -q -d 5 --listen "unix:$sd/file" -o "$T/ur.data" 2> "$T/ur1.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(nlines "$T/ur1.err")" -eq 1 ] && grep -q "'$sd/file' exists and is not a socket" "$T/ur1.err" ||
+	why="$why; over a file: status $rc, '$(head -2 "$T/ur1.err")'"
+[ "$(cat "$sd/file")" = keep ] || why="$why; the file was touched"
+ln -s "$sd/target" "$sd/link"
+run_to 30 "$BPFSYM" record -a -q -d 5 --listen "unix:$sd/link" -o "$T/ur.data" 2> "$T/ur2.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(nlines "$T/ur2.err")" -eq 1 ] && grep -q "not a socket" "$T/ur2.err" || why="$why; through a symlink: status $rc, '$(head -2 "$T/ur2.err")'"
+[ -L "$sd/link" ] && [ ! -e "$sd/target" ] || why="$why; the symlink or its target was touched"
+run_to 30 "$BPFSYM" record -a -q -d 5 --listen 127.0.0.1:1 --listen-group "$grp" -o "$T/ur.data" 2> "$T/ur3.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(nlines "$T/ur3.err")" -eq 1 ] && grep -q "peer credentials" "$T/ur3.err" || why="$why; --listen-group with TCP: status $rc, '$(head -2 "$T/ur3.err")'"
+[ ! -e "$T/ur.data" ] || why="$why; a recording was made"
+if [ -z "$why" ]; then pass $name; else fail $name "${why#; }"; fi
+rm -rf "$sd"
 lib_done

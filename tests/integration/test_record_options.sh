@@ -154,7 +154,7 @@ if command -v script > /dev/null; then
 	else
 		pass "$name"
 	fi
-	run_to 60 script -qec "'$BPFSYM' record -q -F 99 -d 1.5 -o '$T/tty.data'" /dev/null > "$T/ttyq.out" 2>&1
+	run_to 60 script -qec "'$BPFSYM' record -q -F 99 -d 1.5 -o '$T/ttyq.data'" /dev/null > "$T/ttyq.out" 2>&1
 	rc=$?
 	name=integration/quiet_no_status
 	if [ $rc -ne 0 ]; then
@@ -224,7 +224,8 @@ else
 		rm -f "$T/m.data"
 		bg_start "$BPFSYM" record -m "$m" -q -F 99 -o "$T/m.data" -- "$T/burn" 3 2> "$T/m.err"
 		rec=$BG_PID
-		wait_until 20 exists "$T/m.data"
+		# Created at start-up, written once the programs are loaded.
+		wait_until 20 file_nonempty "$T/m.data"
 		# Other recorders may run: one ring of exactly this size must exist.
 		found=$("$bpftool" map list 2> /dev/null | awk -v w="$want" '
 			/ ringbuf / && / name events / { rb = 1; next }

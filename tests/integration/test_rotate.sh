@@ -27,12 +27,17 @@
 #     line's written + unwritten are every sample read; status 0.
 #   rotate_disk_full_at_end: still full when SIGINT comes: status 1 and a
 #     line saying how many samples were not written (no file can say it).
+#   rotate_no_switch_at_stop: SIGUSR2 and SIGINT pending together (sent
+#     while the recorder is stopped): no switch, the one file ends the
+#     recording with its samples (a601fbb switched first, leaving a last
+#     file of a millisecond and no sample, as a time switch that fell due
+#     while poll slept did when SIGINT woke it).
 #   rotate_bad_options: nonsense values, one line each and status 2.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/rotate_time integration/rotate_size integration/rotate_signal \
 	integration/rotate_sigusr2_ignored integration/rotate_no_loss \
 	integration/rotate_merge_views integration/rotate_disk_full integration/rotate_disk_full_at_end \
-	integration/rotate_bad_options
+	integration/rotate_no_switch_at_stop integration/rotate_bad_options
 
 MNTS=
 unmount_all() {
@@ -393,6 +398,33 @@ else
 	else
 		pass "$name"
 	fi
+fi
+
+# ---- a switch asked for as the recording stops
+name=integration/rotate_no_switch_at_stop
+D=$T/stop
+mkdir -p "$D" "$D.aux"
+bg_start "$BPFSYM" record -a -F 99 -q --switch-output -o "$D/r.data" 2> "$D/err"
+rec=$BG_PID
+data=$D/r.data
+REC=$rec
+wait_until 30 rec_started
+sleep 1
+# Both pending when it runs again: which one the loop sees first is not up to the order sent.
+kill -STOP "$rec" && kill -USR2 "$rec" && kill -INT "$rec" && kill -CONT "$rec"
+reap "$rec"
+files=$(rotated "$D" r.data)
+n=$(echo "$files" | grep -c .)
+last=$(echo "$files" | tail -1)
+s=$(hdr_samples "$D/$last")
+note "stop: status $REAP_RC, $n files, the last with ${s:-no} samples"
+if [ "$REAP_RC" -ne 0 ]; then
+	fail "$name" "status $REAP_RC"
+	show "$D/err"
+elif [ "$n" -ne 1 ] || [ "${s:-0}" -eq 0 ]; then
+	fail "$name" "$n files, the last with ${s:-no} samples: a switch as the recording stopped"
+elif complete_all "$name" "$D" "$files"; then
+	pass "$name"
 fi
 
 # ---- bad values

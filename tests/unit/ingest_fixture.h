@@ -187,10 +187,14 @@ static const uint32_t *watch_pids;	/* given to the next rec_open() */
 static size_t nr_watch_pids;
 static struct cgpaths *watch_cgroups;	/* given to the next rec_open() */
 static struct unwinder *watch_unw;	/* given to the next rec_open() */
+static struct offload *watch_offload;	/* given to the next rec_open()'s symbolizer */
+static size_t watch_max_modules;	/* ditto (0: its default) */
+static uint64_t watch_stall_ns, watch_max_ns;	/* given to the next rec_open(): deferral */
 
 IFX bool rec_open(struct rec *r, const char *name, bool kernel_only)
 {
-	struct symbolizer_opts so = { .kallsyms = ksyms_path, .no_jit = 1 };
+	struct symbolizer_opts so = { .kallsyms = ksyms_path, .no_jit = 1, .offload = watch_offload,
+				      .max_modules = watch_max_modules };
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->path, sizeof(r->path), "%s/%s.data", dir, name);
@@ -208,7 +212,7 @@ IFX bool rec_open(struct rec *r, const char *name, bool kernel_only)
 		.procs = r->pt, .mev = r->mev, .sym = r->sym, .w = r->w,
 		.start_mono_ns = START_NS, .kernel_only = kernel_only,
 		.pids = watch_pids, .nr_pids = nr_watch_pids, .cgroups = watch_cgroups,
-		.unw = watch_unw,
+		.unw = watch_unw, .defer_stall_ns = watch_stall_ns, .defer_max_ns = watch_max_ns,
 	});
 	return ASSERT_OK_PTR(r->in, "ingest__new");
 }
@@ -312,6 +316,19 @@ IFX int feed_sample(struct rec *r, uint32_t pid, uint64_t ts, const uint64_t *ip
 	struct bpfsym_sample s;
 
 	return feed(r, &s, sample(&s, pid, ts, ips, nk, nu));
+}
+
+/* A sample of @pid at @ts: k_one, then ing_alpha <- ing_beta <- ing_gamma in the library. */
+IFX int feed_chain(struct rec *r, uint32_t pid, uint64_t ts)
+{
+	const uint64_t ips[] = {
+		K_ONE,
+		BASE + func_value[ALPHA] + 4,
+		BASE + func_value[BETA] + 5,
+		BASE + func_value[GAMMA] + 5,
+	};
+
+	return feed_sample(r, pid, ts, ips, 1, 3);
 }
 
 /* Frame @i (leaf first) of sample @si of the report read back; NULL (a failure) if none. */

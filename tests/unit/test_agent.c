@@ -6,7 +6,9 @@
  * fed while it was open (counted in the pprof itself, unpacked with
  * protobuf-c), with its duration; a client gone early frees its window;
  * the recording's end cuts an open window short and serves it, and later
- * requests get 503.
+ * requests get 503.  The budget of bytes in flight: a window past it is
+ * cut, and while its pprof is still held (until its connection closes) a
+ * new request is 503.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -70,7 +72,7 @@ static bool client_start(struct client *c, const char *path, bool early)
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 	c->hang_up_early = early;
-	snprintf(c->req, sizeof(c->req), "GET %s HTTP/1.1\r\nHost: t\r\n\r\n", path);
+	snprintf(c->req, sizeof(c->req), "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\n\r\n", path, port);
 	return ASSERT_OK(pthread_create(&c->th, NULL, client_run, c), "client thread");
 }
 
@@ -117,14 +119,15 @@ static void tick(struct agent *ag, struct rec *r, bool final)
 	h->tick(h->ctx, &t);
 }
 
-static int feed_chain(struct rec *r)
+/* A sample of PID: k_one, then ing_alpha <- ing_beta (the fixture's feed_chain has ing_gamma too). */
+static int feed_pair(struct rec *r)
 {
 	const uint64_t ips[] = { K_ONE, BASE + func_value[ALPHA] + 4, BASE + func_value[BETA] + 5 };
 
 	return feed_sample(r, PID, START_NS + 100, ips, 1, 2);
 }
 
-/* Tick until /metrics says @want windows are being recorded. */
+/* Tick until /metrics says @want windows are being recorded (one tick a try: none while asking). */
 static bool windows_become(struct agent *ag, struct rec *r, int want)
 {
 	char line[64];
@@ -138,7 +141,7 @@ static bool windows_become(struct agent *ag, struct rec *r, int want)
 		tick(ag, r, false);
 		if (!client_start(&m, "/metrics", false))
 			return false;
-		client_wait(&m, ag, r);
+		client_wait(&m, NULL, r);
 		ok = m.resp && strstr(m.resp, line);
 		client_end(&m);
 		if (ok)
@@ -190,8 +193,9 @@ static bool unpack(const struct client *c, uint64_t *count, int64_t *dur_ns)
 	return true;
 }
 
-static struct agent *start_agent(void)
+static struct agent *start_agent(uint64_t inflight_max)
 {
+	struct agent_opts o = { .inflight_max = inflight_max };
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(a);
 	struct agent *ag;
@@ -207,7 +211,8 @@ static struct agent *start_agent(void)
 	port = ntohs(a.sin_port);
 	close(fd);
 	snprintf(spec, sizeof(spec), "%u", port);
-	ag = agent__listen(spec);
+	o.listen = spec;
+	ag = agent__listen(&o);
 	if (!ASSERT_OK_PTR(ag, "agent__listen") || !ASSERT_OK(agent__start(ag), "agent__start")) {
 		agent__free(ag);
 		return NULL;
@@ -221,7 +226,7 @@ static struct agent *start_agent(void)
  */
 static void test_window(void)
 {
-	struct agent *ag = start_agent();
+	struct agent *ag = start_agent(0);
 	struct client c;
 	uint64_t count = 0;
 	int64_t dur = 0;
@@ -233,16 +238,16 @@ static void test_window(void)
 	task_ev(&r, BPFSYM_EV_FORK, PID, 1, 1);
 	map_lib(&r, PID, our_mnt_ns, 2);
 	for (i = 0; i < 3; i++)
-		ASSERT_OK(feed_chain(&r), "before the window");
+		ASSERT_OK(feed_pair(&r), "before the window");
 	tick(ag, &r, false);
 	if (!client_start(&c, "/debug/pprof/profile?seconds=1", false))
 		goto out;
 	if (windows_become(ag, &r, 1)) {
 		for (i = 0; i < 5; i++)
-			ASSERT_OK(feed_chain(&r), "in the window");
+			ASSERT_OK(feed_pair(&r), "in the window");
 		client_wait(&c, ag, &r);
 		for (i = 0; i < 4; i++)
-			ASSERT_OK(feed_chain(&r), "after the window");
+			ASSERT_OK(feed_pair(&r), "after the window");
 		if (unpack(&c, &count, &dur)) {
 			ASSERT_EQ(count, (uint64_t)5, "the window's samples, only");
 			ASSERT_TRUE(dur >= 1000000000 && dur < 1500000000, "duration: the seconds asked");
@@ -257,7 +262,7 @@ out:
 /* A client gone early: its window closes at the next tick, not when its seconds are over. */
 static void test_gone_early(void)
 {
-	struct agent *ag = start_agent();
+	struct agent *ag = start_agent(0);
 	struct client c;
 	struct rec r;
 
@@ -276,7 +281,7 @@ out:
 /* The recording ends: an open window is cut there and served; later requests get 503. */
 static void test_final_cut(void)
 {
-	struct agent *ag = start_agent();
+	struct agent *ag = start_agent(0);
 	struct client c, late;
 	uint64_t count = 0;
 	int64_t dur = 0;
@@ -291,7 +296,7 @@ static void test_final_cut(void)
 		goto close;
 	if (windows_become(ag, &r, 1)) {
 		for (i = 0; i < 2; i++)
-			ASSERT_OK(feed_chain(&r), "in the window");
+			ASSERT_OK(feed_pair(&r), "in the window");
 		tick(ag, &r, true);
 		if (client_wait(&c, NULL, &r) && unpack(&c, &count, &dur)) {
 			ASSERT_EQ(count, (uint64_t)2, "the samples until the end");
@@ -310,12 +315,70 @@ out:
 	agent__free(ag);
 }
 
+/*
+ * A budget of one byte: the window closes at the first tick that sees its
+ * recording, well before its 30 s; while its client holds the answer's
+ * connection open, the pprof is in flight and a second request is 503;
+ * once it closes, the next is taken.
+ */
+static void test_budget(void)
+{
+	struct agent *ag = start_agent(1);
+	struct client c, second, third;
+	uint64_t count = 0;
+	int64_t dur = 0;
+	struct rec r;
+	int i;
+
+	if (!ag || !rec_open(&r, "budget", false))
+		goto out;
+	task_ev(&r, BPFSYM_EV_FORK, PID, 1, 1);
+	map_lib(&r, PID, our_mnt_ns, 2);
+	if (!client_start(&c, "/debug/pprof/profile?seconds=30", false))
+		goto close;
+	if (windows_become(ag, &r, 1)) {
+		for (i = 0; i < 2; i++)
+			ASSERT_OK(feed_pair(&r), "in the window");
+		if (client_wait(&c, ag, &r) && unpack(&c, &count, &dur)) {
+			ASSERT_EQ(count, (uint64_t)2, "the samples until the cut");
+			ASSERT_TRUE(dur < 5000000000ll, "cut at the budget, not after 30 s");
+		}
+		/* c read to the end but keeps its socket: the server lingers, the pprof is in flight. */
+		if (client_start(&second, "/debug/pprof/profile?seconds=1", false)) {
+			client_wait(&second, NULL, &r);
+			ASSERT_TRUE(second.resp && !strncmp(second.resp, "HTTP/1.1 503 ", 13) &&
+				    strstr(second.resp, "bytes in flight"), second.resp ? second.resp : "no answer");
+			client_end(&second);
+		}
+	}
+	client_end(&c);
+	/* Closed: the server sees it at once (or at its 2 s linger), and the bytes are let go. */
+	for (i = 0; i < 30; i++) {
+		bool ok;
+
+		usleep(100000);
+		if (!client_start(&third, "/debug/pprof/profile?seconds=1", false))
+			break;
+		client_wait(&third, ag, &r);
+		ok = third.resp && !strncmp(third.resp, "HTTP/1.1 200 ", 13);
+		client_end(&third);
+		if (ok)
+			break;
+	}
+	ASSERT_TRUE(i < 30, "taken again once the answer's connection closed");
+close:
+	rec_close(&r);
+out:
+	agent__free(ag);
+}
+
 int main(void)
 {
 	setup_or_report();
 	RUN_TEST(test_window);
 	RUN_TEST(test_gone_early);
 	RUN_TEST(test_final_cut);
+	RUN_TEST(test_budget);
 	cleanup();
 	return TEST_EXIT();
 }

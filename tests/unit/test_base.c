@@ -4,7 +4,8 @@
  * that every table of the program uses.  The table is checked against a
  * plain array through random adds and deletes, with hashes chosen to
  * collide and runs that wrap around the end of the slots, because the
- * backward-shift delete is where such tables go wrong.
+ * backward-shift delete is where such tables go wrong.  The hash's
+ * per-run secret spreads names crafted to collide (hash flooding).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -151,6 +152,10 @@ static void test_strtab_ids(void)
 	ASSERT_EQ(id3, id1, "equal bytes, one id");
 	ASSERT_NULL(strtab__str(&st, 99), "no such id");
 	ASSERT_EQ(strtab__len(&st, 99), (size_t)0, "no such id: 0");
+	/* An empty buffer that never had bytes (NULL, 0): the empty string (UBSan: fuzz_pprof). */
+	ASSERT_OK(strtab__intern_id(&st, NULL, 0, &id1), "NULL, 0");
+	ASSERT_OK(strtab__intern_id(&st, "", 0, &id2), "\"\", 0");
+	ASSERT_EQ(id1, id2, "one empty string");
 
 	a = strtab__intern(&st, "hot_a");
 	/* Enough strings for several chunks and reallocations of the id array. */
@@ -163,7 +168,7 @@ static void test_strtab_ids(void)
 	ASSERT_TRUE(a && a == b, "the same pointer for equal strings, after growth");
 	c = strtab__intern(&st, "name_49999");
 	ASSERT_STREQ(c, "name_49999", "the bytes");
-	ASSERT_EQ(strtab__nr(&st), (size_t)50003, "distinct strings counted once");
+	ASSERT_EQ(strtab__nr(&st), (size_t)50004, "distinct strings counted once (the empty one above too)");
 	ASSERT_OK(strtab__intern_id(&st, "", 0, &id1), "the empty string");
 	ASSERT_STREQ(strtab__str(&st, id1), "", "is a string");
 out:
@@ -187,6 +192,65 @@ static void test_strtab_find(void)
 	strtab__free(&st);
 }
 
+/* The inverse of @m modulo 2^64 (@m odd): Newton's iteration. */
+static uint64_t inv64(uint64_t m)
+{
+	uint64_t x = m;
+
+	for (int i = 0; i < 6; i++)
+		x *= 2 - m * x;
+	return x;
+}
+
+/* The inverse of hash_fin: what an attacker who knows the key computes. */
+static uint64_t unfin(uint64_t y)
+{
+	y ^= (y >> 31) ^ (y >> 62);
+	y *= inv64(0x94d049bb133111ebULL);
+	y ^= (y >> 27) ^ (y >> 54);
+	y *= inv64(0xbf58476d1ce4e5b9ULL);
+	y ^= (y >> 30) ^ (y >> 60);
+	return y;
+}
+
+/*
+ * Hash flooding (issue 25): with a known key (0, every run's before),
+ * 1000 names of 16 bytes made to collide do collide; with the run's
+ * secret they spread, and two runs draw two secrets.
+ */
+static void test_hash_secret(void)
+{
+	enum { N = 1000 };
+	static uint64_t names[N][2], h[N];
+	uint64_t h1, target, s1;
+	size_t i, j, distinct = 0;
+
+	hash_secret = 0;
+	target = unfin(0x5eed);
+	for (i = 0; i < N; i++) {
+		h1 = hash_u64(0, i);
+		names[i][0] = i;
+		names[i][1] = (target ^ h1) - 0x9e3779b97f4a7c15ULL - (h1 << 6) - (h1 >> 2);
+	}
+	for (i = 1; i < N; i++)
+		if (hash_bytes(0, names[i], 16) != hash_bytes(0, names[0], 16))
+			break;
+	ASSERT_EQ(i, (size_t)N, "with a known key, every crafted name has one hash");
+	hash_secret_init();
+	s1 = hash_secret;
+	for (i = 0; i < N; i++)
+		h[i] = hash_bytes(0, names[i], 16);
+	for (i = 0; i < N; i++) {
+		for (j = 0; j < i && h[j] != h[i]; j++)
+			;
+		distinct += j == i;
+	}
+	ASSERT_EQ(distinct, (size_t)N, "with the run's secret, the crafted names spread");
+	hash_secret_init();
+	ASSERT_TRUE(hash_secret != s1, "each run draws its own secret");
+	hash_secret = 0;
+}
+
 int main(void)
 {
 	RUN_TEST(test_htab_empty);
@@ -195,5 +259,6 @@ int main(void)
 	RUN_TEST(test_htab_find);
 	RUN_TEST(test_strtab_ids);
 	RUN_TEST(test_strtab_find);
+	RUN_TEST(test_hash_secret);
 	return TEST_EXIT();
 }

@@ -5,7 +5,8 @@
  *   hostile    truncated entries, CIE pointers at FDEs, at themselves or
  *              out of range, reserved and huge lengths, bad augmentations
  *              and encodings, state stack underflow and overflow, row
- *              bombs against max_rows, advance floods, not-x86-64 files:
+ *              bombs against max_rows, advance floods, sections declared
+ *              1 GiB in sparse files (-EFBIG, counted), not-x86-64 files:
  *              each a clear -errno with its reason, in bounded time
  *   mutations  random bytes of a valid image: a clean error or a
  *              well-formed table, never a crash (ASan/UBSan watch)
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "bpfsym.h"
+#include "base/inputcap.h"
 #include "unwind/cfi.h"
 #include "cfi_fixture.h"
 
@@ -328,6 +330,48 @@ static void test_bombs(void)
 	free(f.b);
 }
 
+/*
+ * @o's image of a valid section, its size (section header, or the
+ * segment holding it) declared 1 GiB in a sparse file: -EFBIG before a
+ * byte of it is read, counted once (issue 25: 1 GiB of RSS on main).
+ */
+static void over_cap(const char *what, const struct img_opts *o)
+{
+	struct fb f = base_fb();
+	struct img im = make_img(&f, o);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)im.b;
+	uint64_t before = inputcap__count(INPUTCAP_CFI_SECTION), big = 1ull << 30;
+	struct cfi_table *t = NULL;
+	char msg[256] = "";
+	int fd, ret;
+
+	if (o->no_shdrs)
+		((Elf64_Phdr *)(im.b + eh->e_phoff))[1].p_filesz = big;
+	else
+		((Elf64_Shdr *)(im.b + eh->e_shoff))[2].sh_size = big;
+	fd = memfd_create("cfi_over_cap", MFD_CLOEXEC);
+	if (ASSERT_TRUE(fd >= 0, "memfd_create") &&
+	    ASSERT_EQ(write(fd, im.b, im.len), (ssize_t)im.len, "write") &&
+	    ASSERT_OK(ftruncate(fd, (off_t)(FRAME_OFF + big)), "ftruncate")) {
+		ret = cfi_table__build_fd(fd, NULL, &t, msg, sizeof(msg));
+		ASSERT_EQ(ret, -EFBIG, what);
+		ASSERT_TRUE(strstr(msg, "over the cap") != NULL, msg);
+		ASSERT_EQ(inputcap__count(INPUTCAP_CFI_SECTION), before + 1, "counted once");
+	}
+	cfi_table__free(t);
+	if (fd >= 0)
+		close(fd);
+	free(im.b);
+	free(f.b);
+}
+
+static void test_section_cap(void)
+{
+	over_cap(".eh_frame by its section header", &(struct img_opts){ 0 });
+	over_cap(".eh_frame through PT_GNU_EH_FRAME", &(struct img_opts){ .no_shdrs = true });
+	over_cap(".debug_frame", &(struct img_opts){ .debug_frame = true });
+}
+
 /* Not x86-64 ELF: -ENOEXEC; a cut image: an error, never a crash. */
 static void test_not_x86(void)
 {
@@ -415,6 +459,7 @@ int main(void)
 	RUN_TEST(test_truncated_cie);
 	RUN_TEST(test_dwarf64);
 	RUN_TEST(test_bombs);
+	RUN_TEST(test_section_cap);
 	RUN_TEST(test_not_x86);
 	RUN_TEST(test_mutations);
 	return TEST_EXIT();

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -159,6 +160,45 @@ static void test_no_mount(void)
 	cgpaths__free(c);
 }
 
+/* The "0::" line of /proc/PID/cgroup text: the first one decides, up to its line feed. */
+static void test_proc_v2(void)
+{
+	const char *path = NULL;
+	size_t len = 0;
+
+	if (ASSERT_OK(cgpaths__proc_v2("12:pids:/x\n1:name=systemd:/y\n0::/a/b\n", &path, &len), "hybrid"))
+		ASSERT_TRUE(len == 4 && !strncmp(path, "/a/b", 4), "the v2 path");
+	if (ASSERT_OK(cgpaths__proc_v2("0::/last", &path, &len), "no final line feed"))
+		ASSERT_TRUE(len == 5 && !strcmp(path, "/last"), "to the end");
+	if (ASSERT_OK(cgpaths__proc_v2("0::\n0::/a\n", &path, &len), "an empty first"))
+		ASSERT_EQ(len, (size_t)0, "the first line decides");
+	ASSERT_EQ(cgpaths__proc_v2("1:cpu:/x\n10::/y\n", &path, &len), -ENOENT, "v1 only");
+	ASSERT_EQ(cgpaths__proc_v2("", &path, &len), -ENOENT, "empty");
+}
+
+/* cgroup2 mounts at their root, in order; others skipped. */
+static void test_mountinfo(void)
+{
+	char text[] =
+		"22 1 0:21 / /proc rw - proc proc rw\n"
+		"30 25 0:26 /sub /mnt/sub rw - cgroup2 cgroup2 rw\n"
+		"31 25 0:27 / /sys/fs/cgroup rw shared:9 - cgroup2 cgroup2 rw\n"
+		"32 25 0:28 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n"
+		"33 25 0:29 / /mnt/two rw - cgroup2 none rw\n"
+		"35 25 0:31 / /mnt/a\\040b\\134c\\0111 rw - cgroup2 none rw\n"
+		"34 25 0:30 - cgroup2 x rw\n";
+	char mp[CGPATHS_MOUNT_MAX], *save = NULL;
+
+	if (ASSERT_TRUE(cgpaths__next_cgroup2(text, &save, mp), "first"))
+		ASSERT_STREQ(mp, "/sys/fs/cgroup", "not the one mounted at /sub");
+	if (ASSERT_TRUE(cgpaths__next_cgroup2(text, &save, mp), "second"))
+		ASSERT_STREQ(mp, "/mnt/two", "past the v1 line");
+	if (ASSERT_TRUE(cgpaths__next_cgroup2(text, &save, mp), "third"))
+		ASSERT_STREQ(mp, "/mnt/a b\\134c\t1", "mountinfo's escapes of whitespace undone");
+	ASSERT_FALSE(cgpaths__next_cgroup2(text, &save, mp), "a line without its root and mount point is none");
+	ASSERT_FALSE(cgpaths__next_cgroup2(text, &save, mp), "still none");
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
@@ -168,6 +208,8 @@ int main(void)
 	RUN_TEST(test_resolve);
 	RUN_TEST(test_bounded);
 	RUN_TEST(test_no_mount);
+	RUN_TEST(test_proc_v2);
+	RUN_TEST(test_mountinfo);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", top);
 	if (system(cmd))
 		fprintf(stderr, "test_cgpaths: cannot remove %s\n", top);

@@ -96,7 +96,7 @@ static struct elfsym *lookup_debug(const char *bin, const char *root_dir, const 
 				   const char *debug_root, uint64_t max_crc, char *log, size_t size)
 {
 	char path[PATH_MAX], droot[PATH_MAX], lpath[PATH_MAX];
-	struct debugfile_query q = { .max_crc_size = max_crc };
+	struct debugfile_query q = { .max_crc_size = max_crc, .owner = geteuid() };
 	struct elfsym *es, *dbg = NULL;
 	int saved, fd, err = 0;
 	struct stat st;
@@ -235,6 +235,25 @@ static void test_wrong_crc(void)
 	ASSERT_TRUE(strstr(log, "CRC mismatch") != NULL, "the first refused");
 	expect_refused(lookup_debug("crc/libdbg.so", NULL, NULL, "empty", 1000, log, sizeof(log)), log,
 		       "too large to check its CRC", "over the CRC size cap");
+}
+
+/*
+ * A sparse debuglink target claiming 512 MiB (a few KiB on disk, anyone
+ * can make one) is refused by size under the default cap, before a byte
+ * of it is summed: a CRC over all of it took the recorder's thread half a
+ * second per candidate (issue 25).
+ */
+static void test_sparse_crc(void)
+{
+	char log[8192];
+
+	if (!build() || !make_case("sparse", "libdbg.debug") ||
+	    !ASSERT_OK(dsh("cp libdbg.debug sparse/ && truncate -s 512M sparse/libdbg.debug"), "place"))
+		return;
+	expect_refused(lookup_debug("sparse/libdbg.so", NULL, NULL, "empty", 0, log, sizeof(log)), log,
+		       "too large to check its CRC", "over the default CRC size cap (64 MiB)");
+	ASSERT_TRUE(strstr(log, "CRC mismatch") == NULL, "never summed");
+	dsh("rm -rf sparse");
 }
 
 static void test_self(void)
@@ -431,16 +450,30 @@ static void test_in_root(void)
 	    !ASSERT_OK(dsh("mkdir -p hostonly rootfs/dbg && cp libdbg.debug hostonly/ && "
 			   "ln -s %s/hostonly/libdbg.debug rootfs/usr/lib/libdbg.debug", dtmp), "place"))
 		return;
-	/* The host's view of that link would find it: */
-	expect_found(lookup_debug("rootfs/usr/lib/libdbg.so", NULL, NULL, "empty", 0, log, sizeof(log)), log,
-		     "the link, as the host sees it");
+	/*
+	 * Next to the binary is where its user writes: a symlink there is
+	 * never followed (issue 25), out of the root or inside it; the
+	 * same file put there is found.
+	 */
+	expect_refused(lookup_debug("rootfs/usr/lib/libdbg.so", NULL, NULL, "empty", 0, log, sizeof(log)), log,
+		       "reached through a symlink", "the link, as the host sees it");
 	expect_refused(lookup_debug("rootfs/usr/lib/libdbg.so", "rootfs", "/usr/lib/libdbg.so", "empty", 0,
-				    log, sizeof(log)), log, "cannot open", "an absolute symlink out of the root");
+				    log, sizeof(log)), log, "reached through a symlink",
+		       "an absolute symlink out of the root");
 	if (!ASSERT_OK(dsh("cp libdbg.debug rootfs/dbg/ && rm rootfs/usr/lib/libdbg.debug && "
 			   "ln -s /dbg/libdbg.debug rootfs/usr/lib/libdbg.debug"), "relink"))
 		return;
+	expect_refused(lookup_debug("rootfs/usr/lib/libdbg.so", "rootfs", "/usr/lib/libdbg.so", "empty", 0,
+				    log, sizeof(log)), log, "reached through a symlink",
+		       "an absolute symlink inside the root");
+	if (!ASSERT_OK(dsh("rm rootfs/usr/lib/libdbg.debug && cp libdbg.debug rootfs/usr/lib/"), "copy"))
+		return;
 	expect_found(lookup_debug("rootfs/usr/lib/libdbg.so", "rootfs", "/usr/lib/libdbg.so", "empty", 0,
-				  log, sizeof(log)), log, "an absolute symlink inside the root");
+				  log, sizeof(log)), log, "the file itself inside the root");
+	if (!ASSERT_OK(dsh("chmod o+w rootfs/usr/lib/libdbg.debug"), "chmod"))
+		return;
+	expect_refused(lookup_debug("rootfs/usr/lib/libdbg.so", "rootfs", "/usr/lib/libdbg.so", "empty", 0,
+				    log, sizeof(log)), log, "writable by others", "the file, writable by others");
 }
 
 /* The static function at this process's address @addr, through a new symbolizer. */
@@ -510,6 +543,7 @@ int main(void)
 	RUN_TEST(test_dot_debug);
 	RUN_TEST(test_debug_root_dir);
 	RUN_TEST(test_wrong_crc);
+	RUN_TEST(test_sparse_crc);
 	RUN_TEST(test_self);
 	RUN_TEST(test_missing_fifo_dir);
 	RUN_TEST(test_names_with_slash);

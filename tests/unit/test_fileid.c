@@ -2,7 +2,8 @@
 /*
  * fileid: the light build-id reader agrees with elfsym and survives
  * truncated and lying files; the fd cache stays within its cap and closes
- * the least recently used fd.  The fixture is built from C at test time.
+ * the least recently used fd; files other users write are opened only by
+ * the rule for them (fileid__open_owned).  The fixture is built from C at test time.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,44 @@ static uint8_t want[FILEID_BUILD_ID_MAX];	/* the fixture's build-id, as elfsym r
 static size_t want_len;
 static unsigned char *lib;			/* the fixture's bytes */
 static size_t lib_size;
+
+/*
+ * fileid__open_owned(), the rule for files another user writes for us
+ * (perf maps, jitdumps): its own regular file, yes; through a symlink (to
+ * that same file), not writable by others, or another owner's: no.
+ */
+static void test_open_owned(void)
+{
+	char tmpl[] = "/tmp/bpfsym-owned.XXXXXX", path[PATH_MAX], link[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (!ASSERT_OK_PTR(mkdtemp(tmpl), "mkdtemp"))
+		return;
+	snprintf(path, sizeof(path), "%s/perf-1.map", tmpl);
+	snprintf(link, sizeof(link), "%s/perf-2.map", tmpl);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (ASSERT_TRUE(fd >= 0, "create") && ASSERT_EQ(write(fd, "1 2 f\n", 6), 6, "write"))
+		close(fd);
+	ASSERT_OK(symlink(path, link), "symlink");
+	fd = fileid__open_owned(AT_FDCWD, path, geteuid(), false, &st);
+	ASSERT_TRUE(fd >= 0, "the owner's regular file");
+	if (fd >= 0)
+		close(fd);
+	ASSERT_EQ(fileid__open_owned(AT_FDCWD, link, geteuid(), false, &st), -ELOOP, "a symlink to it");
+	ASSERT_EQ(fileid__open_owned(AT_FDCWD, path, geteuid() + 1, false, &st), -EPERM,
+		  "another owner");
+	fd = fileid__open_owned(AT_FDCWD, path, geteuid() + 1, true, &st);
+	ASSERT_EQ(fd >= 0, geteuid() == 0, "another owner, or root: only root's passes");
+	if (fd >= 0)
+		close(fd);
+	ASSERT_OK(chmod(path, 0646), "chmod o+w");
+	ASSERT_EQ(fileid__open_owned(AT_FDCWD, path, geteuid(), false, &st), -EPERM,
+		  "writable by others");
+	unlink(link);
+	unlink(path);
+	rmdir(tmpl);
+}
 
 static int run(const char *cmd)
 {
@@ -232,6 +271,7 @@ int main(void)
 	RUN_TEST(test_lying_notes);
 	TEST_SETUP_CLEAR();
 	RUN_TEST(test_fd_cache);
+	RUN_TEST(test_open_owned);
 	if (dir[0]) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		run(cmd);

@@ -3,12 +3,16 @@
  * The request parser (agent/http_parse.c) and the --listen address
  * parser: each case's status from RFC 9112's rules, the decoded path and
  * parameters, where the head ends, and that every proper prefix of a
- * good head is "partial", never a verdict.
+ * good head is "partial", never a verdict.  The Host check
+ * (agent/http_host.c): which Hosts name a server at which address.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include "test.h"
+#include <sys/un.h>
+
+#include "agent/http_host.h"
 #include "agent/http_parse.h"
 #include "agent/httpd.h"
 
@@ -175,6 +179,91 @@ static void test_listen_addr(void)
 	}
 }
 
+struct hcase {
+	const char *host;
+	const char *local;	/* httpd__parse_addr's form, or "unix" */
+	bool ok;
+};
+
+/*
+ * RFC 9110 7.2's uri-host [":" port] against the connection's local
+ * address: the names no web page can own and the address itself pass, a
+ * rebinding page's own name never does, whatever it is spelled like.
+ */
+static void test_host(void)
+{
+	static const struct hcase cases[] = {
+		{ "127.0.0.1:6060", "127.0.0.1:6060", true },
+		{ "127.0.0.1", "127.0.0.1:6060", true },		/* no port: the name is what counts */
+		{ "localhost:6060", "127.0.0.1:6060", true },
+		{ "LocalHost:6060", "127.0.0.1:6060", true },
+		{ "localhost", "127.0.0.1:6060", true },
+		{ "[::1]:6060", "127.0.0.1:6060", true },
+		{ "[0:0::1]:6060", "[::1]:6060", true },		/* another spelling of ::1 */
+		{ "10.1.2.3:6060", "10.1.2.3:6060", true },		/* bound to 0.0.0.0, reached at 10.1.2.3 */
+		{ "10.1.2.3", "10.1.2.3:6060", true },
+		{ "localhost:6060", "10.1.2.3:6060", true },
+		{ "[fe80::1]:6060", "[fe80::1]:6060", true },
+		{ "[FE80::1]", "[fe80::1]:6060", true },
+		{ "evil.example:6060", "127.0.0.1:6060", false },	/* DNS rebinding */
+		{ "evil.example", "127.0.0.1:6060", false },
+		{ "127.0.0.1.nip.io:6060", "127.0.0.1:6060", false },
+		{ "localhost.:6060", "127.0.0.1:6060", false },
+		{ "localhost.evil.example:6060", "127.0.0.1:6060", false },
+		{ "127.0.0.1:6061", "127.0.0.1:6060", false },		/* another port */
+		{ "localhost:06060x", "127.0.0.1:6060", false },
+		{ "localhost:", "127.0.0.1:6060", false },
+		{ "localhost:606060", "127.0.0.1:6060", false },
+		{ "127.1:6060", "127.0.0.1:6060", false },		/* inet_aton's forms: not an address here */
+		{ "0x7f.0.0.1:6060", "127.0.0.1:6060", false },
+		{ "2130706433:6060", "127.0.0.1:6060", false },
+		{ "10.1.2.3:6060", "127.0.0.1:6060", false },		/* not this connection's address */
+		{ "10.1.2.4:6060", "10.1.2.3:6060", false },
+		{ "[::2]:6060", "[::1]:6060", false },
+		{ "[::1%25lo]:6060", "[::1]:6060", false },		/* zone index */
+		{ "[::1]6060", "[::1]:6060", false },
+		{ "[::1", "[::1]:6060", false },
+		{ "[10.1.2.3]:6060", "10.1.2.3:6060", false },
+		{ "", "127.0.0.1:6060", false },
+		{ ":6060", "127.0.0.1:6060", false },
+		{ "evil.example", "unix", true },			/* no browser reaches a unix socket */
+		{ "", "unix", true },
+	};
+	struct sockaddr_storage ss;
+	struct sockaddr_un *sun = (struct sockaddr_un *)&ss;
+	char err[128], what[96];
+	socklen_t len;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct hcase *c = &cases[i];
+
+		if (!strcmp(c->local, "unix")) {
+			memset(&ss, 0, sizeof(ss));
+			sun->sun_family = AF_UNIX;
+		} else if (!ASSERT_OK(httpd__parse_addr(c->local, &ss, &len, err, sizeof(err)), c->local)) {
+			continue;
+		}
+		snprintf(what, sizeof(what), "Host '%s' at %s", c->host, c->local);
+		ASSERT_EQ(http_host__ok(c->host, strlen(c->host), (struct sockaddr *)&ss), c->ok, what);
+	}
+}
+
+/* The parser gives Host's value without its whitespace, pointing into the input. */
+static void test_host_value(void)
+{
+	static const char in[] = "GET / HTTP/1.1\r\nA: b\r\nhOST: \t 127.0.0.1:80 \t\r\n\r\n";
+	struct http_req req;
+
+	if (!ASSERT_OK(http_parse(in, sizeof(in) - 1, &req), "parse"))
+		return;
+	ASSERT_TRUE(req.host >= in && req.host < in + sizeof(in), "in the input");
+	ASSERT_EQ(req.host_len, strlen("127.0.0.1:80"), "length");
+	ASSERT_TRUE(!strncmp(req.host, "127.0.0.1:80", req.host_len), "value");
+	ASSERT_OK(http_parse("GET / HTTP/1.0\r\n\r\n", 18, &req), "1.0");
+	ASSERT_NULL(req.host, "no Host: NULL");
+}
+
 int main(void)
 {
 	RUN_TEST(test_status);
@@ -182,5 +271,7 @@ int main(void)
 	RUN_TEST(test_prefixes_partial);
 	RUN_TEST(test_limits);
 	RUN_TEST(test_listen_addr);
+	RUN_TEST(test_host);
+	RUN_TEST(test_host_value);
 	return TEST_EXIT();
 }

@@ -358,6 +358,40 @@ out:
 	rec_close(&r);
 }
 
+/*
+ * A SAMPLE record cut inside its fixed part (fuzz_ingest found it): its
+ * frame counts lie past the record, so it is malformed before they are
+ * read.  The record is in a buffer of exactly its length, as the ring
+ * buffer hands one over, so ASan sees a read past it.
+ */
+static void test_short_sample(void)
+{
+	const size_t cuts[] = { sizeof(struct bpfsym_ev_hdr), BPFSYM_SAMPLE_HDR_SIZE - 8,
+				BPFSYM_SAMPLE_HDR_SIZE - 1 };
+	const uint64_t ips[] = { K_ONE };
+	struct bpfsym_sample s;
+	uint8_t *rec;
+	struct rec r;
+	size_t i;
+
+	if (!rec_open(&r, "short_sample", false))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(cuts); i++) {
+		sample(&s, FAKE_PID + 9, START_NS, ips, 0, 0);
+		s.hdr.size = (uint16_t)cuts[i];
+		rec = malloc(cuts[i]);
+		if (!ASSERT_OK_PTR(rec, "malloc"))
+			goto out;
+		memcpy(rec, &s, cuts[i]);
+		ASSERT_OK(feed(&r, rec, cuts[i]), "a sample cut inside its header");
+		free(rec);
+	}
+	ASSERT_EQ(ingest__stats(r.in)->bad, (uint64_t)ARRAY_SIZE(cuts), "each counted as malformed");
+	ASSERT_EQ(ingest__stats(r.in)->samples, (uint64_t)0, "none written");
+out:
+	rec_close(&r);
+}
+
 /* -p targets: an EXIT record, or the loader's word, ends each; a pid given twice is one. */
 static void test_watched_pids(void)
 {
@@ -443,6 +477,7 @@ int main(void)
 	RUN_TEST(test_module_identity_change);
 	RUN_TEST(test_many_modules);
 	RUN_TEST(test_malformed);
+	RUN_TEST(test_short_sample);
 	RUN_TEST(test_end_reasons);
 	RUN_TEST(test_watched_pids);
 	RUN_TEST(test_write_error);

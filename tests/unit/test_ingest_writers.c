@@ -68,19 +68,6 @@ static bool sample_named(const struct report *rpt, size_t si)
 	return ASSERT_EQ(s->pid, PID, "pid") && ASSERT_STREQ(s->comm, "ingest-test-comm", "comm");
 }
 
-/* A sample of PID: k_one, then ing_alpha <- ing_beta <- ing_gamma in the library. */
-static int feed_chain(struct rec *r, uint64_t ts)
-{
-	const uint64_t ips[] = {
-		K_ONE,
-		BASE + func_value[ALPHA] + 4,
-		BASE + func_value[BETA] + 5,
-		BASE + func_value[GAMMA] + 5,
-	};
-
-	return feed_sample(r, PID, ts, ips, 1, 3);
-}
-
 /*
  * 2 samples to the first file; a tap added; 3 more to both; the file
  * swapped; 4 to the tap and the second file; the tap removed; 5 to the
@@ -100,12 +87,12 @@ static void test_swap_and_tap(void)
 	task_ev(&r, BPFSYM_EV_FORK, PID, 1, 1);
 	map_lib(&r, PID, our_mnt_ns, 2);
 	for (i = 0; i < 2; i++)
-		ASSERT_OK(feed_chain(&r, START_NS + 10), "to the first file");
+		ASSERT_OK(feed_chain(&r, PID, START_NS + 10), "to the first file");
 	tap = open_beside(&r, "tap", pt, sizeof(pt));
 	if (!ASSERT_OK_PTR(tap, "the tap's writer") || !ASSERT_OK(ingest__add_writer(r.in, tap), "add the tap"))
 		goto out;
 	for (i = 0; i < 3; i++)
-		ASSERT_OK(feed_chain(&r, START_NS + 20), "to the file and the tap");
+		ASSERT_OK(feed_chain(&r, PID, START_NS + 20), "to the file and the tap");
 	/* Rotation: END of the first file, then the second. */
 	ingest__fill_header(r.in, &r.hdr);
 	ASSERT_EQ(r.hdr.samples, (uint64_t)5, "the first file's samples");
@@ -117,13 +104,13 @@ static void test_swap_and_tap(void)
 		goto out;
 	r.w = w2;	/* rec_close aborts it if the test stops early */
 	for (i = 0; i < 4; i++)
-		ASSERT_OK(feed_chain(&r, START_NS + 30), "to the second file and the tap");
+		ASSERT_OK(feed_chain(&r, PID, START_NS + 30), "to the second file and the tap");
 	ASSERT_OK(ingest__remove_writer(r.in, tap), "remove the tap");
 	ASSERT_EQ(ingest__remove_writer(r.in, tap), -ENOENT, "no tap twice");
 	ASSERT_OK(report_writer__close(tap, &r.hdr), "close the tap");
 	tap = NULL;
 	for (i = 0; i < 5; i++)
-		ASSERT_OK(feed_chain(&r, START_NS + 40), "to the second file only");
+		ASSERT_OK(feed_chain(&r, PID, START_NS + 40), "to the second file only");
 	ASSERT_EQ(ingest__stats(r.in)->samples, (uint64_t)14, "samples the files took");
 	ASSERT_EQ(ingest__stats(r.in)->symbolized, (uint64_t)14, "samples named");
 	r.w = NULL;
@@ -169,17 +156,17 @@ static void test_no_file(void)
 		goto out;
 	task_ev(&r, BPFSYM_EV_FORK, PID, 1, 1);
 	map_lib(&r, PID, our_mnt_ns, 2);
-	ASSERT_OK(feed_chain(&r, START_NS + 10), "to the file");
+	ASSERT_OK(feed_chain(&r, PID, START_NS + 10), "to the file");
 	ASSERT_OK(ingest__set_writer(r.in, NULL), "no file");
-	ASSERT_OK(feed_chain(&r, START_NS + 20), "to nowhere");
+	ASSERT_OK(feed_chain(&r, PID, START_NS + 20), "to nowhere");
 	tap = open_beside(&r, "tap2", pt, sizeof(pt));
 	if (!ASSERT_OK_PTR(tap, "a tap") || !ASSERT_OK(ingest__add_writer(r.in, tap), "add it"))
 		goto out;
-	ASSERT_OK(feed_chain(&r, START_NS + 30), "to the tap");
+	ASSERT_OK(feed_chain(&r, PID, START_NS + 30), "to the tap");
 	ASSERT_EQ(ingest__stats(r.in)->samples, (uint64_t)1, "written to a file");
 	ASSERT_EQ(ingest__stats(r.in)->symbolized, (uint64_t)3, "named");
 	ASSERT_OK(ingest__set_writer(r.in, r.w), "the file back");
-	ASSERT_OK(feed_chain(&r, START_NS + 40), "to the file and the tap");
+	ASSERT_OK(feed_chain(&r, PID, START_NS + 40), "to the file and the tap");
 	ASSERT_OK(ingest__remove_writer(r.in, tap), "remove the tap");
 	ASSERT_OK(report_writer__close(tap, &r.hdr), "close the tap");
 	tap = NULL;
@@ -220,7 +207,7 @@ static void test_tap_error(void)
 		err = ingest__add_writer(r.in, taps[i]);
 		ASSERT_EQ(err, i < INGEST_MAX_TAPS ? 0 : -ENOSPC, "taps up to the limit");
 	}
-	ASSERT_OK(feed_chain(&r, START_NS + 10), "a sample");
+	ASSERT_OK(feed_chain(&r, PID, START_NS + 10), "a sample");
 	if (!ASSERT_OK(getrlimit(RLIMIT_FSIZE, &old), "getrlimit"))
 		goto out;
 	/* Tap 0 may not grow: its next block fails with EFBIG (SIGXFSZ ignored). */
@@ -236,7 +223,7 @@ static void test_tap_error(void)
 	setrlimit(RLIMIT_FSIZE, &old);
 	signal(SIGXFSZ, SIG_DFL);
 	ASSERT_EQ(err, -EFBIG, "tap 0 cannot write");
-	ASSERT_OK(feed_chain(&r, START_NS + 20), "the recording goes on");
+	ASSERT_OK(feed_chain(&r, PID, START_NS + 20), "the recording goes on");
 	ASSERT_EQ(ingest__remove_writer(r.in, taps[0]), -EFBIG, "tap 0's error, at removal");
 	for (i = 1; i < INGEST_MAX_TAPS; i++)
 		ASSERT_OK(ingest__remove_writer(r.in, taps[i]), "the others are fine");
@@ -271,7 +258,7 @@ static void test_time_base(void)
 		goto out;
 	task_ev(&r, BPFSYM_EV_FORK, PID, 1, 1);
 	map_lib(&r, PID, our_mnt_ns, 2);
-	ASSERT_OK(feed_chain(&r, START_NS + 10), "to the first file");
+	ASSERT_OK(feed_chain(&r, PID, START_NS + 10), "to the first file");
 	h = r.hdr;
 	h.start_mono_ns = START_NS + 25;
 	snprintf(p2, sizeof(p2), "%s/tbase2.data", dir);
@@ -285,8 +272,8 @@ static void test_time_base(void)
 	if (!rec_finish(&r))
 		goto out;
 	ASSERT_OK(ingest__add_writer(r.in, tap), "add the tap");
-	ASSERT_OK(feed_chain(&r, START_NS + 20), "taken before the second file began");
-	ASSERT_OK(feed_chain(&r, START_NS + 30), "after");
+	ASSERT_OK(feed_chain(&r, PID, START_NS + 20), "taken before the second file began");
+	ASSERT_OK(feed_chain(&r, PID, START_NS + 30), "after");
 	ASSERT_OK(ingest__remove_writer(r.in, tap), "remove the tap");
 	ASSERT_OK(report_writer__close(tap, &h), "close the tap");
 	tap = NULL;

@@ -197,6 +197,78 @@ out:
 }
 
 /*
+ * A frame whose file had not answered yet (reason 8) is written again once
+ * it comes with its name, under a new id, which later lookups get; the
+ * first id keeps its record.  Merging files, the named frame wins over the
+ * unnamed one wherever it comes from; otherwise the first file's names do.
+ */
+static void test_waiting_frame(void)
+{
+	struct rpt_module m = { .kind = RPT_MOD_FILE, .path = "/lib/a.so", .dev = 1, .ino = 2 };
+	struct rpt_frame f = { .kind = RPT_FRAME_USER, .offset = 0x100, .addr = 0x7f100,
+			       .reason = RPT_FILE_NO_ANSWER };
+	struct rpt_sample smp = { .comm = "app" };
+	uint32_t mod, fa, fb, fc, fd, st;
+	struct report *r[2] = {}, *mg = NULL;
+	struct report_writer *w;
+	char path[2][PATH_MAX];
+	const struct rpt_frame *rf;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		tmp_path(path[i], sizeof(path[i]), i ? "waiting1" : "waiting0");
+		w = report_writer__open(path[i], &fx_hdr);
+		if (!ASSERT_OK_PTR(w, "open"))
+			goto out;
+		ASSERT_OK(report_writer__module(w, &m, &mod), "module");
+		f.module = mod;
+		f.sym = NULL;
+		f.reason = RPT_FILE_NO_ANSWER;
+		ASSERT_OK(report_writer__frame(w, &f, &fa), "unnamed: did not answer");
+		ASSERT_OK(report_writer__frame(w, &f, &fb), "again, still waiting");
+		ASSERT_EQ(fb, fa, "still waiting: the same id");
+		if (i == 0) {
+			f.sym = "named";
+			f.reason = RPT_OK;
+			ASSERT_OK(report_writer__frame(w, &f, &fc), "now named");
+			ASSERT_NEQ(fc, fa, "named: a new id");
+			ASSERT_OK(report_writer__frame(w, &f, &fd), "named again");
+			ASSERT_EQ(fd, fc, "then that id");
+			f.sym = NULL;
+			f.reason = RPT_FILE_NO_ANSWER;
+			ASSERT_OK(report_writer__frame(w, &f, &fd), "a late unnamed lookup");
+			ASSERT_EQ(fd, fc, "the named frame stays");
+		}
+		ASSERT_OK(report_writer__stack(w, &fa, 1, &st), "stack");
+		smp.stack = st;
+		ASSERT_OK(report_writer__sample(w, &smp), "sample");
+		ASSERT_OK(report_writer__close(w, NULL), "close");
+		r[i] = report__open(path[i], errbuf, sizeof(errbuf));
+		if (!ASSERT_OK_PTR(r[i], errbuf))
+			goto out;
+	}
+	/* Read back, the two records of one identity are one frame, named. */
+	ASSERT_EQ(report__nr_frames(r[0]), (size_t)1, "file 0: one frame");
+	rf = report__frame(r[0], 0);
+	ASSERT_STREQ(rf ? rf->sym : NULL, "named", "file 0: named, its first sample's stack too");
+	ASSERT_EQ(report__nr_frames(r[1]), (size_t)1, "file 1: only unnamed");
+	/* File 1 (unnamed) first: file 0's name still wins. */
+	mg = report__merge((struct report *[]){ r[1], r[0] }, 2, errbuf, sizeof(errbuf));
+	r[0] = r[1] = NULL;	/* consumed */
+	if (!ASSERT_OK_PTR(mg, "merge"))
+		goto out;
+	ASSERT_EQ(report__nr_frames(mg), (size_t)1, "merged: one frame");
+	rf = report__frame(mg, 0);
+	ASSERT_STREQ(rf ? rf->sym : NULL, "named", "merged: the named record wins over reason 8");
+out:
+	report__free(mg);
+	for (i = 0; i < 2; i++) {
+		report__free(r[i]);
+		unlink(path[i]);
+	}
+}
+
+/*
  * Ids at scale: every table grows many times while earlier keys come back.
  * A new key gets the next id, a known one its first id, and the file
  * holds one record per id, in id order.
@@ -413,6 +485,7 @@ int main(void)
 	RUN_TEST(test_round_trip);
 	RUN_TEST(test_size);
 	RUN_TEST(test_dedup);
+	RUN_TEST(test_waiting_frame);
 	RUN_TEST(test_dedup_scale);
 	RUN_TEST(test_open_errors);
 	RUN_TEST(test_write_errors);

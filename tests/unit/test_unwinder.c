@@ -29,6 +29,8 @@ struct mem_sink {
 	uint32_t view_pid[16];
 	struct bpfsym_unw_proc views[16];
 	int nr_views, dels, opens, fail_opens;
+	int slow_opens;			/* the next opens answer -EINPROGRESS */
+	int fail_after_slow;		/* then -EIO instead of the file */
 	struct bpfsym_unw_file files[8];	/* put_file, by table id */
 	int nr_files;
 	struct bpfsym_unw_file deleted;		/* del_file's last */
@@ -114,6 +116,12 @@ static int open_path(void *ctx, uint32_t pid, uint64_t pstart, const struct mapp
 	(void)pid;
 	(void)pstart;
 	m->opens++;
+	if (m->slow_opens > 0) {
+		m->slow_opens--;
+		return -EINPROGRESS;
+	}
+	if (m->fail_after_slow)
+		return -EIO;
 	fd = open(mp->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		m->fail_opens++;
@@ -319,6 +327,71 @@ close:
 	ASSERT_EQ(m->dels, 1, "deleted once: the BPF side makes no views of its own (a child borrows by reference)");
 out:
 	cfi_table__free(oracle);
+	unwinder__free(u);
+	proc_table__free(pt);
+	sink_free(m);
+}
+
+/*
+ * A file whose open is under way (-EINPROGRESS, a slow file system) gets
+ * its table id in the view at once, is asked again by
+ * unwinder__poll_opens() with the same mapping, and is built once it
+ * answers; one that then fails keeps its id, unbuilt.  Before, such a
+ * file had no table for the process's whole life.
+ */
+static void test_open_later(void)
+{
+	struct proc_table *pt = proc_table__new(0);
+	struct mem_sink *m = sink_new();
+	const struct bpfsym_unw_proc *v;
+	struct unwinder *u = NULL;
+	struct proc *a, *b;
+	struct stat sl, sp;
+	uint32_t id;
+
+	if (access(LIBC, R_OK) || access(PYTHON, R_OK)) {
+		test__skip("%s or %s is not here", LIBC, PYTHON);
+		goto out;
+	}
+	if (!ASSERT_OK_PTR(pt, "table") || !ASSERT_OK_PTR(m, "sink"))
+		goto out;
+	u = new_unwinder(m, NULL);
+	a = proc_table__add(pt, 100, 1);
+	b = proc_table__add(pt, 200, 2);
+	if (!ASSERT_OK_PTR(u, "unwinder") || !ASSERT_OK_PTR(a, "a") || !ASSERT_OK_PTR(b, "b"))
+		goto out;
+	ASSERT_OK(map_file(a, LIBC, 0x7f0000000000, &sl), "libc in a");
+	m->slow_opens = 3;
+	ASSERT_OK(unwinder__sync_proc(u, a), "view of a");
+	v = view_of(m, 100);
+	if (!ASSERT_OK_PTR(v, "a has a view") || !ASSERT_EQ(v->nr, 1u, "one range"))
+		goto out;
+	id = v->r[0].table;
+	ASSERT_NEQ(id, BPFSYM_UNW_NO_TABLE, "an open under way: the view names a table id");
+	ASSERT_NEQ(m->tables[id].state, (uint32_t)BPFSYM_UNW_READY, "not built yet");
+	ASSERT_EQ(unwinder__poll_opens(u), 1, "asked again: still under way");
+	ASSERT_EQ(unwinder__poll_opens(u), 1, "and again");
+	ASSERT_EQ(unwinder__poll_opens(u), 0, "then it answers");
+	ASSERT_OK(unwinder__wait_idle(u, 60000), "the build ends");
+	ASSERT_EQ(m->tables[id].state, (uint32_t)BPFSYM_UNW_READY, "built once opened");
+	ASSERT_EQ(m->opens, 4, "four asks, one per poll");
+	ASSERT_EQ(unwinder__poll_opens(u), 0, "nothing left to ask");
+	ASSERT_EQ(m->opens, 4, "no ask more");
+
+	/* Under way, then an error: the id stays, unbuilt; nothing left to ask. */
+	ASSERT_OK(map_file(b, PYTHON, 0x400000, &sp), "python in b");
+	m->slow_opens = 1;
+	m->fail_after_slow = 1;
+	ASSERT_OK(unwinder__sync_proc(u, b), "view of b");
+	v = view_of(m, 200);
+	if (!ASSERT_OK_PTR(v, "b has a view"))
+		goto out;
+	id = v->r[0].table;
+	ASSERT_NEQ(id, BPFSYM_UNW_NO_TABLE, "python: a table id");
+	ASSERT_EQ(unwinder__poll_opens(u), 0, "its open failed");
+	ASSERT_OK(unwinder__wait_idle(u, 60000), "idle");
+	ASSERT_NEQ(m->tables[id].state, (uint32_t)BPFSYM_UNW_READY, "never built");
+out:
 	unwinder__free(u);
 	proc_table__free(pt);
 	sink_free(m);
@@ -589,6 +662,7 @@ int main(void)
 {
 	RUN_TEST(test_views_and_tables);
 	RUN_TEST(test_caps);
+	RUN_TEST(test_open_later);
 	RUN_TEST(test_vdso);
 	RUN_TEST(test_evict_idle);
 	RUN_TEST(test_evict_for_room);

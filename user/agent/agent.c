@@ -9,13 +9,17 @@
  * once the seconds are over removes it, closes it with an END record
  * (W_DONE) and signals the worker thread, which reads the memfd as a
  * report, writes the pprof into another memfd (W_MADE) and wakes the
- * server, which sends it.  A client gone early cancels its window
+ * server, which sends it (W_SENT: its bytes count until the connection
+ * closes, a slow reader's too).  A client gone early cancels its window
  * (W_CANCELLED: the recorder drops the tap).  Only the table of windows
  * and the metrics snapshot are shared, under one mutex held for copies and
- * state changes only.
+ * state changes only.  Profiles in flight are bounded in bytes, all
+ * windows together (AGENT_INFLIGHT_MAX_BYTES): past the budget, open
+ * windows are cut at the next tick and new requests are 503.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +32,7 @@
 #include "agent/agent.h"
 #include "agent/httpd.h"
 #include "agent/metrics.h"
+#include "base/privdrop.h"
 #include "base/util.h"
 #include "ingest/ingest.h"
 #include "model/procmap.h"
@@ -41,10 +46,12 @@
 
 /*
  * QUEUED (server) -> ACTIVE (recorder: a tap) -> DONE (recorder: closed)
- * -> MAKING (worker: the pprof) -> MADE (worker) -> FREE (server: answered).
- * CANCELLED: the client left while ACTIVE; the recorder drops the tap.
+ * -> MAKING (worker: the pprof) -> MADE (worker) -> SENT (server: handed
+ * to the connection, its bytes still counted) -> FREE (server: the
+ * connection closed).  CANCELLED: the client left while ACTIVE; the
+ * recorder drops the tap.
  */
-enum win_state { W_FREE = 0, W_QUEUED, W_ACTIVE, W_DONE, W_MAKING, W_MADE, W_CANCELLED };
+enum win_state { W_FREE = 0, W_QUEUED, W_ACTIVE, W_DONE, W_MAKING, W_MADE, W_SENT, W_CANCELLED };
 
 struct window {
 	enum win_state st;
@@ -58,11 +65,13 @@ struct window {
 	int err;			/* W_DONE: 0, or why there is no profile */
 	int out;			/* W_MADE: the pprof's memfd, or -errno */
 	size_t out_len;
+	uint64_t bytes;			/* what it holds: its recording so far, then its pprof */
 };
 
 struct agent {
 	struct httpd *httpd;
 	struct record_hook hook;
+	uint64_t inflight_max;
 	pthread_mutex_t mu;
 	/* Under mu. */
 	struct window win[AGENT_MAX_WINDOWS];
@@ -77,14 +86,6 @@ struct agent {
 	uint64_t bpf[BPFSYM_STAT_MAX];
 };
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- the recorder thread: windows as ingest taps ---- */
 
 /* Open window @w as a tap on a fresh memfd.  0 or -errno. */
@@ -98,7 +99,7 @@ static int window__open(struct window *w, const struct record_tick *t, const uin
 		return -errno;
 	w->h = *t->hdr;
 	/* pprof's time_nanos; sample times stay relative to the recording's start_mono_ns. */
-	w->h.start_wall_ns = now_ns(CLOCK_REALTIME);
+	w->h.start_wall_ns = clock_ns(CLOCK_REALTIME);
 	memcpy(w->bpf0, bpf, sizeof(w->bpf0));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", w->memfd);
 	w->w = report_writer__open(path, &w->h);
@@ -110,7 +111,7 @@ static int window__open(struct window *w, const struct record_tick *t, const uin
 		w->w = NULL;
 		return err;
 	}
-	w->end_ns = now_ns(CLOCK_MONOTONIC) + (uint64_t)w->seconds * NSEC_PER_SEC;
+	w->end_ns = clock_ns(CLOCK_MONOTONIC) + (uint64_t)w->seconds * NSEC_PER_SEC;
 	return 0;
 }
 
@@ -120,7 +121,7 @@ static int window__close(struct window *w, const struct record_tick *t, const ui
 	struct rpt_header *h = &w->h;
 	int err = ingest__remove_writer(t->ing, w->w), cerr;
 
-	h->end_wall_ns = now_ns(CLOCK_REALTIME);
+	h->end_wall_ns = clock_ns(CLOCK_REALTIME);
 	h->lost_samples = bpf[BPFSYM_STAT_LOST_SAMPLES] - w->bpf0[BPFSYM_STAT_LOST_SAMPLES];
 	h->lost_events = bpf[BPFSYM_STAT_LOST_TASK_EVENTS] - w->bpf0[BPFSYM_STAT_LOST_TASK_EVENTS];
 	h->idle = bpf[BPFSYM_STAT_IDLE] - w->bpf0[BPFSYM_STAT_IDLE];
@@ -144,8 +145,22 @@ static void window__drop(struct window *w, const struct record_tick *t)
 	*w = (struct window){ .memfd = -1, .out = -1 };
 }
 
-/* One window's step at this tick; true when it became W_DONE. */
-static bool window__step(struct agent *a, struct window *w, const struct record_tick *t, uint64_t now)
+/* The bytes all windows hold.  Under a->mu. */
+static uint64_t inflight(const struct agent *a)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < AGENT_MAX_WINDOWS; i++)
+		sum += a->win[i].st != W_FREE ? a->win[i].bytes : 0;
+	return sum;
+}
+
+/*
+ * One window's step at this tick; true when it became W_DONE.  @over:
+ * the windows hold the whole budget, so an open one closes now.
+ */
+static bool window__step(struct agent *a, struct window *w, const struct record_tick *t, uint64_t now, bool over)
 {
 	switch (w->st) {
 	case W_QUEUED:
@@ -154,7 +169,7 @@ static bool window__step(struct agent *a, struct window *w, const struct record_
 		w->st = w->err ? W_DONE : W_ACTIVE;
 		return w->err != 0;
 	case W_ACTIVE:
-		if (!t->final && now < w->end_ns && report_writer__bytes(w->w) < AGENT_WINDOW_MAX_BYTES)
+		if (!t->final && !over && now < w->end_ns && w->bytes < AGENT_WINDOW_MAX_BYTES)
 			return false;
 		t->read_bpf_stats(t, a->bpf);
 		w->err = window__close(w, t, a->bpf);
@@ -195,13 +210,14 @@ static void publish(struct agent *a, const struct record_tick *t)
 	m->windows_active = 0;
 	for (i = 0; i < AGENT_MAX_WINDOWS; i++)
 		m->windows_active += a->win[i].st == W_ACTIVE;
+	m->inflight_bytes = inflight(a);
 }
 
 static void agent__tick(void *ctx, const struct record_tick *t)
 {
 	struct agent *a = ctx;
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
-	bool done = false;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	bool done = false, over;
 	size_t i;
 
 	if (t->final || now - a->last_bpf_ns >= BPF_STATS_EVERY_NS) {
@@ -210,7 +226,11 @@ static void agent__tick(void *ctx, const struct record_tick *t)
 	}
 	pthread_mutex_lock(&a->mu);
 	for (i = 0; i < AGENT_MAX_WINDOWS; i++)
-		done |= window__step(a, &a->win[i], t, now);
+		if (a->win[i].st == W_ACTIVE)
+			a->win[i].bytes = report_writer__bytes(a->win[i].w);
+	over = inflight(a) >= a->inflight_max;
+	for (i = 0; i < AGENT_MAX_WINDOWS; i++)
+		done |= window__step(a, &a->win[i], t, now, over);
 	publish(a, t);
 	a->over = t->final;
 	if (done)
@@ -257,6 +277,8 @@ static bool queue_window(struct agent *a, struct httpd_conn *c, uint32_t seconds
 		why = "the recording has ended";
 	else if (i == AGENT_MAX_WINDOWS)
 		why = "too many profile requests at once";
+	else if (inflight(a) >= a->inflight_max)
+		why = "too many profile bytes in flight";
 	else
 		a->win[i] = (struct window){ .st = W_QUEUED, .seconds = seconds, .conn = c, .memfd = -1, .out = -1 };
 	pthread_mutex_unlock(&a->mu);
@@ -302,6 +324,7 @@ static void serve_metrics(struct agent *a, struct httpd_conn *c)
 	httpd__counts(a->httpd, &h.codes, &h.counts, &h.nr);
 	h.timeouts = httpd__timeouts(a->httpd);
 	h.refused = httpd__refused(a->httpd);
+	h.evicted = httpd__evicted(a->httpd);
 	if (metrics__format(&m, &h, &text, &len)) {
 		httpd_conn__error(c, 500, NULL, "out of memory");
 		return;
@@ -377,6 +400,8 @@ static void *agent__worker(void *arg)
 	size_t i, len;
 	int memfd, out;
 
+	/* It reads our own memfds and writes pprofs: no capability (privdrop.h). */
+	privdrop__thread(0, NULL);
 	pthread_mutex_lock(&a->mu);
 	while (!a->worker_stop) {
 		for (i = 0; i < AGENT_MAX_WINDOWS && a->win[i].st != W_DONE; i++)
@@ -399,6 +424,7 @@ static void *agent__worker(void *arg)
 		pthread_mutex_lock(&a->mu);
 		w->out = out;
 		w->out_len = len;
+		w->bytes = len;
 		w->st = W_MADE;
 		httpd__wake(a->httpd);
 	}
@@ -431,18 +457,22 @@ static void agent__wake(void *ctx)
 
 	pthread_mutex_lock(&a->mu);
 	for (i = 0; i < AGENT_MAX_WINDOWS; i++) {
-		if (a->win[i].st != W_MADE)
+		struct window *w = &a->win[i];
+
+		if (w->st != W_MADE)
 			continue;
-		made[n++] = a->win[i];
-		a->win[i] = (struct window){ .memfd = -1, .out = -1 };
+		if (!w->conn) {
+			window__drop(w, NULL);	/* its client left while it was made */
+			continue;
+		}
+		made[n++] = *w;
+		/* The pprof is the connection's now, but in flight until it closes (gone()). */
+		*w = (struct window){ .st = W_SENT, .conn = w->conn, .memfd = -1, .out = -1,
+				      .bytes = w->out >= 0 ? w->out_len : 0 };
 	}
 	pthread_mutex_unlock(&a->mu);
-	for (i = 0; i < n; i++) {
-		if (made[i].conn)
-			answer_window(made[i].conn, made[i].out, made[i].out_len);
-		else if (made[i].out >= 0)
-			close(made[i].out);	/* its client left while it was made */
-	}
+	for (i = 0; i < n; i++)
+		answer_window(made[i].conn, made[i].out, made[i].out_len);
 }
 
 static void agent__gone(void *ctx, struct httpd_conn *c)
@@ -461,7 +491,7 @@ static void agent__gone(void *ctx, struct httpd_conn *c)
 			w->st = w->st == W_ACTIVE ? W_CANCELLED : W_MAKING;
 			w->conn = NULL;
 		} else {
-			window__drop(w, NULL);	/* queued, done or made: nobody else holds it */
+			window__drop(w, NULL);	/* queued, done, made or sent: nobody else holds it */
 		}
 	}
 	pthread_mutex_unlock(&a->mu);
@@ -469,37 +499,72 @@ static void agent__gone(void *ctx, struct httpd_conn *c)
 
 /* ---- life ---- */
 
-struct agent *agent__listen(const char *spec)
+/* --listen-group: a name (the group database) or a number, resolved once at start.  0 or -errno. */
+static int resolve_group(const char *name, gid_t *gid)
+{
+	struct group gr, *res = NULL;
+	char buf[4096], *end;
+	unsigned long v;
+	int e;
+
+	*gid = HTTPD_NO_GROUP;
+	if (!name)
+		return 0;
+	if (name[0] >= '0' && name[0] <= '9') {
+		errno = 0;
+		v = strtoul(name, &end, 10);
+		if (*end || errno || v >= HTTPD_NO_GROUP)
+			return -EINVAL;
+		*gid = (gid_t)v;
+		return 0;
+	}
+	e = getgrnam_r(name, &gr, buf, sizeof(buf), &res);
+	if (!res)
+		return e ? -e : -ENOENT;
+	*gid = gr.gr_gid;
+	return 0;
+}
+
+struct agent *agent__listen(const struct agent_opts *o)
 {
 	struct httpd_ops ops = { .request = agent__request, .wake = agent__wake, .gone = agent__gone };
+	struct httpd_listener l;
 	struct agent *a;
-	char err[160];
-	int fd, e;
+	char err[256];
+	gid_t gid;
+	int e;
 	size_t i;
 
-	fd = httpd__listen(spec, err, sizeof(err));
-	if (fd < 0) {
-		pr_err("bpfsym: --listen '%s': %s\n", spec, err);
-		errno = -fd;
+	e = resolve_group(o->group, &gid);
+	if (e) {
+		pr_err("bpfsym: --listen-group '%s': %s\n", o->group, e == -ENOENT ? "no such group" : strerror(-e));
+		errno = -e;
+		return NULL;
+	}
+	e = httpd__listen(o->listen, gid, &l, err, sizeof(err));
+	if (e) {
+		pr_err("bpfsym: --listen '%s': %s\n", o->listen, err);
+		errno = -e;
 		return NULL;
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a) {
-		close(fd);
+		httpd_listener__close(&l);
 		pr_err("bpfsym: --listen: out of memory\n");
 		errno = ENOMEM;
 		return NULL;
 	}
+	a->inflight_max = o->inflight_max ? o->inflight_max : AGENT_INFLIGHT_MAX_BYTES;
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->work, NULL);
 	for (i = 0; i < AGENT_MAX_WINDOWS; i++)
 		a->win[i] = (struct window){ .memfd = -1, .out = -1 };
 	ops.ctx = a;
-	a->httpd = httpd__new(fd, &ops);
+	a->httpd = httpd__new(&l, &ops);
 	if (!a->httpd) {
 		e = errno;
-		close(fd);
-		pr_err("bpfsym: --listen '%s': %s\n", spec, strerror(e));
+		httpd_listener__close(&l);
+		pr_err("bpfsym: --listen '%s': %s\n", o->listen, strerror(e));
 		free(a);
 		errno = e;
 		return NULL;

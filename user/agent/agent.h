@@ -19,15 +19,28 @@
 #define AGENT_MAX_WINDOWS	8
 /* A window's recording past this is cut short there (its END says how long it ran). */
 #define AGENT_WINDOW_MAX_BYTES	(64ull << 20)
+/*
+ * Profiles in flight, all windows together: the recordings being made and
+ * the pprofs made from them, until each is handed to its client's
+ * connection.  Past it, open windows are cut short at the next tick and a
+ * new request is 503 (memfds are the service's memory: its MemoryMax).
+ */
+#define AGENT_INFLIGHT_MAX_BYTES (128ull << 20)
 
 struct agent;
 
+struct agent_opts {
+	const char *listen;	/* "[ADDR:]PORT", "[IPV6]:PORT" (ADDR defaults to 127.0.0.1) or "unix:PATH" */
+	const char *group;	/* unix:PATH only: the group (name or number) whose members may connect; NULL: root only */
+	uint64_t inflight_max;	/* 0: AGENT_INFLIGHT_MAX_BYTES */
+};
+
 /*
- * Bind and listen on @spec ("[ADDR:]PORT", "[IPV6]:PORT"; ADDR defaults to
- * 127.0.0.1), before anything else is started, so a port in use is an
- * error at once.  NULL + errno, with one line printed naming the address.
+ * Resolve @o->group and bind and listen on @o->listen, before anything
+ * else is started, so a port in use or an unknown group is an error at
+ * once.  NULL + errno, with one line printed naming the address or group.
  */
-struct agent *agent__listen(const char *spec);
+struct agent *agent__listen(const struct agent_opts *o);
 
 /* Start the server and worker threads (requests wait for the recorder's first tick).  0 or -errno. */
 int agent__start(struct agent *a);

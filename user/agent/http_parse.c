@@ -182,9 +182,10 @@ static int parse_request_line(struct http_req *req, const char *l, size_t len)
 
 /*
  * One header line (no line end): NAME ":" OWS VALUE OWS, a token name,
- * a value of visible characters, spaces and tabs.  *@is_host set for Host.
+ * a value of visible characters, spaces and tabs.  For Host, *@is_host
+ * is set and req->host is its value without the OWS.
  */
-static int parse_header(const char *l, size_t len, bool *is_host)
+static int parse_header(struct http_req *req, const char *l, size_t len, bool *is_host)
 {
 	const char *colon = memchr(l, ':', len);
 	size_t i, nlen;
@@ -202,6 +203,16 @@ static int parse_header(const char *l, size_t len, bool *is_host)
 			return 400;
 	}
 	*is_host = nlen == 4 && !strncasecmp(l, "Host", 4);
+	if (*is_host) {
+		const char *v = colon + 1, *end = l + len;
+
+		while (v < end && (*v == ' ' || *v == '\t'))
+			v++;
+		while (end > v && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		req->host = v;
+		req->host_len = (size_t)(end - v);
+	}
 	return 0;
 }
 
@@ -253,7 +264,7 @@ int http_parse(const char *data, size_t len, struct http_req *req)
 			return 400;	/* a stray CR; obs-fold (RFC 9112 5.2: reject) */
 		if (++nr > HTTP_HEADERS_MAX)
 			return 431;
-		st = parse_header(p, tl, &is_host);
+		st = parse_header(req, p, tl, &is_host);
 		if (st)
 			return st;
 		if (is_host && host)

@@ -30,6 +30,8 @@ struct http_req {
 	enum http_method method;
 	int minor;			/* HTTP/1.minor: 0 or 1 */
 	size_t head_len;		/* bytes of the head, its blank line included */
+	const char *host;		/* Host's value without OWS, in the caller's data; NULL: none */
+	size_t host_len;
 	const char *path;		/* percent-decoded, starts with '/', in buf */
 	struct http_param params[HTTP_PARAMS_MAX];
 	size_t nr_params;
@@ -47,6 +49,7 @@ struct http_req {
  * HEAD; req->method is 0), 414 (target past HTTP_TARGET_MAX), 431 (head
  * past HTTP_HEAD_MAX or more than HTTP_HEADERS_MAX headers), 505 (not
  * HTTP/1.0 or 1.1).  Bytes after the head (a body) are not looked at.
+ * req->host points into @data: valid as long as @data is.
  */
 int http_parse(const char *data, size_t len, struct http_req *req);
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent/metrics.h"
+#include "base/inputcap.h"
 #include "base/util.h"
 
 static void family(FILE *f, const char *name, const char *type, const char *help)
@@ -94,6 +95,12 @@ static void loss_metrics(FILE *f, const struct agent_metrics *m)
 	    "Processes whose mappings were taken whole at their first sample (whole-system and cgroup targets).",
 	    m->bpf[BPFSYM_STAT_FIRST_SAMPLE]);
 	one(f, "bpfsym_malformed_records_total", "counter", "Ring-buffer records skipped as malformed.", m->bad_records);
+	/* Process-wide atomics (base/inputcap.h): read here, not copied by the recorder. */
+	family(f, "bpfsym_input_capped_total", "counter",
+	       "Sizes declared by input files (sections, symbol tables, perf maps) that a cap refused.");
+	for (enum inputcap c = 0; c < INPUTCAP__NR; c++)
+		fprintf(f, "bpfsym_input_capped_total{cap=\"%s\"} %" PRIu64 "\n", inputcap__label(c),
+			inputcap__count(c));
 	one(f, "bpfsym_model_misses_total", "counter",
 	    "Samples of processes the mapping model did not know (their maps read from /proc).", m->model_misses);
 }
@@ -124,6 +131,8 @@ static void record_metrics(FILE *f, const struct agent_metrics *m)
 	    "Memory of the current file's index of frames and stacks written (capped).", m->index_bytes);
 	one(f, "bpfsym_profile_windows", "gauge", "Profile requests being recorded now.", m->windows_active);
 	one(f, "bpfsym_profile_windows_total", "counter", "Profile windows finished.", m->windows_total);
+	one(f, "bpfsym_profile_inflight_bytes", "gauge",
+	    "Bytes the profile windows hold (recordings, then pprofs), against a fixed budget.", m->inflight_bytes);
 }
 
 static void http_metrics(FILE *f, const struct metrics_http *h)
@@ -139,7 +148,10 @@ static void http_metrics(FILE *f, const struct metrics_http *h)
 	}
 	one(f, "bpfsym_http_timeouts_total", "counter",
 	    "Connections closed at a deadline (request head, answer, stalled reader).", h->timeouts);
-	one(f, "bpfsym_http_refused_total", "counter", "Connections refused: too many clients at once.", h->refused);
+	one(f, "bpfsym_http_refused_total", "counter",
+	    "Connections refused: too many clients at once, or from one client.", h->refused);
+	one(f, "bpfsym_http_evicted_total", "counter",
+	    "Connections still sending their request head closed to make room for another.", h->evicted);
 }
 
 int metrics__format(const struct agent_metrics *m, const struct metrics_http *h, char **out, size_t *len)

@@ -34,6 +34,7 @@ struct agent_metrics {
 	uint64_t index_bytes;		/* the current file's dedupe index (report_windex.h) */
 	uint64_t windows_active;	/* profile windows being recorded */
 	uint64_t windows_total;		/* profile windows finished */
+	uint64_t inflight_bytes;	/* what the windows hold (agent.h: AGENT_INFLIGHT_MAX_BYTES) */
 };
 
 /* The server's side of it. */
@@ -41,7 +42,7 @@ struct metrics_http {
 	const int *codes;		/* status codes, 0 for "other" */
 	const uint64_t *counts;		/* answers per code */
 	size_t nr;
-	uint64_t timeouts, refused;
+	uint64_t timeouts, refused, evicted;
 };
 
 /*

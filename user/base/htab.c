@@ -3,8 +3,26 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/htab.h"
+
+uint64_t hash_secret;
+
+void hash_secret_init(void)
+{
+	struct timespec ts;
+	uint64_t k = 0;
+
+	if (getrandom(&k, sizeof(k), GRND_NONBLOCK) != (ssize_t)sizeof(k)) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		k = ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 17);
+	}
+	/* Through the finalizer: a weak fallback's few bits spread over all 64. */
+	hash_secret = hash_fin(k) | 1;
+}
 
 #define HTAB_MIN_CAP	64
 

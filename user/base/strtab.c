@@ -60,12 +60,17 @@ static int64_t lookup(const struct strtab *st, uint64_t h, const void *s, size_t
 
 int strtab__intern_id(struct strtab *st, const void *s, size_t len, uint32_t *id)
 {
-	uint64_t h = hash_bytes(0, s, len);
-	int64_t hit = lookup(st, h, s, len);
 	uint32_t len32 = (uint32_t)len;
 	const char **strs;
+	int64_t hit;
 	char *copy;
+	uint64_t h;
 	int err;
+
+	if (!len)
+		s = "";		/* an empty buffer may have no bytes at all (NULL) */
+	h = hash_bytes(0, s, len);
+	hit = lookup(st, h, s, len);
 
 	if (hit >= 0) {
 		*id = (uint32_t)hit;

@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/outfile.h"
 #include "base/util.h"
 
 static enum log_level log_level = LOG_WARN;
@@ -218,15 +220,19 @@ int parse_mmap_pages(const char *s, uint64_t page_size, uint64_t *pages)
 
 int output_open_special(const char *path, int *fd)
 {
-	struct stat st;
+	char name[OUTFILE_NAME_MAX];
+	struct outfile of;
+	int dfd, err;
 
 	*fd = -1;
-	if (stat(path, &st))
-		return errno == ENOENT ? 0 : -errno;
-	if (S_ISREG(st.st_mode))
-		return 0;
-	*fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	return *fd < 0 ? -errno : 0;
+	err = outdir__open(path, &dfd, name, sizeof(name));
+	if (err)
+		return err;
+	err = outfile__open_special(dfd, name, &of);
+	if (!err)
+		*fd = outfile__take(&of);
+	close(dfd);
+	return err < 0 ? err : 0;
 }
 
 int read_file_capped(const char *path, size_t cap, char **buf, size_t *len)
@@ -302,3 +308,22 @@ ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off)
 	return (ssize_t)got;
 }
 
+uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void human_bytes(uint64_t n, char *buf, size_t len)
+{
+	const uint64_t kib = 1024, mib = 1024 * kib;
+
+	if (n >= 10 * mib)
+		snprintf(buf, len, "%.1f MiB", n / (double)mib);
+	else if (n >= 10 * kib)
+		snprintf(buf, len, "%.1f KiB", n / (double)kib);
+	else
+		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+}

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <sys/types.h>
 
 /*
@@ -90,9 +91,10 @@ int read_file_capped(const char *path, size_t cap, char **buf, size_t *len);
  * An output file is written beside its name and renamed over it, so a
  * failure never leaves it half written; but a rename would replace a
  * device, a FIFO or /dev/stdout with a regular file.  When @path exists
- * and is not a regular file (symbolic links followed), *@fd is opened on
- * it for writing in place; otherwise *@fd is -1 (write beside, rename).
- * 0 or -errno (*@fd -1).
+ * and is a device or FIFO, *@fd is opened on it for writing in place
+ * (through a symbolic link only when the link is root's or ours:
+ * base/outfile.h); otherwise *@fd is -1 (write beside, rename).  0 or
+ * -errno (*@fd -1; -EPERM: another user's link to a device).
  */
 int output_open_special(const char *path, int *fd);
 
@@ -101,5 +103,11 @@ int output_open_special(const char *path, int *fd);
  * first (EINTR retried): the bytes read, or -errno.
  */
 ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off);
+
+/* @n bytes for people, into @buf (@len bytes): "812 bytes", "35.2 KiB", "12.0 MiB". */
+/* @clk's time now, in ns (clock_gettime). */
+uint64_t clock_ns(clockid_t clk);
+
+void human_bytes(uint64_t n, char *buf, size_t len);
 
 #endif /* BPFSYM_UTIL_H */

@@ -7,8 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/util.h"
 #include "cli/cli.h"
+
+void cli__start(void)
+{
+	hash_secret_init();
+}
 
 int cli__usage_error(const char *fmt, ...)
 {

@@ -33,6 +33,12 @@ int cli__parse_pid_list(const char *s, uint32_t **out, size_t *nr);
  */
 int cli__split_list(char *s, const char ***out, size_t *nr);
 
+/*
+ * What every run sets up before anything else: the hash tables' secret
+ * key (base/hash.h), before any table holds a name from a file.
+ */
+void cli__start(void);
+
 /* `bpfsym [record] ...`'s --help text on @out (also `bpfsym --help`). */
 void cli__record_help(FILE *out);
 

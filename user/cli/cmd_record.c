@@ -41,7 +41,11 @@ static const char record_usage[] =
 "Options:\n"
 "  -F, --freq HZ             samples per second per CPU (default 99)\n"
 "  -d, --duration SECONDS    stop after this long (fractions allowed)\n"
-"  -o, --output FILE         the report file (default bpfsym.data)\n"
+"  -o, --output FILE         the report file (default bpfsym.data), created\n"
+"                            0600; an existing FILE is not replaced, nor a\n"
+"                            symbolic link followed, without -f\n"
+"  -f, --force               replace an existing FILE (a link itself, never\n"
+"                            its target) once the recording has started\n"
 "  -m, --mmap-pages PAGES    size of the ring buffer the BPF programs share\n"
 "                            (every CPU's samples and mapping events): a\n"
 "                            number of pages or a size with B/K/M/G, a power\n"
@@ -77,12 +81,17 @@ static const char record_usage[] =
 "                            renamed too); each file stands alone; a full disk\n"
 "                            costs samples (counted), not the recording\n"
 "      --switch-max-files N  keep the N newest rotated files, delete older\n"
-"      --listen [ADDR:]PORT  serve the pull endpoint while recording: GET\n"
+"      --listen [ADDR:]PORT|unix:PATH\n"
+"                            serve the pull endpoint while recording: GET\n"
 "                            /debug/pprof/profile?seconds=N (the next N\n"
 "                            seconds as a gzipped pprof, as Go's\n"
 "                            net/http/pprof) and GET /metrics (Prometheus);\n"
 "                            ADDR an IPv4 address or [IPv6], default\n"
-"                            127.0.0.1 (0.0.0.0 shows profiles to the network)\n"
+"                            127.0.0.1 (0.0.0.0 shows profiles to the\n"
+"                            network); a Host naming another server is 421;\n"
+"                            unix:PATH: a unix socket, mode 0600 (root only)\n"
+"      --listen-group GROUP  with --listen unix:PATH: the socket is 0660 in\n"
+"                            GROUP and GROUP's members may connect too\n"
 "  -q, --quiet               no live status line\n"
 "  -v, --verbose             libbpf and debug messages on stderr\n"
 "  -h, --help                this help\n"
@@ -103,6 +112,8 @@ static const char record_usage[] =
 "  bpfsym report bpfsym.data.*            # rotated files, merged\n"
 "  sudo bpfsym -a -F 49 --listen 127.0.0.1:6060   # the pull endpoint, then:\n"
 "  go tool pprof -top 'http://127.0.0.1:6060/debug/pprof/profile?seconds=10'\n"
+"  sudo bpfsym -a --listen unix:/run/bpfsym.sock --listen-group adm\n"
+"  curl --unix-socket /run/bpfsym.sock http://localhost/metrics\n"
 "  bpfsym report                          # the hottest functions\n"
 "  bpfsym report --folded | flamegraph.pl > flame.svg\n";
 
@@ -113,7 +124,7 @@ void cli__record_help(FILE *out)
 
 /* Options without a short letter. */
 enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON, OPT_CALL_GRAPH, OPT_UNWIND_MEM,
-       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_LISTEN };
+       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_LISTEN, OPT_LISTEN_GROUP };
 
 /* What the parse step fills: the options, and the arrays they point into. */
 struct record_args {
@@ -121,7 +132,7 @@ struct record_args {
 	uint32_t *pids;
 	struct anon_hint *hints;
 	bool all;
-	const char *listen;	/* --listen */
+	struct agent_opts agent;	/* --listen, --listen-group */
 };
 
 static void record_args__free(struct record_args *a)
@@ -244,7 +255,13 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 			return cli__usage_error("--switch-max-files '%s': expected a number of files, at least 1", arg);
 		return CLI_RUN;
 	case OPT_LISTEN:
-		a->listen = arg;
+		a->agent.listen = arg;
+		return CLI_RUN;
+	case OPT_LISTEN_GROUP:
+		a->agent.group = arg;
+		return CLI_RUN;
+	case 'f':
+		o->force = true;
 		return CLI_RUN;
 	case 'q':
 		o->quiet = true;
@@ -284,6 +301,9 @@ static int record_target(struct record_args *a, int argc, char **argv)
 	if (o->nr_hints && o->argv)
 		return cli__usage_error("--map-anon names a running process; it does not go with -- COMMAND");
 	o->hints = a->hints;
+	/* TCP has no peer credentials: a group could only be a false promise there. */
+	if (a->agent.group && (!a->agent.listen || strncmp(a->agent.listen, "unix:", 5)))
+		return cli__usage_error("--listen-group goes with --listen unix:PATH (TCP has no peer credentials)");
 	if (o->rotate.max_files && o->rotate.mode == ROTATE_OFF)
 		return cli__usage_error("--switch-max-files goes with --switch-output");
 	/* Rotation renames the output: a device or FIFO cannot be. */
@@ -302,6 +322,7 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 		{ "freq", required_argument, NULL, 'F' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
@@ -311,6 +332,7 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 		{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
 		{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "listen-group", required_argument, NULL, OPT_LISTEN_GROUP },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -320,7 +342,7 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 
 	opterr = 0;
 	/* '+': stop at the first non-option, the start of COMMAND. */
-	while ((c = getopt_long(argc, argv, "+:ap:G:F:d:o:m:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ap:G:F:d:o:fm:qvh", longopts, NULL)) != -1) {
 		ret = record_option(a, c, optarg, argv);
 		if (ret != CLI_RUN)
 			return ret;
@@ -334,8 +356,8 @@ static int record_run(struct record_args *a)
 	struct agent *ag = NULL;
 	int ret;
 
-	if (a->listen) {
-		ag = agent__listen(a->listen);
+	if (a->agent.listen) {
+		ag = agent__listen(&a->agent);
 		if (!ag)
 			return 2;
 		if (agent__start(ag)) {

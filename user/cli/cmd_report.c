@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <glob.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "symbolize/symfs.h"
 #include "view/format/formats.h"
 #include "view/frame_namer.h"
+#include "view/report_agg.h"
 #include "view/report_view.h"
 #include "view/view_ctr.h"
 
@@ -331,6 +333,14 @@ static int open_namers(struct report_args *a, struct report_run *run)
 	return 0;
 }
 
+/* A view past agg__visits_max(): one line saying so.  The exit status. */
+static int too_deep(const struct report *r)
+{
+	pr_err("bpfsym: the recording's samples have stacks of more than %" PRIu64 " frames to walk (8 "
+	       "per byte of the files): refused, as made to exhaust memory\n", agg__visits_max(r));
+	return 1;
+}
+
 /* Write @run's recording as @a asks.  The exit status. */
 static int write_report(const struct report_args *a, const struct report_run *run)
 {
@@ -339,6 +349,8 @@ static int write_report(const struct report_args *a, const struct report_run *ru
 
 	if (f->to_file) {
 		err = f->write(a->out, run->r, &a->vo);
+		if (err == -E2BIG)
+			return too_deep(run->r);
 		if (err) {
 			pr_err("bpfsym: --%s '%s': %s\n", f->name, a->out, strerror(-err));
 			return 1;
@@ -346,6 +358,8 @@ static int write_report(const struct report_args *a, const struct report_run *ru
 		return 0;
 	}
 	err = f->fprint(stdout, run->r, &a->vo);
+	if (err == -E2BIG)
+		return too_deep(run->r);
 	if (fflush(stdout) || err) {
 		pr_err("bpfsym: printing the report failed: %s\n", strerror(err ? -err : errno));
 		return 1;
@@ -394,7 +408,8 @@ static struct report *open_inputs(const struct report_args *a)
 		n = 0;
 		if (!r)
 			pr_err("bpfsym: merging %zu files failed: %s\n", a->nr_paths,
-			       errno == E2BIG ? "past the cap on ids or samples of one report" : strerror(errno));
+			       errno == E2BIG ? "past the cap on ids, samples or memory of one report" :
+			       strerror(errno));
 		else if (warn[0])
 			pr_warn("bpfsym: warning: %s\n", warn);
 	}

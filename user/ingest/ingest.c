@@ -5,14 +5,18 @@
  * into the loader.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bpfsym.h"
+#include "ingest/defer.h"
 #include "ingest/ingest.h"
 #include "base/hash.h"
 #include "base/htab.h"
+#include "base/inputcap.h"
 #include "base/util.h"
 
 /* A module's writer id, and the identity the writer gave it for. */
@@ -37,13 +41,6 @@ struct ingest_out {
 	int err;			/* taps: the first error; the tap gets nothing more */
 };
 
-/* A sample's frames, symbolized once for every writer. */
-struct named_frame {
-	struct sym_frame sf;
-	uint64_t addr;			/* as sampled */
-	uint32_t kind;			/* enum rpt_frame_kind */
-};
-
 struct ingest {
 	struct ingest_opts o;
 	uint8_t *pid_gone;		/* one per o.pids[i]: its exit is known */
@@ -54,6 +51,7 @@ struct ingest {
 	uint32_t *dirty_pids;
 	size_t nr_dirty, cap_dirty;
 	size_t nr_urgent;		/* notes since the last sync that cannot wait for the batch's end */
+	struct defer *def;		/* samples waiting for their files' names */
 };
 
 struct ingest *ingest__new(const struct ingest_opts *o)
@@ -71,8 +69,10 @@ struct ingest *ingest__new(const struct ingest_opts *o)
 	in->out[0].w = o->w;
 	in->out[0].base = o->w ? report_writer__time_base(o->w) : o->start_mono_ns;
 	in->pid_gone = calloc(o->nr_pids + 1, 1);
-	if (!in->pid_gone) {
-		free(in);
+	in->def = defer__new(o->sym, &(struct defer_opts){ .stall_ns = o->defer_stall_ns,
+							   .max_ns = o->defer_max_ns });
+	if (!in->pid_gone || !in->def) {
+		ingest__free(in);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -84,6 +84,7 @@ void ingest__free(struct ingest *in)
 {
 	if (!in)
 		return;
+	defer__free(in->def);	/* samples still kept are not written: the caller flushed them */
 	free(in->pid_gone);
 	for (size_t i = 0; i < ARRAY_SIZE(in->out); i++)
 		free(in->out[i].memo);
@@ -127,6 +128,9 @@ void ingest__fill_header(const struct ingest *in, struct rpt_header *h)
 	h->bad_records = in->st.bad + mapevents__stats(in->o.mev)->bad;
 	for (size_t i = 0; i < BPFSYM_UEND_MAX && i < RPT_UEND_MAX; i++)
 		h->uend[i] = in->st.uend[i];
+	/* The process's counts: the recording is the process's only one. */
+	for (size_t i = 0; i < INPUTCAP__NR && i < RPT_CAPPED_MAX; i++)
+		h->capped[i] = inputcap__count((enum inputcap)i);
 }
 
 /* Whether @a and @b are one identity for the writer (@a's build-id is at most RPT_BUILD_ID_MAX). */
@@ -288,13 +292,13 @@ static void sample_frames(struct ingest *in, const struct bpfsym_sample *s, uint
 }
 
 /*
- * Write the sample @out taken at @ts, whose @nr frames are in->frames, to
+ * Write the sample @out taken at @ts, whose @nr frames are @frames, to
  * @o's writer, its time on that file's base (a sample taken just before a
  * file began is at its start), after its cgroup's path (@cgpath, NULL:
  * unknown) the first time the file sees it.  0 or -errno.
  */
-static int sample_out(struct ingest *in, struct ingest_out *o, struct rpt_sample *out, uint32_t nr,
-		      uint64_t ts, const char *cgpath)
+static int sample_out(struct ingest_out *o, const struct named_frame *frames,
+		      struct rpt_sample *out, uint32_t nr, uint64_t ts, const char *cgpath)
 {
 	uint32_t ids[2 * BPFSYM_MAX_FRAMES], i;
 	int err;
@@ -305,7 +309,7 @@ static int sample_out(struct ingest *in, struct ingest_out *o, struct rpt_sample
 	    err != -E2BIG)
 		return err;
 	for (i = 0; i < nr; i++) {
-		err = frame_id(o, &in->frames[i], &ids[i]);
+		err = frame_id(o, &frames[i], &ids[i]);
 		if (err)
 			return err;
 	}
@@ -313,16 +317,58 @@ static int sample_out(struct ingest *in, struct ingest_out *o, struct rpt_sample
 	return err ? err : report_writer__sample(o->w, out);
 }
 
-static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_t len)
+/*
+ * Write sample @out taken at @ts, whose @nr frames are @frames, to every
+ * writer: counted as symbolized, and as written when the file took it.
+ * 0 or -errno (the file's: a tap's error stops only that tap).
+ */
+static int sample_write(struct ingest *in, const struct named_frame *frames,
+			struct rpt_sample *out, uint32_t nr, uint64_t ts, const char *cgpath)
 {
-	uint32_t nk = s->nr_kernel, nu = s->nr_user, why;
-	char comm[BPFSYM_COMM_LEN + 1];
-	struct rpt_sample out = {};
-	const char *cgpath;
 	struct ingest_out *o;
 	size_t i;
 	int err;
 
+	in->st.symbolized++;
+	/* The taps first: the file's error ends the recording, a tap's only the tap. */
+	for (i = 1; i < ARRAY_SIZE(in->out); i++) {
+		o = &in->out[i];
+		if (o->w && !o->err)
+			o->err = sample_out(o, frames, out, nr, ts, cgpath);
+	}
+	if (!in->out[0].w)
+		return 0;
+	err = sample_out(&in->out[0], frames, out, nr, ts, cgpath);
+	if (err)
+		return err;
+	in->st.samples++;
+	return 0;
+}
+
+/* defer's hand-back: a sample that waited, written now. */
+static int deferred_write(void *ctx, struct deferred *e, enum defer_why why)
+{
+	struct ingest *in = ctx;
+
+	in->st.deferred_unnamed += why != DEFER_ANSWERED;
+	in->st.deferred_over_cap += why == DEFER_OVER_CAP;
+	return sample_write(in, e->frames, &e->s, e->nr, e->ts, e->cgpath);
+}
+
+static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_t len)
+{
+	uint32_t nk, nu, why;
+	char comm[BPFSYM_COMM_LEN + 1];
+	struct rpt_sample out = {};
+	const char *cgpath;
+
+	/* The frame counts are in the fixed part: a record cut before them has none to read. */
+	if (len < BPFSYM_SAMPLE_HDR_SIZE) {
+		in->st.bad++;
+		return 0;
+	}
+	nk = s->nr_kernel;
+	nu = s->nr_user;
 	if (nk > BPFSYM_MAX_FRAMES || nu > BPFSYM_MAX_FRAMES ||
 	    len < BPFSYM_SAMPLE_HDR_SIZE + (size_t)(nk + nu) * sizeof(__u64)) {
 		in->st.bad++;
@@ -332,7 +378,6 @@ static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_
 	if (why && why < BPFSYM_UEND_MAX)
 		in->st.uend[why]++;
 	sample_frames(in, s, nk, nu);
-	in->st.symbolized++;
 	memcpy(comm, s->comm, BPFSYM_COMM_LEN);
 	comm[BPFSYM_COMM_LEN] = '\0';
 	out.pid = s->pid;
@@ -341,19 +386,47 @@ static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_
 	out.cgroup = s->cgroup_id;
 	out.comm = comm;
 	cgpath = cgpaths__lookup(in->o.cgroups, s->cgroup_id, s->pid, s->hdr.ts);
-	/* The taps first: the file's error ends the recording, a tap's only the tap. */
-	for (i = 1; i < ARRAY_SIZE(in->out); i++) {
-		o = &in->out[i];
-		if (o->w && !o->err)
-			o->err = sample_out(in, o, &out, nk + nu, s->hdr.ts, cgpath);
+	/* Written once its files answered (without memory to keep it: now, as it is). */
+	if (defer__waits(in->def, s->pid, in->frames + nk, nu) &&
+	    !defer__push(in->def, &out, s->hdr.ts, cgpath, in->frames, nk + nu)) {
+		in->st.deferred++;
+		return defer__trim(in->def, deferred_write, in);
 	}
-	if (!in->out[0].w)
-		return 0;
-	err = sample_out(in, &in->out[0], &out, nk + nu, s->hdr.ts, cgpath);
-	if (err)
-		return err;
-	in->st.samples++;
-	return 0;
+	return sample_write(in, in->frames, &out, nk + nu, s->hdr.ts, cgpath);
+}
+
+int ingest__tick(struct ingest *in)
+{
+	return defer__nr(in->def) ? defer__pass(in->def, 0, false, deferred_write, in) : 0;
+}
+
+/* The end's patience: a job whose worker used no CPU this long is taken as hung. */
+#define FLUSH_STALL_NS	(1000 * 1000000ull)
+#define FLUSH_STEP_NS	(10 * 1000000ull)
+
+int ingest__flush_deferred(struct ingest *in, uint64_t wait_ns, const volatile sig_atomic_t *cancel)
+{
+	const struct timespec step = { .tv_nsec = FLUSH_STEP_NS };
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), waited = 0;
+	int err;
+
+	while (defer__nr(in->def) && waited < wait_ns && !(cancel && *cancel)) {
+		err = defer__pass(in->def, FLUSH_STALL_NS, false, deferred_write, in);
+		if (err)
+			return err;
+		if (!defer__nr(in->def))
+			break;
+		nanosleep(&step, NULL);
+		waited = clock_ns(CLOCK_MONOTONIC) - t0;
+	}
+	err = defer__pass(in->def, 0, true, deferred_write, in);
+	if (in->st.deferred)
+		pr_debug("ingest: %llu samples waited for a file that had not answered, %llu of them "
+			 "written with frames unnamed after all (%llu pushed out by the caps); the end "
+			 "waited %.2f s\n", (unsigned long long)in->st.deferred,
+			 (unsigned long long)in->st.deferred_unnamed,
+			 (unsigned long long)in->st.deferred_over_cap, waited / 1e9);
+	return err;
 }
 
 int ingest__set_writer(struct ingest *in, struct report_writer *w)
@@ -520,6 +593,8 @@ int ingest__sync_unwind(struct ingest *in)
 
 	if (!in->o.unw)
 		return 0;
+	/* Files slow to open: their tables are built once they are (unwopen.c). */
+	unwinder__poll_opens(in->o.unw);
 	for (i = 0; i < in->nr_dirty; i++) {
 		pid = in->dirty_pids[i];
 		if (!pid)

@@ -13,6 +13,7 @@
 #ifndef BPFSYM_INGEST_H
 #define BPFSYM_INGEST_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,11 +53,27 @@ struct ingest_opts {
 	struct unwinder *unw;
 	/* Sampled cgroup ids -> paths, each file's CGROUP records (NULL: ids only). */
 	struct cgpaths *cgroups;
+	/*
+	 * A sample with a frame whose file has not answered yet (its open or
+	 * read still runs on the symbolizer's offload pool) waits for it,
+	 * kept (up to 65536 samples, 64 MiB), rather than be written with
+	 * that frame unnamed for good: until the file answers, or its job
+	 * looks hung (its worker used no CPU for defer_stall_ns; 0: 5 s), or
+	 * it waited defer_max_ns (0: 60 s).  Tests shorten them.
+	 */
+	uint64_t defer_stall_ns, defer_max_ns;
 };
 
 struct ingest_stats {
 	uint64_t samples;		/* samples written to the file's writer (opts.w) */
-	uint64_t symbolized;		/* samples named, whether a writer took them or not */
+	/*
+	 * Samples named and handed to the writers, whether a file took them
+	 * or not (none then); those kept waiting for a file are not yet.
+	 */
+	uint64_t symbolized;
+	uint64_t deferred;		/* samples that waited for a file that had not answered */
+	uint64_t deferred_unnamed;	/* ...written with a frame still unanswered (hung, 60 s, caps, end) */
+	uint64_t deferred_over_cap;	/* ...of which pushed out by the caps */
 	uint64_t bad;			/* malformed records skipped here (mapevents counts its own) */
 	uint64_t model_misses;		/* samples of processes the model did not know */
 	/*
@@ -83,7 +100,8 @@ void ingest__free(struct ingest *in);
 
 /*
  * Take one ring-buffer record of @len bytes at @rec.  A sample is
- * symbolized and written; any other record goes to the mapping model; the
+ * symbolized and written (or kept until its files answer: ingest__tick);
+ * any other record goes to the mapping model; the
  * EXIT of a watched pid is counted.  A malformed record is counted and
  * skipped.  0, or -errno when the report cannot be written (or memory ran
  * out): the report is then unusable and the recording should stop.
@@ -106,6 +124,24 @@ bool ingest__pid_is_gone(const struct ingest *in, uint32_t pid);
  * records too (a batch may end with them).  0, or -ENOMEM.
  */
 int ingest__sync_unwind(struct ingest *in);
+
+/*
+ * Write the samples kept waiting for their files (ingest_opts) whose files
+ * have answered, or look hung, or that waited long enough.  It never
+ * waits for a job still running; a file that answered its open gets its
+ * symbols' read started, waited for as a sample's would be (100 ms).
+ * Call it after each batch of records.  0, or -errno as ingest__record.
+ */
+int ingest__tick(struct ingest *in);
+
+/*
+ * The recording ends: wait for the files samples are kept for, at most
+ * @wait_ns in all and only while a job's worker moves (one still for
+ * 1 s is taken as hung), and until *@cancel (may be NULL) becomes
+ * non-zero; then write every sample kept, named as far as it can be.
+ * Call it before the last file's END.  0, or -errno as ingest__record.
+ */
+int ingest__flush_deferred(struct ingest *in, uint64_t wait_ns, const volatile sig_atomic_t *cancel);
 
 /* Taps a recording can have at once (ingest__add_writer). */
 #define INGEST_MAX_TAPS 8

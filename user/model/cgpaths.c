@@ -41,21 +41,75 @@ struct cgpaths {
 	char buf[CGPATHS_PATH_MAX + 1];	/* the walk's current path */
 };
 
+/*
+ * Undo mountinfo's escapes of whitespace in place: the kernel writes a
+ * space, tab or newline of a path as a backslash and three octal digits
+ * (\040, \011, \012).  Its \134 (a backslash) is left: a backslash in a
+ * cgroup mount point is not worth a reading that two texts could share.
+ */
+static void unescape_octal(char *s)
+{
+	char *w = s, c;
+
+	for (; *s; s++) {
+		c = 0;
+		if (s[0] == '\\' && s[1] == '0' && s[2] == '4' && s[3] == '0')
+			c = ' ';
+		else if (s[0] == '\\' && s[1] == '0' && s[2] == '1' && (s[3] == '1' || s[3] == '2'))
+			c = s[3] == '1' ? '\t' : '\n';
+		if (c) {
+			*w++ = c;
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+bool cgpaths__next_cgroup2(char *buf, char **save, char mp[CGPATHS_MOUNT_MAX])
+{
+	char root[CGPATHS_MOUNT_MAX], fstype[64], *line;
+
+	for (line = strtok_r(*save ? NULL : buf, "\n", save); line; line = strtok_r(NULL, "\n", save)) {
+		const char *sep = strstr(line, " - ");
+
+		if (sep && sscanf(sep, " - %63s", fstype) == 1 && !strcmp(fstype, "cgroup2") &&
+		    sscanf(line, "%*s %*s %*s %4095s %4095s", root, mp) == 2 && !strcmp(root, "/")) {
+			unescape_octal(mp);
+			return true;
+		}
+	}
+	return false;
+}
+
+int cgpaths__proc_v2(const char *text, const char **path, size_t *len)
+{
+	const char *line = text, *nl;
+
+	for (;;) {
+		nl = strchr(line, '\n');
+		if (!strncmp(line, "0::", 3)) {
+			*path = line + 3;
+			*len = nl ? (size_t)(nl - *path) : strlen(*path);
+			return 0;
+		}
+		if (!nl)
+			return -ENOENT;
+		line = nl + 1;
+	}
+}
+
 /* The mount point of the first cgroup2 file system mounted at its root, from mountinfo. */
 static char *find_mount(void)
 {
-	char *buf, *line, *save = NULL, mp[4096], root[4096], fstype[64], *out = NULL;
+	char *buf, *save = NULL, mp[CGPATHS_MOUNT_MAX], *out = NULL;
 	size_t blen;
 
 	if (read_file_capped("/proc/self/mountinfo", 16u << 20, &buf, &blen))
 		return NULL;
-	for (line = strtok_r(buf, "\n", &save); line && !out; line = strtok_r(NULL, "\n", &save)) {
-		const char *sep = strstr(line, " - ");
-
-		if (sep && sscanf(sep, " - %63s", fstype) == 1 && !strcmp(fstype, "cgroup2") &&
-		    sscanf(line, "%*s %*s %*s %4095s %4095s", root, mp) == 2 && !strcmp(root, "/"))
-			out = strdup(mp);
-	}
+	if (cgpaths__next_cgroup2(buf, &save, mp))
+		out = strdup(mp);
 	free(buf);
 	return out;
 }
@@ -177,27 +231,26 @@ static uint64_t id_of_path(const struct cgpaths *c, const char *rel)
 /* The "0::" path of process @pid, if it is still cgroup @id's.  0 or -errno. */
 static int from_proc(struct cgpaths *c, struct cg_entry *e, uint32_t pid)
 {
-	char path[4096], *buf, *line, *save = NULL;
-	size_t len;
+	char path[4096], rel[CGPATHS_PATH_MAX + 1], *buf;
+	const char *cg;
+	size_t len, n;
 	int err = -ENOENT;
 
 	snprintf(path, sizeof(path), "%s/%u/cgroup", c->proc, pid);
 	if (!pid || read_file_capped(path, 1u << 20, &buf, &len))
 		return -ENOENT;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, "0::/", 4))
-			continue;
+	if (!cgpaths__proc_v2(buf, &cg, &n) && n && n <= CGPATHS_PATH_MAX && cg[0] == '/') {
+		memcpy(rel, cg, n);
+		rel[n] = '\0';
 		/*
 		 * Outside our cgroup namespace the kernel prints "/../x": not a
 		 * path under our mount, so not one to stat.  The process may
 		 * have moved since the sample: the inode says.
 		 */
-		if (strlen(line + 3) <= CGPATHS_PATH_MAX && !strstr(line, "/..") &&
-		    id_of_path(c, line + 3) == e->id) {
-			set_path(c, e, line + 3);
+		if (!strstr(rel, "/..") && id_of_path(c, rel) == e->id) {
+			set_path(c, e, rel);
 			err = e->path ? 0 : -ENOMEM;
 		}
-		break;
 	}
 	free(buf);
 	return err;

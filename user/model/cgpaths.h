@@ -17,6 +17,7 @@
 #ifndef BPFSYM_CGPATHS_H
 #define BPFSYM_CGPATHS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,28 @@ struct cgpaths_stats {
 };
 
 struct cgpaths;
+
+/* Room for a mount point read from mountinfo (longer ones are cut there). */
+#define CGPATHS_MOUNT_MAX	4096
+
+/*
+ * The next cgroup2 file system mounted at its root in mountinfo text
+ * @buf (NUL-terminated), which is cut into lines in place (strtok_r):
+ * the first call with *@save NULL, the next ones with the same @buf and
+ * @save.  True with its mount point in @mp (as mountinfo writes it:
+ * octal escapes are kept); false after the last.  Pure: the parser
+ * cgpaths and `-G` (record/cgroup.c) share, fuzzed by fuzz_cgroup.
+ */
+bool cgpaths__next_cgroup2(char *buf, char **save, char mp[CGPATHS_MOUNT_MAX]);
+
+/*
+ * The cgroup v2 path in the text of a /proc/PID/cgroup file @text
+ * (NUL-terminated): what follows "0::" on the first line starting so,
+ * up to its line feed or the end; not NUL-terminated.  0 with its start
+ * (inside @text) in *@path and its length in *@len, or -ENOENT when no
+ * line starts with "0::" (a cgroup v1-only process).  Pure, as above.
+ */
+int cgpaths__proc_v2(const char *text, const char **path, size_t *len);
 
 /*
  * A resolver over @o (NULL: the defaults).  NULL + errno: ENOENT when no

@@ -10,6 +10,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "model/cgpaths.h"
 #include "record/cgroup.h"
 #include "base/util.h"
 
@@ -19,18 +20,13 @@
  */
 static int cgroup_relpath(const char *abs, char *out, size_t len)
 {
-	char *buf, *line, *save = NULL, mp[4096], root[4096], fstype[64];
+	char *buf, *save = NULL, mp[CGPATHS_MOUNT_MAX];
 	size_t n, blen;
 	int err = -ENOENT;
 
 	if (read_file_capped("/proc/self/mountinfo", 16u << 20, &buf, &blen))
 		return -EIO;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *sep = strstr(line, " - ");
-
-		if (!sep || sscanf(sep, " - %63s", fstype) != 1 || strcmp(fstype, "cgroup2") ||
-		    sscanf(line, "%*s %*s %*s %4095s %4095s", root, mp) != 2 || strcmp(root, "/"))
-			continue;
+	while (cgpaths__next_cgroup2(buf, &save, mp)) {
 		n = strlen(mp);
 		if (!strncmp(abs, mp, n) && (abs[n] == '/' || abs[n] == '\0')) {
 			snprintf(out, len, "%s", abs[n] ? abs + n : "/");
@@ -86,23 +82,17 @@ int cgroup__open(const char *path, char *rel, size_t rel_len)
 
 int cgroup__has_pid(const char *rel, uint32_t pid)
 {
-	size_t n = strlen(rel), len;
-	char path[64], *buf, *line, *save = NULL;
+	size_t n = strlen(rel), len, cglen;
+	char path[64], *buf;
+	const char *cg;
 	int in = 0;
 
 	snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
 	if (read_file_capped(path, 1u << 20, &buf, &len))
 		return 0;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *cg;
-
-		if (strncmp(line, "0::", 3))
-			continue;
-		cg = line + 3;
+	if (!cgpaths__proc_v2(buf, &cg, &cglen))
 		in = !strcmp(rel, "/") ||
-		     (!strncmp(cg, rel, n) && (cg[n] == '/' || cg[n] == '\0'));
-		break;
-	}
+		     (cglen >= n && !strncmp(cg, rel, n) && (cglen == n || cg[n] == '/'));
 	free(buf);
 	return in;
 }

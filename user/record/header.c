@@ -14,14 +14,6 @@
 #include "base/util.h"
 #include "record/header.h"
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void describe_target(const struct record_opts *o, char *buf, size_t len)
 {
 	size_t i, off;
@@ -69,6 +61,6 @@ void record_header__fill(struct rpt_header *h, const struct record_opts *o, uint
 	h->freq = o->freq;
 	h->flags = (o->user_only ? RPT_HF_USER_ONLY : 0) | (o->kernel_only ? RPT_HF_KERNEL_ONLY : 0);
 	h->nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
-	h->start_wall_ns = now_ns(CLOCK_REALTIME);
-	h->start_mono_ns = now_ns(CLOCK_MONOTONIC);
+	h->start_wall_ns = clock_ns(CLOCK_REALTIME);
+	h->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
 }

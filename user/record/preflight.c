@@ -11,23 +11,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/privdrop.h"
 #include "record/preflight.h"
 #include "base/util.h"
 
-/*
- * Capabilities newer than some C libraries' linux/capability.h (Linux 5.8
- * and 5.9): their numbers are the kernel's ABI, so the header's are used
- * when it has them, these otherwise.
- */
-#ifndef CAP_PERFMON
-#define CAP_PERFMON		38
-#endif
-#ifndef CAP_BPF
-#define CAP_BPF			39
-#endif
-#ifndef CAP_CHECKPOINT_RESTORE
-#define CAP_CHECKPOINT_RESTORE	40
-#endif
 
 /*
  * The capability sets of this process: capget() with version 3 fills

@@ -12,20 +12,14 @@
  * back while a record is handled.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/capability.h>
 #include <limits.h>
-#include <linux/magic.h>
-#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,10 +38,14 @@
 #include "model/procmap.h"
 #include "record/header.h"
 #include "record/record.h"
+#include "record/output.h"
 #include "record/rotate.h"
 #include "record/snapshot.h"
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
+#include "base/inputcap.h"
+#include "base/offload.h"
+#include "base/privdrop.h"
 #include "base/util.h"
 #include "record/unwmaps.h"
 #include "record/workload.h"
@@ -59,8 +57,6 @@
 #define STATUS_INTERVAL_NS	(NSEC_PER_SEC / 2)
 #define COMMAND_MAX_TARGETS	65536	/* -- COMMAND: targets map entries, its whole process tree */
 #define UNWIND_START_WAIT_MS	3000	/* for the tables of what exists, before sampling */
-#define KIB			1024ull
-#define MIB			(1024 * KIB)
 
 /* record__run()'s exit statuses (record.h); RUN_OK also means "go on" between its steps. */
 enum { RUN_OK = 0, RUN_FAILED = 1, RUN_USAGE = 2 };
@@ -74,6 +70,8 @@ struct recorder {
 	int cgroup_fd;			/* RECORD_CGROUP */
 	char cgroup_rel[PATH_MAX];	/* RECORD_CGROUP: its path in the hierarchy, "/a/b" */
 	struct symbolizer *sym;
+	struct offload *pool;		/* where files are opened and read, off this thread */
+	struct output out;		/* -o: its held directory, the file (record/output.h) */
 	struct report_writer *w;
 	struct rpt_header hdr;
 	struct ingest *ing;		/* the records' way to the model and the report */
@@ -97,14 +95,6 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 /* libbpf's messages join ours: one print path, one threshold (-v). */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -124,16 +114,6 @@ static int on_record(void *ctx, void *data, size_t len)
 	if (err)
 		r->err = err;	/* the file is unusable */
 	return err;
-}
-
-static void human_bytes(uint64_t n, char *buf, size_t len)
-{
-	if (n >= 10 * MIB)
-		snprintf(buf, len, "%.1f MiB", n / (double)MIB);
-	else if (n >= 10 * KIB)
-		snprintf(buf, len, "%.1f KiB", n / (double)KIB);
-	else
-		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
 }
 
 static void print_status(struct recorder *r, uint64_t elapsed_ns, int final)
@@ -190,7 +170,7 @@ static void call_hook(struct recorder *r, bool final)
 static int run_loop(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
-	uint64_t start = now_ns(CLOCK_MONOTONIC), now, last_flush = start, last_status = 0;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), now, last_flush = start, last_status = 0;
 	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * NSEC_PER_SEC) : 0;
 	int status_line = !o->quiet && isatty(STDERR_FILENO);
 	const struct ingest_stats *ist = ingest__stats(r->ing);
@@ -199,7 +179,7 @@ static int run_loop(struct recorder *r)
 
 	pace__init(&pace, o->freq, r->unw != NULL);
 	for (;;) {
-		now = now_ns(CLOCK_MONOTONIC);
+		now = clock_ns(CLOCK_MONOTONIC);
 		if (stop_signal || (deadline && now >= deadline) || targets_gone(r))
 			break;
 		timeout = pace__timeout_ms(&pace, now, ist->views_wanted);
@@ -215,12 +195,19 @@ static int run_loop(struct recorder *r)
 			err = ring_buffer__consume(r->rb);
 		if (err < 0 && err != -EINTR)
 			return r->err ? r->err : err;
-		err = ingest__sync_unwind(r->ing);
-		err = err ?: (r->rot ? rotate__tick(r->rot) : 0);
+		err = ingest__sync_unwind(r->ing) ?: ingest__tick(r->ing);
+		err = err && r->rot ? rotate__drop(r->rot, err) : err;	/* a waiting sample, full disk */
+		/*
+		 * No switch once a stop is pending: a switch that fell due while
+		 * poll slept would otherwise run when SIGINT wakes it, and the
+		 * recording's last file would hold only the instant between the
+		 * switch and the stop (often no sample at all).
+		 */
+		err = err ?: (r->rot && !stop_signal ? rotate__tick(r->rot) : 0);
 		if (err)
 			return err;
 		call_hook(r, false);
-		now = now_ns(CLOCK_MONOTONIC);
+		now = clock_ns(CLOCK_MONOTONIC);
 		if (now - last_flush >= FLUSH_INTERVAL_NS) {
 			err = r->w ? report_writer__flush(r->w) : 0;
 			if (err && r->rot)
@@ -280,6 +267,7 @@ static void recorder__cleanup(struct recorder *r)
 	probes__free(r->bpf);
 	mapevents__free(r->mev);
 	symbolizer__free(r->sym);
+	offload__free(r->pool);		/* after its users: jobs still stuck free themselves */
 	proc_table__free(r->procs);
 	free(r->hint_ids);
 	if (r->cgroup_fd >= 0)
@@ -291,7 +279,7 @@ static int unwind_start(struct recorder *r)
 {
 	if (r->o->call_graph != BPFSYM_USTACK_TABLES || r->o->kernel_only)
 		return RUN_OK;
-	r->umaps = unwmaps__start(r->bpf, r->procs, r->o->unwind_mem);
+	r->umaps = unwmaps__start(r->bpf, r->procs, r->o->unwind_mem, r->pool);
 	if (!r->umaps) {
 		pr_err("bpfsym: starting the unwinder failed: %s\n", strerror(errno));
 		return RUN_FAILED;
@@ -378,6 +366,9 @@ static int recorder__check(struct recorder *r)
 		if (r->cgroup_fd < 0)
 			return RUN_USAGE;
 	}
+	/* The output now, before seconds of loading: an existing name is refused at once. */
+	if (output__open(&r->out, o->output, o->force, o->rotate.mode != ROTATE_OFF))
+		return RUN_FAILED;
 	return RUN_OK;
 }
 
@@ -404,6 +395,13 @@ static int recorder__open(struct recorder *r)
 		return RUN_FAILED;
 	}
 	sopts.procs = r->procs;	/* files of exited processes: through others of their namespace */
+	/* No file work on this thread, which drains the ring buffer: a hung file must not stop it. */
+	r->pool = offload__new(&(struct offload_opts){ .thread_start = privdrop__file_worker });
+	if (!r->pool) {
+		pr_err("bpfsym: out of memory\n");
+		return RUN_FAILED;
+	}
+	sopts.offload = r->pool;
 	r->sym = symbolizer__new(&sopts);
 	if (!r->sym) {
 		pr_err("bpfsym: starting the symbolizer failed: %s\n", strerror(errno));
@@ -504,7 +502,7 @@ static int recorder__attach(struct recorder *r)
 	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event))
 		return RUN_FAILED;
 	snprintf(r->hdr.event, sizeof(r->hdr.event), "%s", event);
-	r->w = report_writer__open(o->output, &r->hdr);
+	r->w = output__writer(&r->out, &r->hdr);
 	if (!r->w) {
 		pr_err("bpfsym: cannot create '%s': %s\n", o->output, strerror(errno));
 		return RUN_FAILED;
@@ -538,7 +536,7 @@ static int rotation_drain(void *ctx)
 static int rotation_start(struct recorder *r)
 {
 	r->rot = rotate__new(&r->o->rotate, &(struct rotate_env){
-		.output = r->o->output, .w = &r->w, .ing = r->ing, .hdr = &r->hdr,
+		.out = &r->out, .w = &r->w, .ing = r->ing, .hdr = &r->hdr,
 		.counters = rotation_counters, .drain = rotation_drain, .ctx = r,
 	});
 	return r->rot ? 0 : -ENOMEM;
@@ -549,7 +547,7 @@ static void discard_output(struct recorder *r)
 {
 	report_writer__abort(r->w);
 	r->w = NULL;
-	unlink(r->o->output);
+	output__discard(&r->out);
 }
 
 /*
@@ -584,7 +582,7 @@ static int recorder__start(struct recorder *r)
 		discard_output(r);
 		return RUN_FAILED;
 	}
-	r->t0 = now_ns(CLOCK_MONOTONIC);
+	r->t0 = clock_ns(CLOCK_MONOTONIC);
 	if (o->target == RECORD_COMMAND) {
 		err = workload__start(&r->cmd);
 		if (err) {
@@ -596,11 +594,35 @@ static int recorder__start(struct recorder *r)
 	return RUN_OK;
 }
 
+/* Files that did not answer in time: the frames that paid for it, and how the pool fared. */
+static void warn_no_answer(const struct recorder *r)
+{
+	struct offload_stats st;
+
+	offload__stats(r->pool, &st);
+	/*
+	 * A file that answered late is a slow one (a loaded machine, a VM):
+	 * its frames were named once it did, so only -v says so.  One still
+	 * unanswered at the end, or jobs refused, cost names for good.
+	 */
+	if (st.busy || st.refused)
+		pr_warn("bpfsym: %llu file opens or reads still unanswered at the end (a hung file "
+			"system?) and %llu found every worker busy: their frames say 'file did not "
+			"answer'\n", (unsigned long long)st.busy, (unsigned long long)st.refused);
+	pr_debug("bpfsym: file jobs: %llu run, %llu timed out (%llu cut by the wait budget), "
+		 "%llu refused, %llu given up (%llu ended later), %llu workers\n",
+		 (unsigned long long)st.jobs, (unsigned long long)st.timeouts,
+		 (unsigned long long)st.over_budget, (unsigned long long)st.refused,
+		 (unsigned long long)st.abandoned, (unsigned long long)st.late,
+		 (unsigned long long)st.threads);
+}
+
 /* What the counters say went missing, and the details with -v. */
 static void warn_counts(const struct recorder *r, const uint64_t *stats)
 {
 	const struct mapevents_stats *mst = mapevents__stats(r->mev);
 	const struct ingest_stats *ist = ingest__stats(r->ing);
+	enum inputcap i;
 
 	/* The ring buffer was drained after sampling stopped: all it held was read. */
 	if (stats[BPFSYM_STAT_SAMPLES] > ist->symbolized + ist->bad)
@@ -610,6 +632,10 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 	if (ist->bad || mst->bad)
 		pr_warn("bpfsym: %llu malformed ring-buffer records skipped\n",
 			(unsigned long long)(ist->bad + mst->bad));
+	for (i = 0; i < INPUTCAP__NR; i++)
+		if (inputcap__count(i))
+			pr_debug("bpfsym: input caps: %llu %s\n", (unsigned long long)inputcap__count(i),
+				 inputcap__what(i));
 	pr_debug("bpfsym: mapping events: %llu map, %llu unmap, %llu fork, %llu exec, %llu exit; "
 		 "%llu model misses, %llu pin failures, %llu map errors, %llu busy VMA lookups\n",
 		 (unsigned long long)mst->maps, (unsigned long long)mst->unmaps,
@@ -628,6 +654,7 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 			 (unsigned long long)stats[BPFSYM_STAT_FIRST_LOST]);
 	if (r->umaps)
 		unwmaps__log_views(r->umaps, ist->views_wanted);
+	warn_no_answer(r);
 	pr_debug("bpfsym: samples: %llu put in the ring buffer, %llu read, %llu written\n",
 		 (unsigned long long)stats[BPFSYM_STAT_SAMPLES], (unsigned long long)ist->symbolized,
 		 (unsigned long long)ist->samples);
@@ -646,7 +673,7 @@ static void fill_end(struct recorder *r, const uint64_t *stats)
 {
 	struct rpt_header *h = &r->hdr;
 
-	h->end_wall_ns = now_ns(CLOCK_REALTIME);
+	h->end_wall_ns = clock_ns(CLOCK_REALTIME);
 	ingest__fill_header(r->ing, h);
 	h->lost_samples = stats[BPFSYM_STAT_LOST_SAMPLES];
 	h->lost_events = stats[BPFSYM_STAT_LOST_TASK_EVENTS];
@@ -675,7 +702,7 @@ static int recorder__finish(struct recorder *r)
 		/* Each file's END and name are rotate's; the summary is the recording's. */
 		if (rotate__finish(r->rot, &r->hdr))
 			return RUN_FAILED;
-		print_summary(r, stats, 0, (now_ns(CLOCK_MONOTONIC) - r->t0) / (double)NSEC_PER_SEC);
+		print_summary(r, stats, 0, (clock_ns(CLOCK_MONOTONIC) - r->t0) / (double)NSEC_PER_SEC);
 		return RUN_OK;
 	}
 	/* Flushed first, so the summary counts the bytes really written. */
@@ -684,7 +711,7 @@ static int recorder__finish(struct recorder *r)
 		report_writer__abort(r->w);
 	} else {
 		nbytes = report_writer__bytes(r->w);
-		secs = (now_ns(CLOCK_MONOTONIC) - r->t0) / (double)NSEC_PER_SEC;
+		secs = (clock_ns(CLOCK_MONOTONIC) - r->t0) / (double)NSEC_PER_SEC;
 		err = report_writer__close(r->w, &r->hdr);	/* frees it, whatever happens */
 	}
 	r->w = NULL;
@@ -708,6 +735,9 @@ static int recorder__record(struct recorder *r)
 		err = ring_buffer__consume(r->rb);
 		err = err < 0 ? (r->err ? r->err : err) : 0;
 	}
+	stop_signal = 0;	/* a second signal ends the wait for slow files' names (2 s at most) */
+	if (!err && !r->err && (err = ingest__flush_deferred(r->ing, 2 * NSEC_PER_SEC, &stop_signal)) && r->rot)
+		err = rotate__drop(r->rot, err);
 	call_hook(r, true);
 	if (err || r->err) {
 		err = r->err ? r->err : err;
@@ -721,7 +751,8 @@ static int recorder__record(struct recorder *r)
 
 int record__run(const struct record_opts *o)
 {
-	struct recorder r = { .o = o, .cmd = { .go_fd = -1, .err_fd = -1 }, .cgroup_fd = -1 };
+	struct recorder r = { .o = o, .cmd = { .go_fd = -1, .err_fd = -1 }, .cgroup_fd = -1,
+			      .out = { .dfd = -1, .f = { .fd = -1 } } };
 	int ret;
 
 	ret = recorder__check(&r);
@@ -733,10 +764,17 @@ int record__run(const struct record_opts *o)
 		ret = recorder__attach(&r);
 	if (ret == RUN_OK)
 		ret = recorder__start(&r);
+	/* Loaded, attached, the command started: the rest parses what others wrote. */
+	if (ret == RUN_OK)
+		privdrop__recorder(o->rotate.mode != ROTATE_OFF);
 	if (ret == RUN_OK)
 		ret = recorder__record(&r);
 	if (r.w)
 		report_writer__abort(r.w);
+	/* Created at the start, never written (loading failed): not left behind. */
+	if (!r.out.written)
+		output__discard(&r.out);
+	output__close(&r.out);
 	/* A command still running (duration, signal, failure) is ended, as perf does. */
 	workload__stop(&r.cmd);
 	recorder__cleanup(&r);

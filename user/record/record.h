@@ -88,6 +88,7 @@ struct record_opts {
 	size_t nr_hints;
 	bool user_only, kernel_only;
 	bool quiet, verbose;
+	bool force;			/* -f: an existing OUTPUT is replaced (record/output.h) */
 	uint32_t call_graph;		/* enum bpfsym_ustack_mode; the default: tables */
 	uint64_t unwind_mem;		/* --unwind-mem: bytes of tables; 0: the default */
 	struct rotate_opts rotate;	/* --switch-output, --switch-max-files */

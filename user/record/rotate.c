@@ -14,6 +14,18 @@
  * written (the BPF counters and ingest's only grow), so the files'
  * counters add up to the recording's; a file given up (disk full) has no
  * END, and the next file's counts include its interval and the gap.
+ *
+ * Every rename, create and unlink is relative to the directory held by
+ * record/output.h, and OUTPUT is renamed only while it is still the file
+ * this recording writes.  Before that (issue 25) they went by path:
+ * whatever was at OUTPUT's name was renamed, a new OUTPUT was created
+ * with O_TRUNC, and a second writer of the name (another recorder with
+ * the same -o, a restart overlapping the old instance's end) made each
+ * recorder rename the other's file, truncate the one it was writing,
+ * leave header-only files in the series, and at the end find its own
+ * OUTPUT gone: "writing 'OUT.<T>' failed: No such file or directory",
+ * exit 1, a file lost.  Now the second recorder is refused at its start
+ * (O_EXCL), and a name taken meanwhile is never renamed or deleted.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +58,12 @@ void rotate__catch_signal(void)
 	sigaction(SIGUSR2, &sa, NULL);
 }
 
+/* A rotated file still there (--switch-max-files keeps the newest N). */
+struct kept {
+	char *name;			/* in the output's directory */
+	uint64_t samples;		/* written to it */
+};
+
 struct rotate {
 	struct rotate_opts o;
 	struct rotate_env env;
@@ -58,25 +76,17 @@ struct rotate {
 	uint64_t written;		/* samples that reached a file */
 	uint64_t nr_files, nr_deleted;
 	uint64_t bytes;			/* of the rotated files, when each was renamed */
-	char **kept;			/* rotated names, a ring of o.max_files (none when 0) */
-	size_t nr_kept, cap_kept, first_kept;
-	char last[PATH_MAX];		/* the newest rotated name */
+	struct kept *kept;		/* rotated files, a ring of o.max_files (none when 0) */
+	size_t nr_kept, cap_kept, first_kept, newest;
+	char last[PATH_MAX];		/* the newest rotated file, as -o names it plus the suffix */
 	int logged_err;			/* the error last logged, so a full disk is said once */
 };
-
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 struct rotate *rotate__new(const struct rotate_opts *o, const struct rotate_env *env)
 {
 	struct rotate *rot;
 
-	if (!o || !env || !env->output || !env->w || !*env->w || !env->ing || !env->hdr ||
+	if (!o || !env || !env->out || !env->w || !*env->w || !env->ing || !env->hdr ||
 	    !env->counters || !env->drain || o->mode == ROTATE_OFF) {
 		errno = EINVAL;
 		return NULL;
@@ -99,7 +109,7 @@ void rotate__free(struct rotate *rot)
 	if (!rot)
 		return;
 	for (i = 0; i < rot->nr_kept; i++)
-		free(rot->kept[i]);
+		free(rot->kept[i].name);
 	free(rot->kept);
 	free(rot);
 }
@@ -117,11 +127,12 @@ static void log_once(struct rotate *rot, int err, const char *what)
 		return;
 	rot->logged_err = err;
 	pr_err("bpfsym: '%s': %s: %s; sampling goes on, samples are counted and not written "
-	       "until a file can be written again\n", rot->env.output, what, strerror(-err));
+	       "until a file can be written again\n", rot->env.out->path, what,
+	       err == -ESTALE ? "another file is at its name now (not renamed)" : strerror(-err));
 }
 
-/* OUTPUT.<UTC time of @wall_ns in ms> into @buf. */
-static void name_at(const struct rotate *rot, uint64_t wall_ns, char *buf, size_t len)
+/* The suffix .<UTC time of @wall_ns in ms> into @buf. */
+static void suffix_at(uint64_t wall_ns, char *buf, size_t len)
 {
 	time_t secs = (time_t)(wall_ns / 1000000000ull);
 	char stamp[32];
@@ -129,8 +140,7 @@ static void name_at(const struct rotate *rot, uint64_t wall_ns, char *buf, size_
 
 	if (!gmtime_r(&secs, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm))
 		snprintf(stamp, sizeof(stamp), "%llu", (unsigned long long)secs);
-	snprintf(buf, len, "%s.%s%03u", rot->env.output, stamp,
-		 (unsigned int)(wall_ns / NSEC_PER_MSEC % 1000));
+	snprintf(buf, len, ".%s%03u", stamp, (unsigned int)(wall_ns / NSEC_PER_MSEC % 1000));
 }
 
 /*
@@ -141,7 +151,9 @@ static void name_at(const struct rotate *rot, uint64_t wall_ns, char *buf, size_
 static int keep(struct rotate *rot, const char *name)
 {
 	size_t cap;
-	char *copy, **v;
+	struct kept *v;
+	char *copy;
+	int err;
 
 	if (!rot->o.max_files)
 		return 0;
@@ -149,14 +161,16 @@ static int keep(struct rotate *rot, const char *name)
 	if (!copy)
 		return -ENOMEM;
 	if (rot->nr_kept == rot->o.max_files) {
-		char *old = rot->kept[rot->first_kept];
+		struct kept *old = &rot->kept[rot->first_kept];
 
-		if (unlink(old) && errno != ENOENT)
-			pr_warn("bpfsym: --switch-max-files: cannot delete '%s': %s\n", old, strerror(errno));
+		err = output__unlink(rot->env.out, old->name);
+		if (err && err != -ENOENT)
+			pr_warn("bpfsym: --switch-max-files: cannot delete '%s': %s\n", old->name, strerror(-err));
 		else
 			rot->nr_deleted++;
-		free(old);
-		rot->kept[rot->first_kept] = copy;
+		free(old->name);
+		*old = (struct kept){ .name = copy };
+		rot->newest = rot->first_kept;
 		rot->first_kept = (rot->first_kept + 1) % rot->nr_kept;
 		return 0;
 	}
@@ -172,30 +186,38 @@ static int keep(struct rotate *rot, const char *name)
 		rot->kept = v;
 		rot->cap_kept = cap;
 	}
-	rot->kept[rot->nr_kept++] = copy;
+	rot->newest = rot->nr_kept;
+	rot->kept[rot->nr_kept++] = (struct kept){ .name = copy };
 	return 0;
+}
+
+/* @n samples reached the file renamed last, for the summary of the kept ones. */
+static void kept_samples(struct rotate *rot, uint64_t n)
+{
+	if (rot->nr_kept)
+		rot->kept[rot->newest].samples = n;
 }
 
 /*
  * Rename OUTPUT to OUTPUT.<time of @wall_ns>, the next millisecond when
- * the name is taken (never replacing a file), and keep it.  0 or -errno.
+ * the name is taken (never replacing a file, -f or not), and keep it.
+ * 0 or -errno (-ESTALE, -ENOENT: OUTPUT is not this recording's file any
+ * more, and nothing was renamed).
  */
 static int rename_rotated(struct rotate *rot, uint64_t wall_ns)
 {
-	char name[PATH_MAX];
+	const struct output *out = rot->env.out;
+	char suffix[48], name[OUTFILE_NAME_MAX + 48];
 	int i, err = -EEXIST;
 
 	for (i = 0; i < NAME_TRIES && err == -EEXIST; i++, wall_ns += NSEC_PER_MSEC) {
-		name_at(rot, wall_ns, name, sizeof(name));
-		err = renameat2(AT_FDCWD, rot->env.output, AT_FDCWD, name, RENAME_NOREPLACE) ? -errno : 0;
-		/* A file system without RENAME_NOREPLACE: look first, then rename. */
-		if (err == -EINVAL)
-			err = access(name, F_OK) == 0 ? -EEXIST :
-			      rename(rot->env.output, name) ? -errno : 0;
+		suffix_at(wall_ns, suffix, sizeof(suffix));
+		snprintf(name, sizeof(name), "%s%s", out->name, suffix);
+		err = output__rename(rot->env.out, name);
 	}
 	if (err)
 		return err;
-	snprintf(rot->last, sizeof(rot->last), "%s", name);
+	snprintf(rot->last, sizeof(rot->last), "%s%s", out->path, suffix);
 	rot->nr_files++;
 	return keep(rot, name);
 }
@@ -217,6 +239,8 @@ static void file_end(const struct rotate *rot, const struct report_writer *w, co
 	h->bad_records -= b->bad_records;
 	for (i = 0; i < RPT_UEND_MAX; i++)
 		h->uend[i] -= b->uend[i];
+	for (i = 0; i < RPT_CAPPED_MAX; i++)
+		h->capped[i] -= b->capped[i];
 	/* Processes seen in this file; the unwinder's figures stay the recording's (state, not counts). */
 	h->nr_procs = report_writer__nr_pids(w);
 	h->unwritten = rot->unwritten;
@@ -264,14 +288,10 @@ static int open_next(struct rotate *rot, uint64_t mono, uint64_t wall, bool afte
 
 	h.start_mono_ns = mono;
 	h.start_wall_ns = wall;
-	w = report_writer__open(rot->env.output, &h);
-	if (!w) {
-		int err = -errno;
-
-		/* What was created is the header, perhaps cut: not a file of the series. */
-		unlink(rot->env.output);
-		return err;
-	}
+	/* A header cut short is removed by output__next: not a file of the series. */
+	w = output__next(rot->env.out, &h);
+	if (!w)
+		return -errno;
 	if (after_gap)	/* the samples read meanwhile were not written */
 		rot->unwritten += st->symbolized - st->samples - rot->gap_base;
 	*rot->env.w = w;
@@ -295,7 +315,7 @@ static void enter_gap(struct rotate *rot, uint64_t mono)
 int rotate__drop(struct rotate *rot, int err)
 {
 	struct report_writer *w = *rot->env.w;
-	uint64_t appended, flushed, mono = now_ns(CLOCK_MONOTONIC);
+	uint64_t appended, flushed, mono = clock_ns(CLOCK_MONOTONIC);
 
 	if (!disk_error(err) || !w)
 		return err;
@@ -307,8 +327,10 @@ int rotate__drop(struct rotate *rot, int err)
 	rot->unwritten += appended - flushed;
 	report_writer__abort(w);
 	/* What reached it stays, as one of the series (it reads as truncated). */
-	if (rename_rotated(rot, now_ns(CLOCK_REALTIME)))
-		unlink(rot->env.output);
+	if (rename_rotated(rot, clock_ns(CLOCK_REALTIME)))
+		output__discard(rot->env.out);
+	else
+		kept_samples(rot, flushed);
 	enter_gap(rot, mono);
 	return 0;
 }
@@ -319,7 +341,7 @@ int rotate__drop(struct rotate *rot, int err)
  */
 static int switch_now(struct rotate *rot)
 {
-	uint64_t start = now_ns(CLOCK_MONOTONIC), mono, wall, samples = 0;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), mono, wall, samples = 0;
 	struct report_writer *old;
 	struct rpt_header cum;
 	int err;
@@ -327,8 +349,8 @@ static int switch_now(struct rotate *rot)
 	err = rot->env.drain(rot->env.ctx);
 	if (err < 0)
 		return err;
-	mono = now_ns(CLOCK_MONOTONIC);
-	wall = now_ns(CLOCK_REALTIME);
+	mono = clock_ns(CLOCK_MONOTONIC);
+	wall = clock_ns(CLOCK_REALTIME);
 	old = *rot->env.w;	/* NULL after a gap, or when the drain's writes failed */
 	if (old) {
 		err = rename_rotated(rot, wall);
@@ -350,20 +372,26 @@ static int switch_now(struct rotate *rot)
 		if (old)
 			enter_gap(rot, mono);
 	} else if (rot->logged_err) {
-		pr_warn("bpfsym: '%s': writing again\n", rot->env.output);
+		pr_warn("bpfsym: '%s': writing again\n", rot->env.out->path);
 		rot->logged_err = 0;
 	}
 	/* The new file (or none) takes the samples now; the old one gets its END. */
-	if (old && (err = close_file(rot, old, samples, &cum)))
-		log_once(rot, err, "finishing the file before failed");
-	pr_debug("bpfsym: switched to a new '%s' in %.2f ms (drain to END)\n", rot->env.output,
-		 (now_ns(CLOCK_MONOTONIC) - start) / 1e6);
+	if (old) {
+		uint64_t before = rot->written;
+
+		err = close_file(rot, old, samples, &cum);
+		kept_samples(rot, rot->written - before);
+		if (err)
+			log_once(rot, err, "finishing the file before failed");
+	}
+	pr_debug("bpfsym: switched to a new '%s' in %.2f ms (drain to END)\n", rot->env.out->path,
+		 (clock_ns(CLOCK_MONOTONIC) - start) / 1e6);
 	return 0;
 }
 
 int rotate__tick(struct rotate *rot)
 {
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 	struct report_writer *w = *rot->env.w;
 	bool due = switch_signal;
 
@@ -384,15 +412,15 @@ int rotate__tick(struct rotate *rot)
 
 int rotate__finish(struct rotate *rot, const struct rpt_header *final)
 {
-	uint64_t mono = now_ns(CLOCK_MONOTONIC), wall = now_ns(CLOCK_REALTIME), samples;
+	uint64_t mono = clock_ns(CLOCK_MONOTONIC), wall = clock_ns(CLOCK_REALTIME), samples, before;
 	struct report_writer *w = *rot->env.w;
-	int err = 0;
+	int err = 0, rerr;
 
 	/* No file at the end: one more try, so an END says what was not written. */
 	if (!w && (err = open_next(rot, mono, wall, true))) {
 		const struct ingest_stats *st = ingest__stats(rot->env.ing);
 
-		pr_err("bpfsym: '%s': %s: the last %llu samples were not written\n", rot->env.output,
+		pr_err("bpfsym: '%s': %s: the last %llu samples were not written\n", rot->env.out->path,
 		       strerror(-err), (unsigned long long)(rot->unwritten + st->symbolized - st->samples - rot->gap_base));
 		return err;
 	}
@@ -400,29 +428,41 @@ int rotate__finish(struct rotate *rot, const struct rpt_header *final)
 	samples = ingest__stats(rot->env.ing)->samples - rot->samples_base;
 	*rot->env.w = NULL;
 	ingest__set_writer(rot->env.ing, NULL);
+	before = rot->written;
 	err = close_file(rot, w, samples, final);
 	/* Named like the others even when its END failed: what reached it reads as truncated. */
-	err = rename_rotated(rot, wall) ?: err;
-	if (err)
-		pr_err("bpfsym: writing '%s' failed: %s\n", rot->last[0] ? rot->last : rot->env.output,
-		       strerror(-err));
-	return err;
+	rerr = rename_rotated(rot, wall);
+	if (!rerr)
+		kept_samples(rot, rot->written - before);
+	if (rerr == -ESTALE || rerr == -ENOENT)
+		pr_err("bpfsym: '%s' is not this recording's file any more (%s): its last file was not renamed\n",
+		       rot->env.out->path, rerr == -ENOENT ? "gone" : "another file is at its name");
+	else if (rerr || err)
+		pr_err("bpfsym: writing '%s' failed: %s\n", rot->last[0] ? rot->last : rot->env.out->path,
+		       strerror(-(rerr ?: err)));
+	return rerr ?: err;
 }
 
 void rotate__summary(const struct rotate *rot, uint64_t *written, uint64_t *unwritten, uint64_t *bytes,
 		     char *where, size_t len)
 {
 	const struct ingest_stats *st = ingest__stats(rot->env.ing);
-	char deleted[64] = "";
+	char deleted[128] = "";
+	uint64_t in_kept = 0;
+	size_t i;
 
 	*written = rot->written;
 	*bytes = rot->bytes;
 	*unwritten = st->symbolized > rot->written ? st->symbolized - rot->written : 0;
+	for (i = 0; i < rot->nr_kept; i++)
+		in_kept += rot->kept[i].samples;
+	/* What the files still there hold, so their merge can be checked against it. */
 	if (rot->nr_deleted)
-		snprintf(deleted, sizeof(deleted), ", the %llu oldest deleted (--switch-max-files)",
-			 (unsigned long long)rot->nr_deleted);
+		snprintf(deleted, sizeof(deleted), ", the %llu oldest deleted (--switch-max-files): "
+			 "%llu samples in the %zu kept", (unsigned long long)rot->nr_deleted,
+			 (unsigned long long)in_kept, rot->nr_kept);
 	snprintf(where, len, "%llu file%s %s.* (the last '%s'%s)", (unsigned long long)rot->nr_files,
-		 rot->nr_files == 1 ? "" : "s", rot->env.output, rot->last, deleted);
+		 rot->nr_files == 1 ? "" : "s", rot->env.out->path, rot->last, deleted);
 }
 
 uint64_t rotate__bytes_closed(const struct rotate *rot)

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "ingest/ingest.h"
+#include "record/output.h"
 #include "record/record.h"
 #include "report/report.h"
 
@@ -29,7 +30,7 @@
 
 /* What the recorder lends rotate: all of it outlives the rotate. */
 struct rotate_env {
-	const char *output;		/* -o: the name of the file being written */
+	struct output *out;		/* -o: the file being written, its held directory */
 	struct report_writer **w;	/* the recorder's writer, which rotate replaces (NULL: none) */
 	struct ingest *ing;
 	const struct rpt_header *hdr;	/* the recording's header: host, event, frequency, target */
@@ -87,7 +88,8 @@ int rotate__finish(struct rotate *rot, const struct rpt_header *final);
  * For the summary line: samples in the files (those that reached them),
  * samples not written, bytes written (deleted files too), and where they
  * went ("5 files OUT.* (the last 'OUT.2026...', the 2 oldest deleted
- * (--switch-max-files))") in @where of @len bytes.
+ * (--switch-max-files): 1234 samples in the 3 kept)") in @where of @len
+ * bytes.
  */
 void rotate__summary(const struct rotate *rot, uint64_t *written, uint64_t *unwritten, uint64_t *bytes,
 		     char *where, size_t len);

@@ -18,14 +18,18 @@
 #include "unwind/unwinder.h"
 
 struct unwmaps;
+struct offload;
 
 /*
  * The unwinder of a recording over @bpf's maps: files are opened through
  * the processes of @procs (as the symbolizer opens them) with their debug
- * files by build-id under /usr/lib/debug; tables capped at @max_bytes (0:
- * the default).  NULL + errno.
+ * files by build-id under /usr/lib/debug, on @pool's workers (NULL: on
+ * the caller's thread), waited for 100 ms: a file that did not answer
+ * gets no table and is not waited on again; tables capped at @max_bytes
+ * (0: the default).  NULL + errno.
  */
-struct unwmaps *unwmaps__start(struct probes *bpf, struct proc_table *procs, uint64_t max_bytes);
+struct unwmaps *unwmaps__start(struct probes *bpf, struct proc_table *procs, uint64_t max_bytes,
+			       struct offload *pool);
 
 /* Its unwinder, which ingest keeps current (valid until unwmaps__free). */
 struct unwinder *unwmaps__unwinder(const struct unwmaps *m);

@@ -19,6 +19,7 @@ const char *rpt_reason__str(uint32_t reason)
 		[RPT_BUILD_ID_MISMATCH] = "build-id mismatch",
 		[RPT_OUTSIDE_SYMBOL] = "outside any symbol",
 		[RPT_KALLSYMS_RESTRICTED] = "kallsyms restricted",
+		[RPT_FILE_NO_ANSWER] = "file did not answer",
 	};
 
 	return reason < RPT_REASON_MAX && names[reason] ? names[reason] : "unknown reason";

@@ -25,6 +25,7 @@ enum rpt_reason {
 	RPT_BUILD_ID_MISMATCH = 5,	/* the file found is not the one that was mapped */
 	RPT_OUTSIDE_SYMBOL = 6,		/* symbols exist, none covers the address */
 	RPT_KALLSYMS_RESTRICTED = 7,	/* kernel addresses hidden (kptr_restrict) */
+	RPT_FILE_NO_ANSWER = 8,		/* the file did not answer in time (a hung file system) */
 	RPT_REASON_MAX,
 };
 
@@ -58,11 +59,12 @@ struct rpt_frame {
 	uint32_t reason;	/* enum rpt_reason; RPT_OK when sym is set */
 };
 
+/* 40 bytes, no padding: a reader holds one per sample of the file. */
 struct rpt_sample {
 	uint64_t time;		/* ns since rpt_header.start_mono_ns */
-	uint32_t pid, tid, cpu;
 	uint64_t cgroup;
 	const char *comm;
+	uint32_t pid, tid, cpu;
 	uint32_t stack;		/* stack id */
 };
 
@@ -71,6 +73,7 @@ struct rpt_sample {
 #define RPT_CG_FP	1	/* --call-graph fp */
 #define RPT_CG_DWARF	2	/* --call-graph dwarf: call-frame tables */
 #define RPT_UEND_MAX	16	/* room for enum bpfsym_uend */
+#define RPT_CAPPED_MAX	16	/* room for enum inputcap (base/inputcap.h) */
 
 /* rpt_header.flags */
 #define RPT_HF_USER_ONLY	(1u << 0)
@@ -117,6 +120,11 @@ struct rpt_header {
 	 * (a full disk), since the file before this one; 0 in older files.
 	 */
 	uint64_t unwritten;
+	/*
+	 * Sizes declared by input files that a cap refused, by cap (enum
+	 * inputcap; issue 25): counts like uend; 0 in older files.
+	 */
+	uint64_t capped[RPT_CAPPED_MAX];
 	bool complete;			/* an END record was read */
 };
 
@@ -132,8 +140,17 @@ struct report_writer;
 #define RPT_INDEX_AGE_NS	(60ULL * 1000000000ULL)
 
 /*
- * Create (truncate) @path and write the file header and a header record
- * from @h.  Returns the writer, or NULL with errno set.
+ * Write the file header and a header record from @h to @fd, which the
+ * writer takes (closed by report_writer__close/abort, or now on failure).
+ * Returns the writer, or NULL with errno set.
+ */
+struct report_writer *report_writer__fdopen(int fd, const struct rpt_header *h);
+
+/*
+ * Create (truncate) @path, 0600, following links, and report_writer__fdopen()
+ * it: for paths the caller controls (a memfd's /proc/self/fd link, a test's
+ * scratch file).  A name a user gives is created by base/outfile.h, which
+ * never follows a link or replaces a file unasked.  NULL with errno set.
  */
 struct report_writer *report_writer__open(const char *path, const struct rpt_header *h);
 
@@ -248,6 +265,17 @@ void report__free(struct report *r);	/* NULL is a no-op */
  * sample cap; ENOMEM).
  */
 struct report *report__merge(struct report **v, size_t n, char *warn, size_t warnlen);
+
+/*
+ * The bytes @r holds as the reader counts them against its bound, and the
+ * bound (docs/FORMAT.md, "Reader limits": from the size of the file, or
+ * of a merge's files).  For tests and -v.
+ */
+size_t report__mem(const struct report *r);
+size_t report__mem_max(const struct report *r);
+
+/* The bytes of the file @r was read from (of a merge: of its files). */
+uint64_t report__file_bytes(const struct report *r);
 
 const struct rpt_header *report__header(const struct report *r);
 size_t report__nr_samples(const struct report *r);

@@ -44,14 +44,17 @@ static size_t cgtab__find(const struct rpt_cgtab *t, uint64_t id)
 /* Append (@id, the @n bytes at @path), known to be valid and new.  0 or -ENOMEM. */
 static int cgtab__append(struct rpt_cgtab *t, uint64_t id, const char *path, size_t n)
 {
+	size_t before = t->cap * sizeof(*t->v) + htab__bytes(&t->tab);
 	char *copy;
 	int err;
 
 	err = htab__reserve(&t->tab, 1);
 	err = err ?: rpt_grow((void **)&t->v, &t->cap, t->nr + 1, sizeof(*t->v));
+	t->bytes += t->cap * sizeof(*t->v) + htab__bytes(&t->tab) - before;
 	copy = err ? NULL : strndup(path, n);
 	if (!copy)
 		return -ENOMEM;
+	t->bytes += n + 1;
 	t->v[t->nr++] = (struct rpt_cgroup){ id, copy };
 	return htab__add(&t->tab, hash_fin(id), t->nr);	/* reserved: cannot fail */
 }

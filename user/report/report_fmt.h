@@ -36,11 +36,22 @@
 /* Whole files larger than this are refused by the reader. */
 #define RPT_FILE_MAX		((uint64_t)4 << 30)
 /*
- * Decompressed bytes per file byte the reader accepts in total (with one
- * RPT_BLOCK_MAX as a floor).  Real recordings compress 3-20x; this stops a
- * small crafted file from expanding into gigabytes of records.
+ * Decompressed bytes the reader accepts from a file: RPT_RATIO_MAX per
+ * file byte, and RPT_RATIO_FLOOR more.  Recordings compress their records
+ * 2-3x (docs/FORMAT.md, "Reader limits"); zstd squeezes repeated records
+ * 10000x, so without this a file of kilobytes is gigabytes of records to
+ * decompress and parse.
  */
-#define RPT_RATIO_MAX		1024u
+#define RPT_RATIO_MAX		64u
+#define RPT_RATIO_FLOOR		(1u << 20)
+/*
+ * Bytes the reader may allocate for a file (report__charge): RPT_MEM_RATIO
+ * per file byte, and RPT_MEM_FLOOR more, whatever counts its records
+ * declare or repeat.  Recordings take 8-20x their size, 40x at the peak
+ * for the most regular ones (docs/FORMAT.md).
+ */
+#define RPT_MEM_RATIO		128u
+#define RPT_MEM_FLOOR		(4u << 20)
 
 /*
  * zstd level 3, measured (docs/FORMAT.md, bench/size.sh): the recorder
@@ -183,22 +194,36 @@ struct rpt_buf {
 };
 
 /*
+ * The capacity rpt_grow() gives an array of @cap elements that must hold
+ * @need: @cap when it does, else doubled from @cap (16 at first) until it
+ * does; 0 when that overflows.
+ */
+static inline size_t rpt_grow_cap(size_t cap, size_t need)
+{
+	size_t ncap = cap ? cap : 16;
+
+	if (need <= cap)
+		return cap;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return 0;
+		ncap *= 2;
+	}
+	return ncap;
+}
+
+/*
  * Grow the array *@arr of *@cap elements of @elem bytes to hold @need;
  * capacity doubles so appends are amortized O(1).  0 or -ENOMEM.
  */
 static inline int rpt_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
-	size_t ncap = *cap ? *cap : 16;
+	size_t ncap = rpt_grow_cap(*cap, need);
 	void *p;
 
 	if (need <= *cap)
 		return 0;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			return -ENOMEM;
-		ncap *= 2;
-	}
-	if (ncap > SIZE_MAX / elem)
+	if (!ncap || ncap > SIZE_MAX / elem)
 		return -ENOMEM;
 	p = realloc(*arr, ncap * elem);
 	if (!p)
@@ -261,6 +286,7 @@ struct rpt_cgtab {
 	struct rpt_cgroup *v;
 	size_t nr, cap;
 	struct htab tab;	/* hash_fin(id) -> index + 1 */
+	size_t bytes;		/* what v, tab and the paths hold: a reader counts it */
 };
 
 /* At most this many CGROUP records in a file (more is damage, or a bomb). */

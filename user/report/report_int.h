@@ -7,6 +7,7 @@
 #ifndef BPFSYM_REPORT_INT_H
 #define BPFSYM_REPORT_INT_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,7 +49,54 @@ struct report {
 	struct rpt_sample *samples;
 	size_t nr_samples, cap_samples;
 	struct rpt_cgtab cgroups;	/* CGROUP records: cgroup id -> path */
+	/*
+	 * The memory bound (docs/FORMAT.md, "Reader limits"): mem counts the
+	 * bytes allocated for this report, its tables at their capacity and
+	 * its string chunks whole, and may not pass mem_max, which the file's
+	 * size set (report_read.c) or, for a merge, its inputs' sizes.
+	 * file_bytes: the bytes of the file(s) read.
+	 */
+	size_t mem, mem_max;
+	uint64_t file_bytes;
 };
+
+/*
+ * Count @add more bytes for @r in place of @sub it no longer holds: 0, or
+ * -E2BIG (nothing counted) when that passes r->mem_max.
+ */
+static inline int report__charge(struct report *r, size_t sub, size_t add)
+{
+	size_t now = r->mem - (sub < r->mem ? sub : r->mem);
+
+	if (add > r->mem_max || now > r->mem_max - add)
+		return -E2BIG;
+	r->mem = now + add;
+	return 0;
+}
+
+/*
+ * rpt_grow() for a table of @r, counted against its bound before the
+ * allocation is made.  0, -E2BIG (past the bound: nothing allocated) or
+ * -ENOMEM.
+ */
+static inline int report__grow(struct report *r, void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = rpt_grow_cap(*cap, need), old;
+	int err;
+
+	if (need <= *cap)
+		return 0;
+	if (!ncap || ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	/* Counted with the old array: realloc may hold both while it copies. */
+	err = report__charge(r, 0, ncap * elem);
+	if (err)
+		return err;
+	old = *cap * elem;
+	err = rpt_grow(arr, cap, need, elem);
+	r->mem -= err ? ncap * elem : old;
+	return err;
+}
 
 /*
  * Give @r one id per identity again, as report__merge() does across files:

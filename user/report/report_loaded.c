@@ -30,6 +30,21 @@ void report__free(struct report *r)
 	free(r);
 }
 
+size_t report__mem(const struct report *r)
+{
+	return r->mem;
+}
+
+size_t report__mem_max(const struct report *r)
+{
+	return r->mem_max;
+}
+
+uint64_t report__file_bytes(const struct report *r)
+{
+	return r->file_bytes;
+}
+
 const struct rpt_header *report__header(const struct report *r)
 {
 	return &r->hdr;

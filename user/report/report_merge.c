@@ -30,7 +30,21 @@ struct merger {
 	struct report *m;
 	struct htab mod_tab, frame_tab, stack_tab;	/* hash -> id + 1 */
 	uint32_t *map_mods, *map_frames, *map_stacks;	/* the current input's id -> merged id */
+	size_t map_bytes;	/* what the three maps hold, counted in m->mem like the tables */
 };
+
+/*
+ * Room for one more entry in @t, one of @g's tables, counted against the
+ * merged report's bound once it has grown (the bound is passed by at
+ * most one growth of a table before the merge is refused).  0 or -errno.
+ */
+static int merger__reserve(struct merger *g, struct htab *t)
+{
+	size_t before = htab__bytes(t);
+	int err = htab__reserve(t, 1);
+
+	return err ?: report__charge(g->m, before, htab__bytes(t));
+}
 
 static bool mod_eq(const void *ctx, const void *key, uint64_t val)
 {
@@ -73,6 +87,7 @@ static int merge_module(struct merger *g, const struct rpt_module *k, uint32_t *
 	struct report *m = g->m;
 	uint64_t h = rpt_mod_hash(k->kind, k->path, k->dev, k->ino, k->build_id, k->build_id_len);
 	uint64_t v = htab__find(&g->mod_tab, h, mod_eq, m, k);
+	int err;
 
 	if (v) {
 		*id = (uint32_t)(v - 1);
@@ -80,20 +95,26 @@ static int merge_module(struct merger *g, const struct rpt_module *k, uint32_t *
 	}
 	if (m->nr_mods >= RPT_ID_LIMIT)
 		return -E2BIG;
-	if (htab__reserve(&g->mod_tab, 1) ||
-	    rpt_grow((void **)&m->mods, &m->cap_mods, m->nr_mods + 1, sizeof(*m->mods)))
-		return -ENOMEM;
+	err = merger__reserve(g, &g->mod_tab);
+	err = err ?: report__grow(m, (void **)&m->mods, &m->cap_mods, m->nr_mods + 1, sizeof(*m->mods));
+	if (err)
+		return err;
 	m->mods[m->nr_mods] = *k;
 	*id = (uint32_t)m->nr_mods++;
 	return htab__add(&g->mod_tab, h, (uint64_t)*id + 1);
 }
 
-/* Frame @f of an input, its module already merged, as a merged id: the first file's names win. */
+/*
+ * Frame @f of an input, its module already merged, as a merged id: the
+ * first file's names win, but over a frame whose file did not answer in
+ * time (written unnamed, then again with its name once it did).
+ */
 static int merge_frame(struct merger *g, const struct rpt_frame *src, uint32_t *id)
 {
 	struct report *m = g->m;
 	struct rpt_frame f = *src;
 	uint64_t h, v;
+	int err;
 
 	if (f.module != RPT_NONE)
 		f.module = g->map_mods[f.module];
@@ -101,13 +122,17 @@ static int merge_frame(struct merger *g, const struct rpt_frame *src, uint32_t *
 	v = htab__find(&g->frame_tab, h, frame_eq, m, &f);
 	if (v) {
 		*id = (uint32_t)(v - 1);
+		if (m->frames[*id].reason == RPT_FILE_NO_ANSWER && f.reason != RPT_FILE_NO_ANSWER)
+			m->frames[*id] = f;
 		return 0;
 	}
 	if (m->nr_frames >= RPT_ID_LIMIT)
 		return -E2BIG;
-	if (htab__reserve(&g->frame_tab, 1) ||
-	    rpt_grow((void **)&m->frames, &m->cap_frames, m->nr_frames + 1, sizeof(*m->frames)))
-		return -ENOMEM;
+	err = merger__reserve(g, &g->frame_tab);
+	err = err ?: report__grow(m, (void **)&m->frames, &m->cap_frames, m->nr_frames + 1,
+				  sizeof(*m->frames));
+	if (err)
+		return err;
 	m->frames[m->nr_frames] = f;
 	*id = (uint32_t)m->nr_frames++;
 	return htab__add(&g->frame_tab, h, (uint64_t)*id + 1);
@@ -121,12 +146,15 @@ static int merge_stack(struct merger *g, const struct report *r, uint32_t sid, u
 	struct stack_key k;
 	uint64_t h, v;
 	uint32_t i, *ids;
+	int err;
 
 	/* The remapped ids go where the stack would be stored: no buffer of their own. */
-	if (s->nr > SIZE_MAX - m->nr_stack_data ||
-	    rpt_grow((void **)&m->stack_data, &m->cap_stack_data, m->nr_stack_data + s->nr,
-		     sizeof(*m->stack_data)))
+	if (s->nr > SIZE_MAX - m->nr_stack_data)
 		return -ENOMEM;
+	err = report__grow(m, (void **)&m->stack_data, &m->cap_stack_data, m->nr_stack_data + s->nr,
+			   sizeof(*m->stack_data));
+	if (err)
+		return err;
 	/* An empty stack may come before any storage exists: no pointer arithmetic on NULL. */
 	ids = s->nr ? m->stack_data + m->nr_stack_data : NULL;
 	for (i = 0; i < s->nr; i++)
@@ -140,9 +168,11 @@ static int merge_stack(struct merger *g, const struct report *r, uint32_t sid, u
 	}
 	if (m->nr_stacks >= RPT_ID_LIMIT)
 		return -E2BIG;
-	if (htab__reserve(&g->stack_tab, 1) ||
-	    rpt_grow((void **)&m->stacks, &m->cap_stacks, m->nr_stacks + 1, sizeof(*m->stacks)))
-		return -ENOMEM;
+	err = merger__reserve(g, &g->stack_tab);
+	err = err ?: report__grow(m, (void **)&m->stacks, &m->cap_stacks, m->nr_stacks + 1,
+				  sizeof(*m->stacks));
+	if (err)
+		return err;
 	m->stacks[m->nr_stacks] = (struct rstack){ m->nr_stack_data, s->nr };
 	m->nr_stack_data += s->nr;
 	*id = (uint32_t)m->nr_stacks++;
@@ -152,12 +182,18 @@ static int merge_stack(struct merger *g, const struct report *r, uint32_t sid, u
 /* Fill @g's id maps for input @r, growing them to its tables.  0 or -errno. */
 static int merge_tables(struct merger *g, const struct report *r)
 {
-	size_t i;
+	size_t i, bytes = (r->nr_mods + r->nr_frames + r->nr_stacks + 3) * sizeof(uint32_t);
+	size_t before = g->m->cgroups.bytes;
 	int err = 0;
 
 	free(g->map_mods);
 	free(g->map_frames);
 	free(g->map_stacks);
+	g->map_mods = g->map_frames = g->map_stacks = NULL;
+	err = report__charge(g->m, g->map_bytes, bytes);
+	g->map_bytes = err ? 0 : bytes;
+	if (err)
+		return err;
 	g->map_mods = malloc((r->nr_mods + 1) * sizeof(*g->map_mods));
 	g->map_frames = malloc((r->nr_frames + 1) * sizeof(*g->map_frames));
 	g->map_stacks = malloc((r->nr_stacks + 1) * sizeof(*g->map_stacks));
@@ -172,7 +208,7 @@ static int merge_tables(struct merger *g, const struct report *r)
 	/* Cgroup ids are the kernel's, not the file's: kept as they are, each path once. */
 	for (i = 0; i < r->cgroups.nr && !err; i++)
 		err = rpt_cgtab__add(&g->m->cgroups, r->cgroups.v[i].id, r->cgroups.v[i].path);
-	return err;
+	return err ?: report__charge(g->m, before, g->m->cgroups.bytes);
 }
 
 /* Append @r's samples, @shift ns later than its own start.  0 or -errno. */
@@ -181,11 +217,14 @@ static int merge_samples(struct merger *g, const struct report *r, uint64_t shif
 	struct report *m = g->m;
 	struct rpt_sample *s;
 	size_t i;
+	int err;
 
 	if (r->nr_samples > MERGE_SAMPLES_MAX - m->nr_samples)
 		return -E2BIG;
-	if (rpt_grow((void **)&m->samples, &m->cap_samples, m->nr_samples + r->nr_samples, sizeof(*m->samples)))
-		return -ENOMEM;
+	err = report__grow(m, (void **)&m->samples, &m->cap_samples, m->nr_samples + r->nr_samples,
+			   sizeof(*m->samples));
+	if (err)
+		return err;
 	for (i = 0; i < r->nr_samples; i++) {
 		s = &m->samples[m->nr_samples++];
 		*s = r->samples[i];
@@ -195,15 +234,28 @@ static int merge_samples(struct merger *g, const struct report *r, uint64_t shif
 	return 0;
 }
 
-/* Move @r's string chunks to the end of @m's list: the merged records point into them. */
-static void take_chunks(struct report *m, struct report *r)
+/*
+ * Move @r's string chunks to the end of @m's list: the merged records
+ * point into them.  Their bytes count in @m's memory now (over its bound:
+ * -E2BIG, @m holds them all the same, to be freed with it).
+ */
+static int take_chunks(struct report *m, struct report *r)
 {
-	struct chunk **tail = &m->chunks;
+	struct chunk **tail = &m->chunks, *ch;
+	size_t bytes = 0;
 
 	while (*tail)
 		tail = &(*tail)->next;
 	*tail = r->chunks;
 	r->chunks = NULL;
+	for (ch = *tail; ch; ch = ch->next)
+		bytes += sizeof(*ch) + ch->cap;
+	r->mem -= bytes < r->mem ? bytes : r->mem;
+	if (report__charge(m, 0, bytes)) {
+		m->mem += bytes;
+		return -E2BIG;
+	}
+	return 0;
 }
 
 /* The earlier start first (wall clock; the given order between equals). */
@@ -245,6 +297,8 @@ static void merge_counts(struct rpt_header *h, const struct rpt_header *r)
 	h->unwritten += r->unwritten;
 	for (i = 0; i < RPT_UEND_MAX; i++)
 		h->uend[i] += r->uend[i];
+	for (i = 0; i < RPT_CAPPED_MAX; i++)
+		h->capped[i] += r->capped[i];
 	h->call_graph = h->call_graph ? h->call_graph : r->call_graph;
 	h->complete = h->complete && r->complete;
 	/* The unwinder's figures are its state when the file ended, not counts of the file's time. */
@@ -276,18 +330,23 @@ static bool header_mismatch(const struct rpt_header *a, const struct rpt_header 
 	return *what != NULL;
 }
 
-/* Distinct pids of @m's samples: what "processes seen" is across files. */
-static int count_pids(const struct report *m, uint64_t *nr)
+/* Distinct pids of @m's samples: what "processes seen" is across files.  Its set counts in @m's bound. */
+static int count_pids(struct report *m, uint64_t *nr)
 {
 	struct htab set = {};
-	size_t i;
+	size_t i, bytes = 0;
 	int err = 0;
 
-	for (i = 0; i < m->nr_samples && !err; i++)
-		if (!htab__has_u32(&set, m->samples[i].pid))
-			err = htab__add_u32(&set, m->samples[i].pid);
+	for (i = 0; i < m->nr_samples && !err; i++) {
+		if (htab__has_u32(&set, m->samples[i].pid))
+			continue;
+		err = htab__add_u32(&set, m->samples[i].pid);
+		err = err ?: report__charge(m, bytes, htab__bytes(&set));
+		bytes = err ? bytes : htab__bytes(&set);
+	}
 	*nr = htab__nr(&set);
 	htab__free(&set);
+	m->mem -= bytes;
 	return err;
 }
 
@@ -317,6 +376,7 @@ static int merge_all(struct merger *g, struct report **v, size_t n, char *warn, 
 	m->hdr = *first;
 	m->hdr.samples = 0;
 	memset(&m->hdr.uend, 0, sizeof(m->hdr.uend));
+	memset(&m->hdr.capped, 0, sizeof(m->hdr.capped));
 	m->hdr.lost_samples = m->hdr.lost_events = m->hdr.idle = m->hdr.lost_children = 0;
 	m->hdr.missed_vma_busy = m->hdr.missed_syscalls = m->hdr.bad_records = m->hdr.unwritten = 0;
 	m->hdr.complete = true;
@@ -332,7 +392,7 @@ static int merge_all(struct merger *g, struct report **v, size_t n, char *warn, 
 		if (err)
 			break;
 		merge_counts(&m->hdr, &v[i]->hdr);
-		take_chunks(m, v[i]);
+		err = take_chunks(m, v[i]);
 		/* Freed now: the merge holds its samples, an input need not stay beside it. */
 		report__free(v[i]);
 		v[i] = NULL;
@@ -343,8 +403,14 @@ static int merge_all(struct merger *g, struct report **v, size_t n, char *warn, 
 	return err;
 }
 
+/* Free @g's maps and tables, and count them out of g->m's memory. */
 static void merger__free(struct merger *g)
 {
+	size_t bytes = g->map_bytes + htab__bytes(&g->mod_tab) + htab__bytes(&g->frame_tab) +
+		       htab__bytes(&g->stack_tab);
+
+	if (g->m)
+		g->m->mem -= bytes < g->m->mem ? bytes : g->m->mem;
 	free(g->map_mods);
 	free(g->map_frames);
 	free(g->map_stacks);
@@ -362,9 +428,14 @@ int report__dedupe(struct report *r)
 	g.m = calloc(1, sizeof(*g.m));
 	if (!g.m)
 		return -ENOMEM;
+	/* A bound of its own, as large as the file's: both copies live until the swap. */
+	g.m->mem_max = r->mem_max;
+	g.m->mem = sizeof(*g.m);
+	g.m->file_bytes = r->file_bytes;
 	err = merge_tables(&g, r);
 	err = err ?: merge_samples(&g, r, 0);
 	merger__free(&g);
+	err = err ?: take_chunks(g.m, r);
 	if (err) {
 		report__free(g.m);
 		return err;
@@ -372,7 +443,6 @@ int report__dedupe(struct report *r)
 	g.m->hdr = r->hdr;
 	g.m->source = r->source;
 	r->source = NULL;
-	take_chunks(g.m, r);
 	/* @r becomes the merged report; what it was is freed under the other name. */
 	tmp = *r;
 	*r = *g.m;
@@ -398,7 +468,13 @@ struct report *report__merge(struct report **v, size_t n, char *warn, size_t war
 			err = -EINVAL;
 	if (!err && !(g.m = calloc(1, sizeof(*g.m))))
 		err = -ENOMEM;
+	/* The merge's bound: its inputs' together (each of them is freed once merged). */
+	for (i = 0; i < n && !err; i++) {
+		g.m->mem_max += v[i]->mem_max;
+		g.m->file_bytes += v[i]->file_bytes;
+	}
 	if (!err) {
+		g.m->mem = sizeof(*g.m);
 		qsort(v, n, sizeof(*v), by_start);
 		err = merge_all(&g, v, n, warn, warn ? warnlen : 0);
 	}

@@ -33,6 +33,7 @@ struct parser {
 	bool have_header, have_end;
 	uint64_t prev_time;
 	uint64_t forgets;	/* FORGET records: ids past one may repeat an identity */
+	uint64_t waiting;	/* frames of files that had not answered: may be written again, named */
 };
 
 static const char *const rec_names[] = {
@@ -104,9 +105,16 @@ static const char *report__strdup(struct report *r, const uint8_t *p, size_t n)
 		/* A big string gets a chunk of its own behind the current one. */
 		size_t cap = n + 1 > CHUNK_SIZE / 4 ? n + 1 : CHUNK_SIZE;
 
-		ch = malloc(sizeof(*ch) + cap);
-		if (!ch)
+		if (report__charge(r, 0, sizeof(*ch) + cap)) {
+			errno = E2BIG;
 			return NULL;
+		}
+		ch = malloc(sizeof(*ch) + cap);
+		if (!ch) {
+			r->mem -= sizeof(*ch) + cap;
+			errno = ENOMEM;
+			return NULL;
+		}
 		ch->used = 0;
 		ch->cap = cap;
 		if (cap != CHUNK_SIZE && r->chunks) {
@@ -168,16 +176,18 @@ static int parse_string(struct parser *ps, struct rpt_cur *c)
 	struct report *r = ps->r;
 	size_t n = (size_t)(c->end - c->p);
 	const char *s;
+	int err;
 
 	if (memchr(c->p, 0, n))
 		return bad_rec(ps, RPT_REC_STRING, "NUL byte inside");
 	if (r->nr_strs >= RPT_ID_LIMIT)
 		return bad_rec(ps, RPT_REC_STRING, "too many strings");
-	if (rpt_grow((void **)&r->strs, &r->cap_strs, r->nr_strs + 1, sizeof(*r->strs)))
-		return -ENOMEM;
+	err = report__grow(r, (void **)&r->strs, &r->cap_strs, r->nr_strs + 1, sizeof(*r->strs));
+	if (err)
+		return err;
 	s = report__strdup(r, c->p, n);
 	if (!s)
-		return -ENOMEM;
+		return -errno;
 	r->strs[r->nr_strs++] = s;
 	return 0;
 }
@@ -210,8 +220,9 @@ static int parse_module(struct parser *ps, struct rpt_cur *c)
 	if (r->nr_mods >= RPT_ID_LIMIT)
 		return bad_rec(ps, RPT_REC_MODULE, "too many modules");
 	m.path = r->strs[path];
-	if (rpt_grow((void **)&r->mods, &r->cap_mods, r->nr_mods + 1, sizeof(*r->mods)))
-		return -ENOMEM;
+	err = report__grow(r, (void **)&r->mods, &r->cap_mods, r->nr_mods + 1, sizeof(*r->mods));
+	if (err)
+		return err;
 	r->mods[r->nr_mods++] = m;
 	return 0;
 }
@@ -245,9 +256,11 @@ static int parse_frame(struct parser *ps, struct rpt_cur *c)
 	f.module = module ? (uint32_t)(module - 1) : RPT_NONE;
 	f.addr = f.offset + (uint64_t)rpt_zz_decode(addr_delta);
 	f.sym = sym ? r->strs[sym - 1] : NULL;
-	if (rpt_grow((void **)&r->frames, &r->cap_frames, r->nr_frames + 1, sizeof(*r->frames)))
-		return -ENOMEM;
+	err = report__grow(r, (void **)&r->frames, &r->cap_frames, r->nr_frames + 1, sizeof(*r->frames));
+	if (err)
+		return err;
 	r->frames[r->nr_frames++] = f;
+	ps->waiting += f.reason == RPT_FILE_NO_ANSWER;
 	return 0;
 }
 
@@ -256,6 +269,7 @@ static int parse_stack(struct parser *ps, struct rpt_cur *c)
 	struct report *r = ps->r;
 	uint64_t nr, id;
 	uint32_t i;
+	int err;
 
 	if (rpt_cur__uv(c, &nr))
 		return bad_rec(ps, RPT_REC_STACK, "malformed field");
@@ -265,10 +279,11 @@ static int parse_stack(struct parser *ps, struct rpt_cur *c)
 			       nr, (size_t)(c->end - c->p));
 	if (r->nr_stacks >= RPT_ID_LIMIT)
 		return bad_rec(ps, RPT_REC_STACK, "too many stacks");
-	if (rpt_grow((void **)&r->stacks, &r->cap_stacks, r->nr_stacks + 1, sizeof(*r->stacks)) ||
-	    rpt_grow((void **)&r->stack_data, &r->cap_stack_data, r->nr_stack_data + nr,
-		     sizeof(*r->stack_data)))
-		return -ENOMEM;
+	err = report__grow(r, (void **)&r->stacks, &r->cap_stacks, r->nr_stacks + 1, sizeof(*r->stacks));
+	err = err ?: report__grow(r, (void **)&r->stack_data, &r->cap_stack_data, r->nr_stack_data + nr,
+				  sizeof(*r->stack_data));
+	if (err)
+		return err;
 	for (i = 0; i < nr; i++) {
 		if (rpt_cur__uv(c, &id))
 			return bad_rec(ps, RPT_REC_STACK, "malformed frame id %u", i);
@@ -312,8 +327,9 @@ static int parse_sample(struct parser *ps, struct rpt_cur *c)
 	s.tid = (uint32_t)((int64_t)s.pid + d);
 	s.time = ps->prev_time + (uint64_t)rpt_zz_decode(dt);
 	s.comm = r->strs[comm];
-	if (rpt_grow((void **)&r->samples, &r->cap_samples, r->nr_samples + 1, sizeof(*r->samples)))
-		return -ENOMEM;
+	err = report__grow(r, (void **)&r->samples, &r->cap_samples, r->nr_samples + 1, sizeof(*r->samples));
+	if (err)
+		return err;
 	r->samples[r->nr_samples++] = s;
 	ps->prev_time = s.time;
 	return 0;
@@ -333,12 +349,42 @@ static int parse_end(struct parser *ps, struct rpt_cur *c)
 	return 0;
 }
 
+/*
+ * The file's records would take more memory than its size allows
+ * (report__charge): refused as a bomb, at the record that crossed it.
+ * Returns -EINVAL.
+ */
+static int past_bound(struct parser *ps, uint64_t type)
+{
+	char h1[32], h2[32];
+
+	return bad_rec(ps, type, "past the reader's memory bound (%s for a file of %s)",
+		       human(h1, sizeof(h1), ps->r->mem_max), human(h2, sizeof(h2), ps->r->file_bytes));
+}
+
+/*
+ * A CGROUP record.  Its table counts its own bytes (paths too): they are
+ * charged once the record is in, so the bound is passed by at most one
+ * path and one growth of the table before the file is refused.
+ */
+static int parse_cgroup(struct parser *ps, struct rpt_cur *c)
+{
+	struct rpt_cgtab *t = &ps->r->cgroups;
+	size_t before = t->bytes;
+	const char *why;
+	int err;
+
+	err = rpt_cgtab__read(t, c, &why);
+	if (err == -EINVAL)
+		return bad_rec(ps, RPT_REC_CGROUP, "%s", why);
+	return err ?: report__charge(ps->r, before, t->bytes);
+}
+
 /* Parse the @len decompressed bytes of the current block. */
 static int parse_records(struct parser *ps, size_t len)
 {
 	const uint8_t *base = ps->data;
 	struct rpt_cur c = { base, base + len };
-	const char *why;
 	int err;
 
 	ps->prev_time = 0;
@@ -382,9 +428,7 @@ static int parse_records(struct parser *ps, size_t len)
 			err = parse_end(ps, &rc);
 			break;
 		case RPT_REC_CGROUP:
-			err = rpt_cgtab__read(&ps->r->cgroups, &rc, &why);
-			if (err == -EINVAL)
-				return bad_rec(ps, type, "%s", why);
+			err = parse_cgroup(ps, &rc);
 			break;
 		case RPT_REC_FORGET:
 			ps->forgets++;
@@ -397,6 +441,8 @@ static int parse_records(struct parser *ps, size_t len)
 			err = 0;
 			break;
 		}
+		if (err == -E2BIG)
+			return past_bound(ps, type);
 		if (err == -ENOMEM)
 			set_err(ps, "out of memory");
 		if (err)
@@ -422,7 +468,9 @@ static int parse_block(struct parser *ps, ZSTD_DCtx *dctx, const uint8_t *frame,
 {
 	uint64_t foff = ps->block_off + RPT_BLOCK_HDR_LEN;
 	unsigned long long fcs;
+	char h1[32], h2[32], h3[32];
 	size_t n;
+	int err;
 
 	fcs = ZSTD_getFrameContentSize(frame, clen);
 	if (fcs == ZSTD_CONTENTSIZE_ERROR)
@@ -437,9 +485,14 @@ static int parse_block(struct parser *ps, ZSTD_DCtx *dctx, const uint8_t *frame,
 	n = ZSTD_findFrameCompressedSize(frame, clen);
 	if (ZSTD_isError(n) || n != clen)
 		return bad_at(ps, foff, "zstd frame does not fill the %u-byte block", clen);
-	if (rpt_grow((void **)dbuf, dcap, ulen, 1)) {
+	err = report__grow(ps->r, (void **)dbuf, dcap, ulen, 1);
+	if (err == -E2BIG)
+		return bad_at(ps, ps->block_off, "a block of %s: past the reader's memory bound "
+			      "(%s for a file of %s)", human(h1, sizeof(h1), ulen),
+			      human(h2, sizeof(h2), ps->r->mem_max), human(h3, sizeof(h3), ps->r->file_bytes));
+	if (err) {
 		set_err(ps, "out of memory");
-		return -ENOMEM;
+		return err;
 	}
 	/* Bounded: the frame said ulen, checked against the cap, and the buffer is that big. */
 	n = ZSTD_decompressDCtx(dctx, *dbuf, ulen, frame, clen);
@@ -519,9 +572,10 @@ static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
 	err = check_file_header(ps, buf, len);
 	if (err)
 		return err;
-	total_max = (uint64_t)len * RPT_RATIO_MAX;
-	if (total_max < RPT_BLOCK_MAX)
-		total_max = RPT_BLOCK_MAX;
+	total_max = (uint64_t)len * RPT_RATIO_MAX + RPT_RATIO_FLOOR;
+	ps->r->file_bytes = len;
+	ps->r->mem_max = (size_t)(len * RPT_MEM_RATIO + RPT_MEM_FLOOR);
+	ps->r->mem = sizeof(*ps->r);
 	dctx = ZSTD_createDCtx();
 	if (!dctx) {
 		set_err(ps, "out of memory");
@@ -547,6 +601,7 @@ static int parse_file(struct parser *ps, const uint8_t *buf, size_t len)
 		err = bad_at(ps, RPT_FILE_HDR_LEN, "no complete block: the file ends before its header");
 	ZSTD_freeDCtx(dctx);
 	free(dbuf);
+	ps->r->mem -= dcap;
 	return err;
 }
 
@@ -580,9 +635,22 @@ static struct report *report__parse(const void *data, size_t len, const char *pa
 		ps.r->hdr.end_wall_ns = 0;
 		ps.r->hdr.samples = ps.r->nr_samples;
 	}
-	/* The views count by stack id: one id per identity again. */
-	if (ps.forgets && (e = report__dedupe(ps.r))) {
-		set_err(&ps, "%s", e == -ENOMEM ? "out of memory" : strerror(-e));
+	/*
+	 * The views count by stack id: one id per identity again.  A frame
+	 * written before its file answered may be there twice, unnamed then
+	 * named: merged, the name wins (docs/FORMAT.md), so each file reads
+	 * as the files merged do.
+	 */
+	if ((ps.forgets || ps.waiting) && (e = report__dedupe(ps.r))) {
+		char h1[32], h2[32];
+
+		/* Past the bound (a file of FORGET records made to be indexed again): corrupt input. */
+		if (e == -E2BIG)
+			e = bad_at(&ps, len, "indexing the file again (FORGET records) passes the reader's "
+				   "memory bound (%s for a file of %s)", human(h1, sizeof(h1), ps.r->mem_max),
+				   human(h2, sizeof(h2), len));
+		else
+			set_err(&ps, "%s", e == -ENOMEM ? "out of memory" : strerror(-e));
 		report__free(ps.r);
 		errno = -e;
 		return NULL;

@@ -41,6 +41,7 @@ struct wframe {
 	uint32_t kind, module;	/* module: a file module id */
 	uint32_t id;		/* the file's frame id */
 	bool used;		/* found again since it was added or last kept */
+	bool waiting;		/* written unnamed: its file had not answered yet */
 };
 
 struct wstack {

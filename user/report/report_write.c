@@ -254,22 +254,25 @@ static void writer__free(struct report_writer *w)
 	free(w);
 }
 
-struct report_writer *report_writer__open(const char *path, const struct rpt_header *h)
+struct report_writer *report_writer__fdopen(int fd, const struct rpt_header *h)
 {
 	uint8_t fhdr[RPT_FILE_HDR_LEN];
 	struct report_writer *w;
 	int err;
 
-	if (!path || !h) {
+	if (fd < 0 || !h) {
+		if (fd >= 0)
+			close(fd);
 		errno = EINVAL;
 		return NULL;
 	}
 	w = calloc(1, sizeof(*w));
 	if (!w) {
+		close(fd);
 		errno = ENOMEM;
 		return NULL;
 	}
-	w->fd = -1;
+	w->fd = fd;
 	w->time_base = h->start_mono_ns;
 	w->index_max = RPT_INDEX_MAX;
 	w->index_age = RPT_INDEX_AGE_NS;
@@ -283,11 +286,6 @@ struct report_writer *report_writer__open(const char *path, const struct rpt_hea
 	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1)) ||
 	    ZSTD_isError(ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_contentSizeFlag, 1))) {
 		err = -EINVAL;
-		goto fail;
-	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (w->fd < 0) {
-		err = -errno;
 		goto fail;
 	}
 	memcpy(fhdr, RPT_FILE_MAGIC, RPT_MAGIC_LEN);
@@ -308,6 +306,21 @@ fail:
 	writer__free(w);
 	errno = -err;
 	return NULL;
+}
+
+struct report_writer *report_writer__open(const char *path, const struct rpt_header *h)
+{
+	int fd;
+
+	if (!path || !h) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* 0600 as every output (base/outfile.h); a name a user gives goes through outfile instead. */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	return report_writer__fdopen(fd, h);
 }
 
 static bool mod_eq(const void *ctx, const void *key, uint64_t val)
@@ -431,9 +444,26 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 	h = wframe_hash(k.kind, k.module, k.key);
 
 	v = htab__find(&x->frame_tab, h, frame_eq, x, &k);
-	if (v) {
+	/*
+	 * A frame written before its file answered is written again once it
+	 * has a name (or a final reason), under a new id the index keeps:
+	 * the first frame's samples stay as they were, the later ones named.
+	 */
+	if (v && !(x->frames[v - 1].waiting && f->reason != RPT_FILE_NO_ANSWER)) {
 		x->frames[v - 1].used = true;
 		*id = x->frames[v - 1].id;
+		return 0;
+	}
+	if (v) {
+		if (w->nr_frames >= RPT_ID_LIMIT)
+			return -E2BIG;
+		err = f->sym ? writer__string(w, f->sym, &sym) : 0;
+		err = err ?: writer__frame_rec(w, f, f->sym ? sym + 1 : 0);
+		if (err)
+			return err;
+		x->frames[v - 1].id = *id = w->nr_frames++;
+		x->frames[v - 1].waiting = false;
+		x->frames[v - 1].used = true;
 		return 0;
 	}
 	if (w->nr_frames >= RPT_ID_LIMIT)
@@ -453,6 +483,7 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 	if (err)
 		return err;
 	k.id = *id = w->nr_frames++;
+	k.waiting = f->reason == RPT_FILE_NO_ANSWER;
 	x->frames[x->nr_frames] = k;
 	return htab__add(&x->frame_tab, h, ++x->nr_frames);	/* reserved: cannot fail */
 }

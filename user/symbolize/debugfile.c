@@ -20,9 +20,20 @@
 
 #include "symbolize/debugfile.h"
 #include "symbolize/fileid.h"
+#include "base/inputcap.h"
 #include "base/util.h"
 
-#define DEFAULT_MAX_CRC_SIZE	(1ULL << 30)
+/*
+ * The CRC reads the whole candidate, and anyone can make a sparse file
+ * that claims a GiB: 1 GiB (the cap before) cost a second of CPU and a
+ * GiB of reads per candidate, up to three per binary.  64 MiB is read and
+ * summed in about 70 ms here (zlib's crc32, ~0.9 GB/s), within the 100 ms
+ * the recorder waits for a file's symbols (it runs in that job, off the
+ * recorder's thread: symbolize/fileload.c); a larger debuglink target is
+ * not used (logged).  Debug files found by build-id (Debian's -dbgsym,
+ * Fedora's -debuginfo, where large ones live) have no CRC to check.
+ */
+#define DEFAULT_MAX_CRC_SIZE	(64ULL << 20)
 #define CRC_CHUNK		(256UL << 10)
 
 /* The CRC32 of the first @size bytes of @fd: 0 or -errno (-ESTALE: shorter now). */
@@ -66,7 +77,7 @@ static void rejected(const char *path, const char *why, int err)
  * only when that is why.
  */
 static struct elfsym *try_candidate(const struct debugfile_query *q, int root_fd,
-				    const char *path, const uint32_t *crc, int *err)
+				    const char *path, const uint32_t *crc, bool users, int *err)
 {
 	uint64_t max_crc = q->max_crc_size ? q->max_crc_size : DEFAULT_MAX_CRC_SIZE;
 	uint8_t id[FILEID_BUILD_ID_MAX];
@@ -77,10 +88,23 @@ static struct elfsym *try_candidate(const struct debugfile_query *q, int root_fd
 	uint32_t got;
 	int fd, e;
 
-	fd = fileid__open_in_root(root_fd, path, &st);
+	/*
+	 * Next to the binary is where its user writes (users): no symlink.
+	 * The debug root's .build-id entries are symlinks by design.  Either
+	 * way the file is that user's or root's, and not writable by others.
+	 */
+	fd = users ? fileid__open_owned(root_fd, path, q->owner, true, &st) :
+		     fileid__open_in_root(root_fd, path, &st);
+	if (fd >= 0 && !users &&
+	    ((st.st_uid != 0 && st.st_uid != q->owner) || (st.st_mode & S_IWOTH))) {
+		close(fd);
+		fd = -EPERM;
+	}
 	if (fd < 0) {
-		rejected(path, fd == -ENOEXEC ? "not a non-empty regular file" : "cannot open",
-			 fd == -ENOEXEC ? 0 : fd);
+		rejected(path, fd == -ENOEXEC ? "not a non-empty regular file" :
+			 fd == -ELOOP ? "reached through a symlink" :
+			 fd == -EPERM ? "another user's, or writable by others" : "cannot open",
+			 fd == -ENOEXEC || fd == -ELOOP || fd == -EPERM ? 0 : fd);
 		return NULL;
 	}
 	if ((uint64_t)st.st_dev == q->dev && (uint64_t)st.st_ino == q->ino) {
@@ -102,6 +126,7 @@ static struct elfsym *try_candidate(const struct debugfile_query *q, int root_fd
 	if (crc) {
 		if ((uint64_t)st.st_size > max_crc) {
 			rejected(path, "too large to check its CRC", 0);
+			inputcap__hit(INPUTCAP_DEBUG_CRC);
 			goto fail;
 		}
 		e = file_crc32(fd, (uint64_t)st.st_size, &got);
@@ -177,19 +202,19 @@ static struct elfsym *by_debuglink(const struct debugfile_query *q, const char *
 	if (q->root_fd >= 0 || q->root_fd == AT_FDCWD) {
 		n = snprintf(path, sizeof(path), "%.*s/%s", dirlen, q->path, name);
 		if (n > 0 && (size_t)n < sizeof(path))
-			dbg = try_candidate(q, q->root_fd, path, &crc, err);
+			dbg = try_candidate(q, q->root_fd, path, &crc, true, err);
 		if (dbg || *err)
 			return dbg;
 		n = snprintf(path, sizeof(path), "%.*s/.debug/%s", dirlen, q->path, name);
 		if (n > 0 && (size_t)n < sizeof(path))
-			dbg = try_candidate(q, q->root_fd, path, &crc, err);
+			dbg = try_candidate(q, q->root_fd, path, &crc, true, err);
 		if (dbg || *err)
 			return dbg;
 	}
 	if (q->debug_root) {
 		n = snprintf(path, sizeof(path), "%s%.*s/%s", q->debug_root, dirlen, q->path, name);
 		if (n > 0 && (size_t)n < sizeof(path))
-			dbg = try_candidate(q, debug_root_fd(q), path, &crc, err);
+			dbg = try_candidate(q, debug_root_fd(q), path, &crc, false, err);
 	}
 	return dbg;
 }
@@ -206,7 +231,7 @@ struct elfsym *debugfile__open(const struct debugfile_query *q)
 
 	id = elfsym__build_id(q->es, &len);
 	if (id && len >= 2 && q->debug_root && debugfile__build_id_path(path, sizeof(path), q->debug_root, id, len))
-		dbg = try_candidate(q, debug_root_fd(q), path, NULL, &err);
+		dbg = try_candidate(q, debug_root_fd(q), path, NULL, false, &err);
 	name = elfsym__debuglink(q->es, &crc);
 	if (!dbg && !err && name)
 		dbg = by_debuglink(q, name, crc, &err);

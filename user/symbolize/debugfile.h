@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "symbolize/elf/elfsym.h"
 
@@ -30,7 +31,8 @@ struct debugfile_query {
 	const char *debug_root;		/* the host's debug directory; NULL: skip 1 and DEBUG_ROOT/DIR/NAME */
 	bool debug_root_in_root;	/* debug_root is resolved inside root_fd too, not as the host sees it */
 	const struct elfsym_opts *opts;	/* caps for reading a debug file; may be NULL */
-	uint64_t max_crc_size;		/* larger debuglink targets are not read; 0: 1 GiB */
+	uint64_t max_crc_size;		/* larger debuglink targets are not read; 0: 64 MiB */
+	uid_t owner;			/* the process's user: whose files a candidate may be (or root's) */
 };
 
 /*

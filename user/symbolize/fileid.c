@@ -27,6 +27,7 @@
 
 #include "symbolize/elf/elfnote.h"
 #include "symbolize/fileid.h"
+#include "base/inputcap.h"
 #include "base/util.h"
 
 /* A note area holds a few hundred bytes: do not read a hostile giant one. */
@@ -34,17 +35,27 @@
 /* Nor many areas pointing at the same megabyte. */
 #define NOTES_BUDGET	(4UL << 20)
 
-/* Open @path under @dirfd: inside it as the root when @in_root (containers). */
-static int open_at(int dirfd, const char *path, int flags, bool in_root)
+/* How open_at resolves a path. */
+enum {
+	IN_ROOT = 1,		/* inside @dirfd as the root (containers) */
+	NO_SYMLINKS = 2,	/* through no symlink at all: a file another user wrote */
+};
+
+/* Open @path under @dirfd, resolved as @how says. */
+static int open_at(int dirfd, const char *path, int flags, unsigned int how_)
 {
 	struct open_how how = {
 		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		.resolve = RESOLVE_NO_MAGICLINKS,
 	};
 	int fd;
 
-	if (!in_root)
+	if (!how_)
 		return open(path, flags | O_CLOEXEC);
+	if (how_ & IN_ROOT)
+		how.resolve |= RESOLVE_IN_ROOT;
+	if (how_ & NO_SYMLINKS)
+		how.resolve |= RESOLVE_NO_SYMLINKS;
 	/*
 	 * An absolute symlink in a container must not lead to the host's
 	 * file; RESOLVE_IN_ROOT alone does not promise to refuse magic links
@@ -54,8 +65,9 @@ static int open_at(int dirfd, const char *path, int flags, bool in_root)
 	if (fd >= 0 || errno != ENOSYS)
 		return fd;
 	/* Before 5.6: no way to stay inside; still resolve relative to it. */
-	while (*path == '/')
-		path++;
+	if (how_ & IN_ROOT)
+		while (*path == '/')
+			path++;
 	return openat(dirfd, *path ? path : ".", flags | O_CLOEXEC | O_NOFOLLOW);
 }
 
@@ -84,8 +96,8 @@ static int check_file(int fd, const struct mapping *mp, struct stat *st)
  * is never opened for real; then the checked O_PATH fd itself is reopened,
  * so nothing can be swapped in between the check and the open.
  */
-static int open_verified(int dirfd, const char *path, bool in_root, const struct mapping *mp,
-			 struct stat *st)
+static int open_verified(int dirfd, const char *path, unsigned int in_root,
+			 const struct mapping *mp, struct stat *st)
 {
 	struct stat first;
 	char self[64];
@@ -147,7 +159,7 @@ static int open_via(const char *proc_root, const char *who, uint64_t ns_dev,
 		if (rootfd < 0) {
 			fd = -ESRCH;
 		} else {
-			fd = open_verified(rootfd, mp->path, true, mp, &st);
+			fd = open_verified(rootfd, mp->path, IN_ROOT, mp, &st);
 			close(rootfd);
 		}
 	}
@@ -207,16 +219,16 @@ static int open_scanning(const char *proc_root, uint64_t ns_dev, uint32_t pid,
 }
 
 /*
- * The namespace route of fileid__open_mapped(), @pid being gone: the fd,
+ * The namespace route of fileid__open_peers(), @pid being gone: the fd,
  * or -errno (-ESRCH: no live process of mp's namespace to go through).
  */
-static int open_in_mnt_ns(const char *proc_root, const struct proc_table *procs, uint32_t pid,
-			  const struct mapping *mp)
+static int open_in_mnt_ns(const char *proc_root, const uint32_t *peers, size_t nr_peers,
+			  uint32_t pid, const struct mapping *mp)
 {
-	const struct proc *p = NULL;
 	char path[PATH_MAX], who[16];
 	struct stat own;
 	int fd, n;
+	size_t i;
 
 	if (!mp->mnt_ns)
 		return -ESRCH;
@@ -229,10 +241,10 @@ static int open_in_mnt_ns(const char *proc_root, const struct proc_table *procs,
 	/* Ours: the route that needs no other process. */
 	if ((uint64_t)own.st_ino == mp->mnt_ns)
 		return open_via(proc_root, "self", (uint64_t)own.st_dev, mp);
-	while (procs && (p = proc_table__next_in_mnt_ns(procs, mp->mnt_ns, p))) {
-		if (proc__pid(p) == pid)
+	for (i = 0; i < nr_peers; i++) {
+		if (peers[i] == pid)
 			continue;
-		snprintf(who, sizeof(who), "%u", proc__pid(p));
+		snprintf(who, sizeof(who), "%u", peers[i]);
 		fd = open_via(proc_root, who, (uint64_t)own.st_dev, mp);
 		/* Gone too, or moved to another namespace since: the next one. */
 		if (fd != -ESRCH && fd != -EXDEV)
@@ -241,8 +253,30 @@ static int open_in_mnt_ns(const char *proc_root, const struct proc_table *procs,
 	return open_scanning(proc_root, (uint64_t)own.st_dev, pid, mp);
 }
 
+size_t fileid__ns_peers(const struct proc_table *procs, uint32_t pid, uint32_t mnt_ns,
+			uint32_t *out, size_t max)
+{
+	const struct proc *p = NULL;
+	size_t n = 0;
+
+	while (procs && n < max && (p = proc_table__next_in_mnt_ns(procs, mnt_ns, p)))
+		if (proc__pid(p) != pid)
+			out[n++] = proc__pid(p);
+	return n;
+}
+
 int fileid__open_mapped(const char *proc_root, const struct proc_table *procs, uint32_t pid,
 			const struct mapping *mp)
+{
+	uint32_t peers[FILEID_PEERS_MAX];
+
+	return fileid__open_peers(proc_root, peers,
+				  fileid__ns_peers(procs, pid, mp->mnt_ns, peers, FILEID_PEERS_MAX),
+				  pid, mp);
+}
+
+int fileid__open_peers(const char *proc_root, const uint32_t *peers, size_t nr_peers,
+		       uint32_t pid, const struct mapping *mp)
 {
 	char path[PATH_MAX];
 	int fd, dirfd, err;
@@ -250,7 +284,7 @@ int fileid__open_mapped(const char *proc_root, const struct proc_table *procs, u
 
 	snprintf(path, sizeof(path), "%s/%u/map_files/%" PRIx64 "-%" PRIx64,
 		 proc_root, pid, mp->start, mp->end);
-	fd = open_verified(AT_FDCWD, path, false, mp, &st);
+	fd = open_verified(AT_FDCWD, path, 0, mp, &st);
 	if (fd >= 0)
 		return fd;
 	err = fd;
@@ -259,11 +293,11 @@ int fileid__open_mapped(const char *proc_root, const struct proc_table *procs, u
 	snprintf(path, sizeof(path), "%s/%u/root", proc_root, pid);
 	dirfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd >= 0) {
-		fd = open_verified(dirfd, mp->path, true, mp, &st);
+		fd = open_verified(dirfd, mp->path, IN_ROOT, mp, &st);
 		close(dirfd);
 	} else {
 		/* Gone: its MAP record was read after it exited (a 25 ms program). */
-		fd = open_in_mnt_ns(proc_root, procs, pid, mp);
+		fd = open_in_mnt_ns(proc_root, peers, nr_peers, pid, mp);
 		if (fd >= 0)
 			pr_debug("fileid: '%s': pid %u gone, opened in its mount namespace\n",
 				 mp->path, pid);
@@ -277,7 +311,40 @@ int fileid__open_mapped(const char *proc_root, const struct proc_table *procs, u
 
 int fileid__open_in_root(int root_fd, const char *path, struct stat *st)
 {
-	return open_verified(root_fd, path, root_fd != AT_FDCWD, NULL, st);
+	return open_verified(root_fd, path, root_fd != AT_FDCWD ? IN_ROOT : 0, NULL, st);
+}
+
+bool fileid__owned_by(const struct stat *st, uid_t owner, bool or_root)
+{
+	return (st->st_uid == owner || (or_root && st->st_uid == 0)) && !(st->st_mode & S_IWOTH);
+}
+
+int fileid__proc_owner(const char *proc_root, uint32_t pid, uid_t *uid)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%u", proc_root, pid);
+	if (stat(path, &st))
+		return -ESRCH;
+	*uid = st.st_uid;
+	return 0;
+}
+
+int fileid__open_owned(int root_fd, const char *path, uid_t owner, bool or_root, struct stat *st)
+{
+	int fd;
+
+	fd = open_verified(root_fd, path, NO_SYMLINKS | (root_fd != AT_FDCWD ? IN_ROOT : 0), NULL,
+			   st);
+	if (fd < 0)
+		return fd;
+	/* Checked on the fd we read: a rename or chmod after this changes nothing we read. */
+	if (!fileid__owned_by(st, owner, or_root)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
 }
 
 struct note_reader {
@@ -302,6 +369,8 @@ static int scan_notes(struct note_reader *r, uint64_t off, uint64_t size, uint64
 	ssize_t n;
 	long at;
 
+	if (size > NOTE_AREA_MAX)
+		inputcap__hit(INPUTCAP_NOTES);
 	if (!size || size > NOTE_AREA_MAX || off > r->fsize || size > r->fsize - off)
 		return 0;
 	if (size > r->budget)

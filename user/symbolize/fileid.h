@@ -14,6 +14,7 @@
 #ifndef BPFSYM_FILEID_H
 #define BPFSYM_FILEID_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -60,6 +61,23 @@ int fileid__open_mapped(const char *proc_root, const struct proc_table *procs, u
 /* PROC_ROOT entries read at most when looking for a process of a namespace. */
 #define FILEID_SCAN_MAX 65536
 
+/* Processes of a namespace taken from the model, at most, for one open. */
+#define FILEID_PEERS_MAX 8
+
+/*
+ * fileid__open_mapped() in two steps, for a caller that opens on another
+ * thread than the one owning the model: fileid__ns_peers() copies up to
+ * @max pids of live processes of namespace @mnt_ns that @procs knows (most
+ * recently used first, @pid skipped; @procs NULL: none) into @out and
+ * returns how many; fileid__open_peers() opens as fileid__open_mapped()
+ * does, going through those @nr_peers pids where it would go through
+ * @procs, and touches no model.
+ */
+size_t fileid__ns_peers(const struct proc_table *procs, uint32_t pid, uint32_t mnt_ns,
+			uint32_t *out, size_t max);
+int fileid__open_peers(const char *proc_root, const uint32_t *peers, size_t nr_peers,
+		       uint32_t pid, const struct mapping *mp);
+
 /*
  * Open for reading @path, resolved inside the directory @root_fd as its
  * root (openat2 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS, as above), or as
@@ -69,6 +87,27 @@ int fileid__open_mapped(const char *proc_root, const struct proc_table *procs, u
  * non-empty regular file, else the open's error.
  */
 int fileid__open_in_root(int root_fd, const char *path, struct stat *st);
+
+/*
+ * The same for a file a process's user wrote for us to read (a perf map,
+ * a jitdump, a debug file next to a binary): resolved through no symlink
+ * at all (RESOLVE_NO_SYMLINKS: /tmp is everyone's, and a link there may
+ * point at any file of root's), and kept only when owned by @owner (or
+ * root, with @or_root: a file the user could not have put there) and not
+ * writable by others.  The fd, or -errno: -ELOOP (a symlink on the way),
+ * -EPERM (another owner, or o+w), else as fileid__open_in_root.
+ */
+int fileid__open_owned(int root_fd, const char *path, uid_t owner, bool or_root,
+		       struct stat *st);
+
+/* fileid__open_owned's rule on a file already open, by its fstat @st. */
+bool fileid__owned_by(const struct stat *st, uid_t owner, bool or_root);
+
+/*
+ * The user of process @pid: whom PROC_ROOT/PID belongs to (its effective
+ * uid), into *@uid.  0 or -ESRCH (gone).
+ */
+int fileid__proc_owner(const char *proc_root, uint32_t pid, uid_t *uid);
 
 /*
  * The GNU build-id of the ELF file open on @fd, into @id (room for

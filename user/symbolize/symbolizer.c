@@ -42,7 +42,6 @@
 #include "base/hash.h"
 #include "base/htab.h"
 #include "base/util.h"
-#include "symbolize/debugfile.h"
 #include "symbolize/elf/elfsym.h"
 #include "symbolize/fileid.h"
 #include "symbolize/imgcache.h"
@@ -88,12 +87,30 @@ struct smod *module_add(struct symbolizer *s, struct htab *tab, uint64_t h, uint
 	return m;
 }
 
+/* Forget the hung file system whose job is @m's, if any. */
+static void hung_forget(struct symbolizer *s, const struct smod *m)
+{
+	for (int i = 0; i < SYM_HUNG_DEVS; i++)
+		if (s->hung_devs[i].m == m)
+			s->hung_devs[i] = (struct hung_dev){ 0 };
+}
+
+/* Give up @m's job still running, if any: dropped when it ends. */
+static void job_abandon(struct symbolizer *s, struct smod *m)
+{
+	hung_forget(s, m);
+	if (m->job)
+		offload__abandon(s->pool, &m->job->job);
+	m->job = NULL;
+}
+
 void modules_free(struct symbolizer *s)
 {
 	struct smod *m, *next;
 
 	for (m = s->all_mods; m; m = next) {
 		next = m->next;
+		job_abandon(s, m);
 		fd_cache__drop(&s->fds, &m->fd);
 		free(m->path);
 		free(m);
@@ -140,12 +157,33 @@ static void module_evict(struct symbolizer *s, struct smod *m)
 		;
 	if (*pp)
 		*pp = m->next;
+	job_abandon(s, m);
 	fd_cache__drop(&s->fds, &m->fd);
 	imgcache__put(&s->images, m->img);
 	free(m->path);
 	free(m);
 	s->nr_file_mods--;
 	s->mods_evicted++;
+}
+
+/*
+ * Drop the least recently used file module but @keep (the one just made)
+ * that no kept frame holds (symbolizer__hold).  Held ones are passed
+ * over: the cap is exceeded for a while, by at most the modules of the
+ * frames kept (ingest's deferred samples, a bounded FIFO).
+ */
+static void evict_lru(struct symbolizer *s, const struct smod *keep)
+{
+	struct lru_node *n;
+	struct smod *m;
+
+	for (n = s->file_lru.tail; n; n = n->prev) {
+		m = lru_entry(n, struct smod, lru);
+		if (m != keep && !m->holds) {
+			module_evict(s, m);
+			return;
+		}
+	}
 }
 
 void module_keep(struct symbolizer *s, struct smod *m)
@@ -183,7 +221,7 @@ struct smod *file_module(struct symbolizer *s, const struct mapping *mp)
 	m->mtime_nsec = mp->mtime_nsec;
 	lru__push_front(&s->file_lru, &m->lru);
 	if (++s->nr_file_mods > s->max_mods)
-		module_evict(s, lru_entry(s->file_lru.tail, struct smod, lru));
+		evict_lru(s, m);
 	return m;
 }
 
@@ -213,30 +251,34 @@ uint32_t note_failure(struct smod *m, uint32_t pid, int err)
 	return m->fail_reason;
 }
 
-/* Whether the last failure on @m may go otherwise through @pid. */
+/*
+ * Whether the last failure on @m may go otherwise through @pid.  A file
+ * that did not answer is not asked again while it keeps its job waiting
+ * (a worker refused it: at once).
+ */
 static bool may_retry(const struct smod *m, uint32_t pid)
 {
+	if (m->fail_reason == RPT_FILE_NO_ANSWER)
+		return !m->job;
 	return m->fail_reason == RPT_OK ||
 	       (!m->fail_final && m->fail_pid != pid && m->attempts < MAX_OPEN_ATTEMPTS);
 }
 
 /*
- * Take @fd, a checked open of @m's file: learn @m's identity from it, or
- * check it is the content already known, and keep it open.  @fd is
- * consumed.  0 or -errno: -ESTALE (another build-id), -ENOEXEC (not ELF).
+ * Take @fd, a checked open of @m's file whose build-id is @id (@len bytes,
+ * 0: none): learn @m's identity from it, or check it is the content
+ * already known, and keep it open.  @fd is consumed.  0 or -errno:
+ * -ESTALE (another build-id).
  */
-int module_adopt(struct symbolizer *s, struct smod *m, int fd)
+static int module_adopt_id(struct symbolizer *s, struct smod *m, int fd, const uint8_t *id,
+			   size_t len)
 {
-	uint8_t id[FILEID_BUILD_ID_MAX];
 	struct image_key key = {
-		.build_id = id, .dev = m->pub.rpt.dev, .ino = m->pub.rpt.ino,
+		.build_id = id, .build_id_len = len, .dev = m->pub.rpt.dev, .ino = m->pub.rpt.ino,
 		.mtime_sec = m->mtime_sec, .mtime_nsec = m->mtime_nsec,
 	};
 	int err;
 
-	err = fileid__build_id(fd, id, &key.build_id_len);
-	if (err)
-		goto fail;
 	if (m->img) {
 		if (key.build_id_len != m->img->build_id_len ||
 		    memcmp(id, m->img->build_id, key.build_id_len)) {
@@ -258,19 +300,33 @@ fail:
 	return err;
 }
 
-/* Open @m's file through @pid's view and adopt it.  0 or -errno, remembered. */
-int module_open(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp)
+int module_adopt(struct symbolizer *s, struct smod *m, int fd)
 {
-	int fd, err;
+	uint8_t id[FILEID_BUILD_ID_MAX];
+	size_t len;
+	int err;
 
-	if (!may_retry(m, pid))
-		return m->fail_err;
-	fd = fileid__open_mapped(s->proc_root, s->procs, pid, mp);
-	err = fd < 0 ? fd : module_adopt(s, m, fd);
+	err = fileid__build_id(fd, id, &len);
 	if (err) {
-		pr_debug("symbolizer: '%s': pid %u: %s\n", m->path, pid,
+		close(fd);
+		return err;
+	}
+	return module_adopt_id(s, m, fd, id, len);
+}
+
+/* What @j, an open of @m's file that ended, made: @m's fd and identity.  0 or -errno, noted. */
+static int adopt_open(struct symbolizer *s, struct smod *m, struct file_job *j)
+{
+	int err = j->err;
+
+	if (!err) {
+		err = module_adopt_id(s, m, j->fd, j->id, j->id_len);
+		j->fd = -1;	/* consumed */
+	}
+	if (err) {
+		pr_debug("symbolizer: '%s': pid %u: %s\n", m->path, j->pid,
 			 err == -ESTALE ? "another file is at that path" : strerror(-err));
-		note_failure(m, pid, err);
+		note_failure(m, j->pid, err);
 		return err;
 	}
 	m->fail_reason = RPT_OK;
@@ -278,21 +334,197 @@ int module_open(struct symbolizer *s, struct smod *m, uint32_t pid, const struct
 	return 0;
 }
 
+/* What @j, a read of @m's symbols that ended, made: @m's image loaded.  0 or -errno, noted. */
+static int adopt_syms(struct symbolizer *s, struct smod *m, struct file_job *j)
+{
+	if (!j->es) {
+		pr_debug("symbolizer: '%s': %s\n", m->path, strerror(-j->err));
+		note_failure(m, j->pid, j->err);
+		return j->err;
+	}
+	if (m->img->es)
+		return 0;	/* loaded from a copy meanwhile */
+	if (!image__matches(m->img, j->es)) {
+		/* Rewritten in place since it was opened: this fd no longer holds what ran. */
+		pr_debug("symbolizer: '%s': the file changed under us\n", m->path);
+		fd_cache__drop(&s->fds, &m->fd);
+		note_failure(m, j->pid, -ESTALE);
+		return -ESTALE;
+	}
+	m->fail_reason = RPT_OK;
+	m->attempts = 0;
+	imgcache__attach(&s->images, m->img, j->es, j->dbg);
+	j->es = j->dbg = NULL;	/* the image's now */
+	return 0;
+}
+
+/* Take what @j, @m's job that ended, made, and free it.  0 or -errno, noted. */
+static int job_adopt(struct symbolizer *s, struct smod *m, struct file_job *j)
+{
+	int err = j->kind == FILE_JOB_SYMS ? adopt_syms(s, m, j) : adopt_open(s, m, j);
+
+	m->watch_job = NULL;	/* @j's address may be the next job's */
+	file_job__free(j);
+	return err;
+}
+
+/*
+ * The slot of file system @dev in s->hung_devs (0 is no device: a free
+ * slot is found by asking for 0), or -1.
+ */
+static int hung_slot(const struct symbolizer *s, uint64_t dev)
+{
+	for (int i = 0; i < SYM_HUNG_DEVS; i++)
+		if (s->hung_devs[i].dev == dev)
+			return i;
+	return -1;
+}
+
+/* Whether @m has no job running; one that ended is adopted first (its file system answers again). */
+static bool job_idle(struct symbolizer *s, struct smod *m)
+{
+	struct file_job *j = m->job;
+
+	if (!j)
+		return true;
+	if (offload__wait(s->pool, &j->job, 0))
+		return false;
+	m->job = NULL;
+	hung_forget(s, m);
+	job_adopt(s, m, j);
+	return true;
+}
+
+/*
+ * Whether file system @dev still looks hung: the job that marked it has
+ * not ended (else it is adopted here, whatever file it was for) and its
+ * worker has used no CPU since the last look.  A worker whose clock moved
+ * reads a large file slowly: the file system answers, the mark goes.
+ */
+static bool dev_hung(struct symbolizer *s, uint64_t dev)
+{
+	int i = dev ? hung_slot(s, dev) : -1;
+	struct hung_dev *h;
+
+	if (i < 0)
+		return false;
+	h = &s->hung_devs[i];
+	if (job_idle(s, h->m))
+		return false;	/* adopted, the slot forgotten */
+	if (!offload__stalled(s->pool, &h->m->job->job, &h->watch, clock_ns(CLOCK_MONOTONIC), 1)) {
+		*h = (struct hung_dev){ 0 };
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Mark @m's file system hung after its job @j did not end in time; its
+ * worker's clock is taken now, and the first look that finds it moved
+ * (a slow file being read, not a file system that does not answer)
+ * forgets the mark (dev_hung).
+ */
+static void dev_mark(struct symbolizer *s, struct smod *m, struct file_job *j)
+{
+	struct hung_dev h = { .dev = m->pub.rpt.dev, .m = m };
+	int i;
+
+	if (!h.dev || hung_slot(s, h.dev) >= 0 || (i = hung_slot(s, 0)) < 0)
+		return;
+	offload__stalled(s->pool, &j->job, &h.watch, clock_ns(CLOCK_MONOTONIC), 1);
+	s->hung_devs[i] = h;
+}
+
+/* How long the recorder's thread waits for a file before going on without it. */
+#define FILE_WAIT_NS	(100 * 1000000ull)
+
+/*
+ * Run @j, @m's work through @pid, and adopt what it made: 0 or -errno,
+ * noted in @m.  A job that did not end in time stays @m's (its frames
+ * say RPT_FILE_NO_ANSWER until it ends, and nothing waits on it again);
+ * one no worker could take is dropped (tried again next time).
+ */
+static int job_start(struct symbolizer *s, struct smod *m, uint32_t pid, struct file_job *j)
+{
+	int err;
+
+	if (!j) {
+		note_failure(m, pid, -ENOMEM);
+		return -ENOMEM;
+	}
+	/* Its file system left a job hanging: not asked (a retry comes when that job ends). */
+	if (dev_hung(s, m->pub.rpt.dev)) {
+		file_job__free(j);
+		err = -ETIMEDOUT;
+		goto no_answer;
+	}
+	err = offload__run(s->pool, &j->job, FILE_WAIT_NS);
+	if (!err)
+		return job_adopt(s, m, j);
+	if (err == -ETIMEDOUT) {
+		m->job = j;
+		dev_mark(s, m, j);
+		pr_debug("symbolizer: '%s': pid %u: no answer in %llu ms: its frames go without names\n",
+			 m->path, pid, FILE_WAIT_NS / 1000000ull);
+	} else {
+		file_job__free(j);
+	}
+no_answer:
+	s->no_answer++;
+	m->fail_reason = RPT_FILE_NO_ANSWER;
+	m->fail_err = err;
+	m->fail_pid = pid;
+	return err;
+}
+
+/* Open @m's file through @pid's view and adopt it.  0 or -errno, remembered. */
+int module_open(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp)
+{
+	if (!may_retry(m, pid))
+		return m->fail_err;
+	return job_start(s, m, pid, file_job__open(s, pid, mp, FILE_JOB_OPEN_ID));
+}
+
+/* Open the jitdump @mp maps in process (@pid, @pstart) and give it to the JIT reader. */
+static int pin_jitdump(struct symbolizer *s, uint32_t pid, uint64_t pstart,
+		       const struct mapping *mp)
+{
+	struct file_job *j = file_job__open(s, pid, mp, FILE_JOB_OPEN);
+	int err, fd;
+
+	if (!j)
+		return -ENOMEM;
+	err = offload__run(s->pool, &j->job, FILE_WAIT_NS);
+	if (err == -ETIMEDOUT)
+		offload__abandon(s->pool, &j->job);
+	if (err) {
+		s->no_answer++;
+		if (err != -ETIMEDOUT)
+			file_job__free(j);
+		return err;
+	}
+	fd = j->fd;
+	err = j->err;
+	j->fd = -1;
+	file_job__free(j);
+	return fd < 0 ? err : jitmap__add_jitdump(s->jit, pid, pstart, fd, mp->path);
+}
+
 int symbolizer__pin(struct symbolizer *s, uint32_t pid, uint64_t pstart, const struct mapping *mp)
 {
 	struct smod *m;
-	int fd;
 
 	if (!mp || mp->kind != MAPPING_FILE)
 		return 0;
 	/* A JIT maps its jitdump file so that profilers find it: read it, it is no ELF. */
-	if (s->jit && jitmap__is_jitdump_path(mp->path)) {
-		fd = fileid__open_mapped(s->proc_root, s->procs, pid, mp);
-		return fd < 0 ? fd : jitmap__add_jitdump(s->jit, pid, pstart, fd, mp->path);
-	}
+	if (s->jit && jitmap__is_jitdump_path(mp->path))
+		return pin_jitdump(s, pid, pstart, mp);
 	m = file_module(s, mp);
 	if (!m)
 		return -ENOMEM;
+	/* Not answered yet: asked once, never waited on again. */
+	if (!job_idle(s, m))
+		return 0;
 	if (m->fd.fd >= 0) {
 		fd_cache__touch(&s->fds, &m->fd);
 		return 0;
@@ -304,57 +536,15 @@ int symbolizer__pin(struct symbolizer *s, uint32_t pid, uint64_t pstart, const s
 }
 
 /*
- * The symbols of @m's separate debug file, when one has more than @es:
- * by build-id under the debug root, else by .gnu_debuglink next to the
- * binary as @pid sees it (inside its root; pid 0: a file the user named,
- * as we see it), else under the debug root (debugfile.h).  The PT_LOAD
- * arithmetic keeps using @es.
+ * Read @m's image's symbols through @m's fd, and its separate debug
+ * file's when one has more: by build-id under the debug root, else by
+ * .gnu_debuglink next to the binary as @pid sees it (inside its root; pid
+ * 0: a file the user named, as we see it), else under the debug root
+ * (debugfile.h), all in a job (fileload.c).  RPT_OK, or why not.
  */
-static struct elfsym *open_debug_file(const struct symbolizer *s, const struct smod *m,
-				      uint32_t pid, const struct elfsym *es)
-{
-	struct debugfile_query q = {
-		.es = es, .path = m->path, .dev = m->pub.rpt.dev, .ino = m->pub.rpt.ino,
-		.debug_root = s->debug_root,
-	};
-	struct elfsym *dbg;
-	char root[PATH_MAX];
-
-	if (pid) {
-		snprintf(root, sizeof(root), "%s/%u/root", s->proc_root, pid);
-		q.root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	} else {
-		q.root_fd = AT_FDCWD;
-	}
-	dbg = debugfile__open(&q);
-	if (q.root_fd >= 0)
-		close(q.root_fd);
-	return dbg;
-}
-
-/* Read @m's image's symbols through @m's fd: RPT_OK, or why not. */
 static uint32_t image_load(struct symbolizer *s, struct smod *m, uint32_t pid)
 {
-	struct elfsym *es;
-	int err;
-
-	es = elfsym__open_fd(m->fd.fd, m->path, NULL);
-	if (!es) {
-		err = errno;
-		pr_debug("symbolizer: '%s': %s\n", m->path, strerror(err));
-		return note_failure(m, pid, -err);
-	}
-	if (!image__matches(m->img, es)) {
-		/* Rewritten in place since it was opened: this fd no longer holds what ran. */
-		pr_debug("symbolizer: '%s': the file changed under us\n", m->path);
-		elfsym__free(es);
-		fd_cache__drop(&s->fds, &m->fd);
-		return note_failure(m, pid, -ESTALE);
-	}
-	m->fail_reason = RPT_OK;
-	m->attempts = 0;
-	imgcache__attach(&s->images, m->img, es, open_debug_file(s, m, pid, es));
-	return RPT_OK;
+	return job_start(s, m, pid, file_job__syms(s, m, pid)) ? m->fail_reason : RPT_OK;
 }
 
 /* Make @m's symbols available: RPT_OK, or why not. */
@@ -362,11 +552,15 @@ uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid, const str
 {
 	uint32_t reason;
 
+	if (!job_idle(s, m))
+		return RPT_FILE_NO_ANSWER;
 	if (!m->img || !m->img->es) {
 		if (!may_retry(m, pid))
 			return m->fail_reason;
 		if (m->fd.fd >= 0)
 			fd_cache__touch(&s->fds, &m->fd);
+		else if (!mp)
+			return RPT_FILE_NO_ANSWER;	/* a retry: opening it anew needs the mapping */
 		else if (module_open(s, m, pid, mp))
 			return m->fail_reason;
 	}
@@ -383,11 +577,7 @@ uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid, const str
 void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp, uint64_t ip,
 		struct sym_frame *out)
 {
-	const struct elfsym_sym *sym;
-	const struct elfsym *syms;
 	struct smod *m;
-	uint64_t vaddr;
-	const char *name;
 
 	out->offset = mapping__file_offset(mp, ip);
 	m = file_module(s, mp);
@@ -396,6 +586,19 @@ void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp, ui
 		return;
 	}
 	out->module = &m->pub;
+	file_name(s, m, pid, mp, out);
+}
+
+void file_name(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp,
+	       struct sym_frame *out)
+{
+	const struct elfsym_sym *sym;
+	const struct elfsym *syms;
+	uint64_t vaddr;
+	const char *name;
+
+	out->sym = NULL;
+	out->sym_off = 0;
 	out->reason = file_load(s, m, pid, mp);
 	if (out->reason != RPT_OK)
 		return;
@@ -474,6 +677,8 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	s->fds.cap = opts->max_fds ? opts->max_fds : MAX_FDS_DEFAULT;
 	s->max_mods = opts->max_modules ? opts->max_modules : MAX_MODS_DEFAULT;
 	s->procs = opts->procs;
+	s->pool = opts->offload;
+	s->test_gate_fd = -1;
 	s->proc_root = strdup(opts->proc_root ? opts->proc_root : "/proc");
 	s->debug_root = strdup(opts->debug_root ? opts->debug_root : "/usr/lib/debug");
 	if (!s->proc_root || !s->debug_root) {
@@ -481,7 +686,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		goto fail;
 	}
 	if (!opts->no_jit) {
-		struct jitmap_opts jo = { .proc_root = s->proc_root };
+		struct jitmap_opts jo = { .proc_root = s->proc_root, .pool = s->pool };
 
 		s->jit = jitmap__new(&jo);
 		if (!s->jit) {
@@ -562,6 +767,6 @@ void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st)
 		.named_modules = htab__nr(&s->named),
 		.images_loaded = s->images.nr_loaded, .loaded_bytes = s->images.loaded_bytes,
 		.fds = s->fds.nr, .names = strtab__nr(&s->images.names),
-		.images = imgcache__nr_images(&s->images),
+		.images = imgcache__nr_images(&s->images), .no_answer = s->no_answer,
 	};
 }

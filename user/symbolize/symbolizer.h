@@ -18,6 +18,7 @@
 #include "report/report.h"
 
 struct symbolizer;
+struct offload;
 
 struct symbolizer_opts {
 	const char *proc_root;		/* "/proc" when NULL (tests point it elsewhere) */
@@ -40,11 +41,22 @@ struct symbolizer_opts {
 	 * (fileid__open_mapped).  NULL: only our own namespace.
 	 */
 	const struct proc_table *procs;
+	/*
+	 * Where files are opened and read (base/offload.h), so that a file
+	 * that never answers (a hung FUSE mount) costs its own names and
+	 * nothing else: the caller waits at most 100 ms for one, the file's
+	 * frames then say RPT_FILE_NO_ANSWER and it is not waited on again,
+	 * what it makes being taken if it ever ends.  Outlives the
+	 * symbolizer.  NULL: on the caller's thread (tools, tests).
+	 */
+	struct offload *offload;
 };
 
 /*
- * A resolved frame.  Strings and module live as long as the symbolizer.
- * module is NULL when the address is in no mapping.
+ * A resolved frame.  Strings live as long as the symbolizer; module too,
+ * unless it is a file's (RPT_MOD_FILE): valid until the next call, or
+ * held (symbolizer__hold).  module is NULL when the address is in no
+ * mapping.
  */
 struct sym_module {
 	struct rpt_module rpt;		/* identity as written to reports */
@@ -122,6 +134,42 @@ int symbolizer__user_mapping(struct symbolizer *s, uint32_t pid, const struct ma
 int symbolizer__elf(struct symbolizer *s, const char *path, uint64_t addr, bool file_offset,
 		    struct sym_frame *out);
 
+/*
+ * Frames whose file did not answer yet (RPT_FILE_NO_ANSWER while the
+ * file's open or read still runs on the offload pool): a caller may keep
+ * the sample and name them again later rather than write them unnamed.
+ *
+ * symbolizer__retry(): name @f, a frame of process @pid, again from its
+ * module and offset, taking what the file's job made if it ended (and
+ * starting its next one, the symbols' read after the open, waiting for it
+ * as symbolizer__user does).  The mapping is not needed (the process may
+ * be gone): what would need the file opened anew through it keeps
+ * RPT_FILE_NO_ANSWER.  Returns whether @f still waits: it still says
+ * RPT_FILE_NO_ANSWER and its file's job still runs.  A frame of any other
+ * reason or module is left alone (false).
+ */
+bool symbolizer__retry(struct symbolizer *s, uint32_t pid, struct sym_frame *f);
+
+/*
+ * Whether the job @f's file waits for looks hung rather than slow (false
+ * when there is none): its worker used no CPU in the last @stall_ns
+ * (offload__stalled: a file system that does not answer leaves it still,
+ * a big file on a loaded machine keeps it busy), or it has been watched
+ * for @max_ns.  @now_ns is CLOCK_MONOTONIC; the watch starts at the first
+ * call for a job, so call it now and then while waiting.
+ */
+bool symbolizer__stuck(struct symbolizer *s, const struct sym_frame *f, uint64_t now_ns,
+		       uint64_t stall_ns, uint64_t max_ns);
+
+/*
+ * Keep @f's module (a frame's module is valid only until the next call
+ * otherwise: file modules past max_modules are dropped) until as many
+ * symbolizer__release() calls: a frame kept for later holds it.  Names
+ * need no hold: every name handed out lives as long as the symbolizer.
+ */
+void symbolizer__hold(struct symbolizer *s, const struct sym_frame *f);
+void symbolizer__release(struct symbolizer *s, const struct sym_frame *f);
+
 /* Resolve kernel address @ip through kallsyms.  Always fills @out; returns 0. */
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, struct sym_frame *out);
 
@@ -147,6 +195,7 @@ struct symbolizer_stats {
 	uint64_t loaded_bytes;		/* their bytes (max_mem) */
 	uint64_t fds;			/* files kept open (max_fds) */
 	uint64_t names;			/* distinct names handed out (they live as long as it) */
+	uint64_t no_answer;		/* file opens and reads not answered in time (or no worker free) */
 };
 void symbolizer__stats(const struct symbolizer *s, struct symbolizer_stats *st);
 

@@ -7,9 +7,13 @@
  *   symbolizer_named.c  code named from files no mapping of it points to
  *                       (--map-anon hints, symbolize --elf, JIT perf maps
  *                       and jitdumps);
+ *   symbolizer_wait.c   frames whose file did not answer yet, named
+ *                       again later (a caller's deferred samples);
  *   symbolizer.c        the modules, one per identity, and a file module's
  *                       file pinned, opened, checked, its symbols loaded and
  *                       looked up; new and free;
+ *   fileload.c          a file's blocking work (open, read) as an offload
+ *                       job, run off the caller's thread;
  *   imgcache.c          the images (symbols of file contents) within caps,
  *                       and the names handed out.
  * Not a public interface.
@@ -24,6 +28,7 @@
 
 #include "base/htab.h"
 #include "base/lru.h"
+#include "base/offload.h"
 #include "symbolize/elf/elfsym.h"
 #include "symbolize/fileid.h"
 #include "symbolize/imgcache.h"
@@ -48,12 +53,54 @@ struct smod {
 	uint32_t fail_pid;
 	unsigned int attempts;	/* failed attempts since the last success */
 	bool fail_final;	/* the file itself is unusable: never retried */
+	/*
+	 * The open or read of the file that did not answer in time, still
+	 * running (fileload.c): its frames say RPT_FILE_NO_ANSWER, nothing
+	 * waits on it again, and what it makes is taken if it ever ends.
+	 */
+	struct file_job *job;
+	/*
+	 * Frames of samples that wait for this file's names (ingest's
+	 * deferred samples) point here: never evicted while held.
+	 */
+	unsigned int holds;
+	/* How job was seen to move (symbolizer__stuck): reset when a job is adopted. */
+	const struct file_job *watch_job;
+	struct offload_watch watch;
+	uint64_t watch_since;	/* when watch_job was first watched */
+};
+
+enum file_job_kind {
+	FILE_JOB_OPEN,		/* open the mapped file (a jitdump) */
+	FILE_JOB_OPEN_ID,	/* ...and read its build-id (a module's file) */
+	FILE_JOB_SYMS,		/* read the symbols of the open file, and its debug file's */
+};
+
+/* One file's blocking work, run by the offload pool (fileload.c). */
+struct file_job {
+	struct offload_job job;	/* first */
+	enum file_job_kind kind;
+	/* In: copies, the job may outlive the symbolizer. */
+	char *proc_root, *debug_root, *path;
+	uint32_t pid;			/* whose view; 0: the host's (hints, --elf) */
+	struct mapping mp;		/* OPEN*: what to open (path: ours); SYMS: dev, ino */
+	uint32_t peers[FILEID_PEERS_MAX];	/* the namespace's processes, when pid is gone */
+	size_t nr_peers;
+	/* Out (SYMS: fd is a dup of the module's, in). */
+	int fd;
+	int err;			/* 0 or -errno */
+	uint8_t id[FILEID_BUILD_ID_MAX];
+	size_t id_len;
+	struct elfsym *es, *dbg;
+	int gate_fd;			/* tests: a byte read from it before the work; -1: none */
 };
 
 /* The kernel's symbols, once loaded (NULL: none): waits for an async load. */
 struct ksyms *symbolizer_ksyms(struct symbolizer *s);
 
 #define SYMBOLIZER_KCACHE	1024	/* a power of two */
+
+#define SYM_HUNG_DEVS	8	/* the pool's workers: more cannot hang at once */
 
 struct symbolizer {
 	char *proc_root;
@@ -91,6 +138,28 @@ struct symbolizer {
 	struct smod anon;
 	struct smod *vmlinux;
 	struct jitmap *jit;	/* perf maps and jitdumps, per process */
+	struct offload *pool;	/* where files are opened and read; NULL: here */
+	uint64_t no_answer;	/* file jobs that did not end in time, or found no worker */
+	/*
+	 * File systems (st_dev) with a job that did not end in time: their
+	 * other files are not asked at all (RPT_FILE_NO_ANSWER at once), so
+	 * one hostile mount holds one worker, not all of them.  Forgotten as
+	 * soon as a look finds that job ended or its worker's clock moved
+	 * (a slow file being read: symbolizer.c dev_hung), not
+	 * only when its own file is looked up again: a slow file that no
+	 * sample names again must not leave its file system unnamed.
+	 */
+	struct hung_dev {
+		uint64_t dev;			/* 0: a free slot */
+		struct smod *m;			/* whose job it is */
+		struct offload_watch watch;	/* that job's worker's clock */
+	} hung_devs[SYM_HUNG_DEVS];
+	/*
+	 * Tests only (-1 otherwise): each file job reads a byte from (a dup
+	 * of) this fd before its work, so a test makes a file as slow as it
+	 * likes, or one that never answers.
+	 */
+	int test_gate_fd;
 	struct elfsym *vdso;	/* our own [vdso]'s symbols, once read */
 	size_t vdso_size;
 	bool vdso_tried;
@@ -132,11 +201,31 @@ int module_adopt(struct symbolizer *s, struct smod *m, int fd);
 int module_open(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp);
 /* A failed attempt on @m through @pid: the reason its frames get. */
 uint32_t note_failure(struct smod *m, uint32_t pid, int err);
-/* Make @m's symbols available: RPT_OK, or why not. */
+/*
+ * Make @m's symbols available: RPT_OK, or why not.  @mp NULL (a retry,
+ * the process may be gone): what needs the file opened anew through the
+ * mapping says RPT_FILE_NO_ANSWER instead.
+ */
 uint32_t file_load(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp);
 /* Name @ip of mapping @mp (a file's) of process @pid into @out. */
 void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp, uint64_t ip,
 		struct sym_frame *out);
+/*
+ * The second half of file_frame(): name @out, whose module is @m and
+ * offset set, through file_load(@mp, which may be NULL as there).
+ */
+void file_name(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp,
+	       struct sym_frame *out);
+
+/* fileload.c */
+
+/* A job opening @mp's file through @pid's view (@kind an OPEN one).  NULL on ENOMEM. */
+struct file_job *file_job__open(const struct symbolizer *s, uint32_t pid,
+				const struct mapping *mp, enum file_job_kind kind);
+/* A job reading the symbols of @m's open file (a dup of its fd).  NULL + errno. */
+struct file_job *file_job__syms(const struct symbolizer *s, const struct smod *m, uint32_t pid);
+/* Close and free what @j holds, and @j.  NULL is a no-op. */
+void file_job__free(struct file_job *j);
 
 /* symbolizer_named.c */
 

@@ -43,18 +43,13 @@ enum where {
 	W_NO_OFFSETS,
 };
 
-/* A PT_LOAD's file range and where it is loaded. */
-struct seg {
-	uint64_t off, filesz, vaddr;
-};
-
 struct smod {
 	uint8_t where;
 	uint32_t canon;		/* the module holding the state below (itself, or the first of its build-id) */
 	uint32_t next;		/* the next module of its build-id, NO_MOD: none */
 	char *file;		/* W_BUILD_ID, W_PATH, W_DEBUG_ONLY: the file to read, inside DIR */
 	struct image *img;	/* its symbols (and its debug file's); NULL: never read */
-	struct seg *segs;	/* W_DEBUG_ONLY: the debug file's PT_LOADs (elfsym drops them) */
+	struct symfs_seg *segs;	/* W_DEBUG_ONLY: the debug file's PT_LOADs (elfsym drops them) */
 	size_t nr_segs;
 	uint32_t fail;		/* RPT_OK, or why reading it failed (not tried again) */
 };
@@ -100,19 +95,11 @@ static bool build_id_path(char *buf, size_t size, const char *root, const struct
 	return (size_t)snprintf(buf + off, size - (size_t)off, "%s", suffix) < size - (size_t)off;
 }
 
-/*
- * The PT_LOAD segments of the debug file on @fd into *@segs (*@nr), for
- * placing file offsets when there is no binary: elfsym ignores segments
- * past the end of the file, which a debug file's are (its bytes are in
- * the binary).  eu-strip -f keeps p_offset and p_filesz; objcopy
- * --only-keep-debug zeroes them.  0, -EDOM when no segment with code has
- * file bytes, -ENOMEM.
- */
-static int read_segments(int fd, struct seg **segs, size_t *nr)
+int symfs__read_segments(int fd, struct symfs_seg **segs, size_t *nr)
 {
 	size_t n = 0, i, k = 0;
 	bool code = false;
-	struct seg *v;
+	struct symfs_seg *v;
 	GElf_Phdr ph;
 	Elf *e;
 	int err = -EDOM;
@@ -132,7 +119,7 @@ static int read_segments(int fd, struct seg **segs, size_t *nr)
 	for (i = 0; i < n; i++) {
 		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
 			continue;
-		v[k++] = (struct seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+		v[k++] = (struct symfs_seg){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
 		code |= (ph.p_flags & PF_X) != 0;
 	}
 	if (code) {
@@ -174,7 +161,7 @@ static int check_file(const struct symfs *fs, const char *path, const struct rpt
 	else if (len != m->build_id_len || memcmp(id, m->build_id, len))
 		e = -ESTALE;
 	else if (sm)
-		e = read_segments(fd, &sm->segs, &sm->nr_segs);
+		e = symfs__read_segments(fd, &sm->segs, &sm->nr_segs);
 	close(fd);
 	pr_debug("symfs: '%s%s': %s\n", fs->dir, path, !e ? "found" : e == -ESTALE ? "another build-id" :
 		 e == -EDOM ? "a debug file without file offsets" : "not an ELF file we can read");
@@ -368,6 +355,7 @@ static struct elfsym *debug_file(const struct symfs *fs, const struct elfsym *es
 		.es = es, .dev = (uint64_t)st->st_dev, .ino = (uint64_t)st->st_ino,
 		.root_fd = fs->root_fd, .debug_root = "", .debug_root_in_root = true,
 		.opts = fs->have_elf_opts ? &fs->elf : NULL,
+		.owner = geteuid(),	/* the directory of whoever runs report */
 	};
 	struct elfsym *dbg;
 

@@ -99,4 +99,22 @@ const char *symfs__dir(const struct symfs *fs);
  */
 void symfs__print_header(const struct symfs *fs, FILE *out);
 
+/* A PT_LOAD's file range and where it is loaded. */
+struct symfs_seg {
+	uint64_t off, filesz, vaddr;
+};
+
+/*
+ * The PT_LOAD segments with file bytes of the ELF file on @fd, in their
+ * program header order, into a new array *@segs (free() it) of *@nr,
+ * for placing file offsets when a debug file is used without its binary:
+ * elfsym ignores segments past the end of the file, which a debug file's
+ * are (its bytes are in the binary).  eu-strip -f keeps p_offset and
+ * p_filesz; objcopy --only-keep-debug zeroes them.  0; -EDOM when it is
+ * no ELF file or no segment with code (PF_X) has file bytes; -ENOMEM.
+ * Only the headers are read (libelf's pread, never mmap): what symfs
+ * runs on each debug file it finds, fuzzed by fuzz_symfs.
+ */
+int symfs__read_segments(int fd, struct symfs_seg **segs, size_t *nr);
+
 #endif /* BPFSYM_SYMFS_H */

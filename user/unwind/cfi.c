@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/inputcap.h"
 #include "unwind/cfi_int.h"
 
 #ifndef SHT_X86_64_UNWIND
@@ -27,7 +28,6 @@
 
 /* A compressed .debug_frame may inflate this much over its size, no more. */
 #define MAX_INFLATE	64
-#define MAX_DEBUG_FRAME	(1ULL << 30)
 
 /* The sections a file offers. */
 struct cfi_scns {
@@ -131,21 +131,41 @@ static void find_scns(struct cfi_builder *b, Elf *elf, struct cfi_scns *f)
 	}
 }
 
+/*
+ * -EFBIG, counted, when @size bytes of @what are more than any real
+ * file's: the size is the file's word, and libelf reads it whole (a
+ * sparse file declaring a 1 GiB .eh_frame costs 1 GiB of memory).
+ */
+static int over_cap(struct cfi_builder *b, const char *what, uint64_t size)
+{
+	if (size <= CFI_MAX_SECTION)
+		return 0;
+	inputcap__hit(INPUTCAP_CFI_SECTION);
+	return cfi_fail(b, -EFBIG, "%s: 0x%llx bytes, over the cap of 0x%llx", what,
+			(unsigned long long)size, (unsigned long long)CFI_MAX_SECTION);
+}
+
 /* The bytes of section @scn as @s (decompressed, within bounds). */
 static int scn_data(struct cfi_builder *b, Elf_Scn *scn, const GElf_Shdr *sh, struct cfi_sec *s)
 {
 	Elf_Data *d;
 	GElf_Chdr ch;
+	int err;
 
 	if (sh->sh_flags & SHF_COMPRESSED) {
 		if (!gelf_getchdr(scn, &ch))
 			return libelf_fail(b, s->name);
-		if (ch.ch_size > MAX_DEBUG_FRAME || ch.ch_size / MAX_INFLATE > sh->sh_size)
+		err = over_cap(b, s->name, ch.ch_size);
+		if (err)
+			return err;
+		if (ch.ch_size / MAX_INFLATE > sh->sh_size)
 			return cfi_fail(b, -E2BIG, "%s: compressed to 0x%llx bytes from 0x%llx: a bomb?",
 					s->name, (unsigned long long)sh->sh_size,
 					(unsigned long long)ch.ch_size);
 		if (elf_compress(scn, 0, 0) < 0)
 			return libelf_fail(b, s->name);
+	} else if ((err = over_cap(b, s->name, sh->sh_size))) {
+		return err;
 	}
 	d = elf_getdata(scn, NULL);
 	if (!d || (!d->d_buf && d->d_size))
@@ -165,12 +185,16 @@ static int eh_frame_from_hdr(struct cfi_builder *b, Elf *elf, const GElf_Phdr *h
 	struct cfi_sec hs = { ".eh_frame_hdr", NULL, 0, hdr->p_vaddr, CFI_EH_FRAME };
 	struct cfi_cur c;
 	const char *what = "truncated";
-	uint64_t v, at;
+	uint64_t v, at, len;
 	Elf_Data *d;
 	GElf_Phdr ph;
 	size_t i, n;
 	uint8_t enc;
+	int err;
 
+	err = over_cap(b, ".eh_frame_hdr", hdr->p_filesz);
+	if (err)
+		return err;
 	d = elf_getdata_rawchunk(elf, (int64_t)hdr->p_offset, hdr->p_filesz, ELF_T_BYTE);
 	if (!d || !d->d_buf)
 		return libelf_fail(b, ".eh_frame_hdr");
@@ -197,7 +221,15 @@ static int eh_frame_from_hdr(struct cfi_builder *b, Elf *elf, const GElf_Phdr *h
 		    v - ph.p_vaddr >= ph.p_filesz)
 			continue;
 		at = v - ph.p_vaddr;
-		d = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + at), ph.p_filesz - at, ELF_T_BYTE);
+		/*
+		 * The section runs to the end of its segment at most; what
+		 * follows it there (.gcc_except_table) is small in real files.
+		 */
+		len = ph.p_filesz - at;
+		err = over_cap(b, ".eh_frame (from .eh_frame_hdr)", len);
+		if (err)
+			return err;
+		d = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + at), len, ELF_T_BYTE);
 		if (!d || !d->d_buf)
 			return libelf_fail(b, ".eh_frame (from .eh_frame_hdr)");
 		s->data = d->d_buf;

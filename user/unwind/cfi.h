@@ -73,6 +73,14 @@ struct cfi_opts {
 #define CFI_DEFAULT_MAX_ROWS	(4u << 20)
 
 /*
+ * The most bytes of one call-frame section read (.eh_frame, .debug_frame
+ * decompressed, the PT_GNU_EH_FRAME chunk and the segment after it): 13x
+ * the largest on Debian 12 (libLLVM-14.so.1's .eh_frame, 4.8 MiB).  More is
+ * -EFBIG, counted as INPUTCAP_CFI_SECTION, before anything is read.
+ */
+#define CFI_MAX_SECTION		(64ull << 20)
+
+/*
  * Build the table of the ELF file open at @fd (read with pread/libelf,
  * the offset of @fd is not used; @fd is borrowed).  @o may be NULL (the
  * defaults, no debug file).  *@out receives a new table (free with
@@ -83,8 +91,9 @@ struct cfi_opts {
  * pointers that do not land on a CIE, bogus augmentation, state stack
  * underflow...; or libelf could not read a section), -E2BIG (over
  * max_rows, too many CIEs, a compressed .debug_frame inflating past
- * reason), -ENOMEM.  FDEs outside every executable PT_LOAD, empty ones,
- * and ones whose end is not a u32 file offset are skipped and counted.
+ * reason), -EFBIG (a section over CFI_MAX_SECTION), -ENOMEM.  FDEs
+ * outside every executable PT_LOAD, empty ones, and ones whose end is
+ * not a u32 file offset are skipped and counted.
  */
 int cfi_table__build_fd(int fd, const struct cfi_opts *o, struct cfi_table **out,
 			char *err, size_t errlen);

@@ -11,12 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
-#include <elf.h>
 
 #include "base/hash.h"
 #include "base/htab.h"
@@ -32,49 +30,6 @@ static bool key_eq(const void *ctx, const void *key, uint64_t val)
 	/* Field by field: the struct's padding is not part of the identity. */
 	return a->dev == b->dev && a->ino == b->ino && a->mtime_sec == b->mtime_sec &&
 	       a->mtime_nsec == b->mtime_nsec;
-}
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* Our own vdso image and its size (the end of its last PT_LOAD), or NULL. */
-static const void *vdso_image(size_t *len)
-{
-	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
-	const Elf64_Phdr *ph;
-	size_t end = 0;
-	int i;
-
-	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_phentsize != sizeof(*ph))
-		return NULL;
-	ph = (const void *)((const char *)eh + eh->e_phoff);
-	for (i = 0; i < eh->e_phnum; i++)
-		if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > end)
-			end = ph[i].p_offset + ph[i].p_filesz;
-	*len = end;
-	return end ? eh : NULL;
-}
-
-static int build_table(struct unwinder *u, const struct job *j, struct cfi_table **t,
-		       char *err, size_t errlen)
-{
-	struct cfi_opts co = { .max_rows = u->o.max_rows_file, .debug_fd = j->debug_fd };
-	const void *img;
-	size_t len;
-
-	if (j->fd >= 0)
-		return cfi_table__build_fd(j->fd, &co, t, err, errlen);
-	img = vdso_image(&len);
-	if (!img) {
-		snprintf(err, errlen, "no vdso in this process");
-		return -ENOENT;
-	}
-	return cfi_table__build_mem(img, len, &co, t, err, errlen);
 }
 
 /*
@@ -180,29 +135,10 @@ sink_err:
 	pthread_mutex_unlock(&u->lock);
 }
 
-/* Build and publish one queued file; closes its fd. */
-static void run_job(struct unwinder *u, struct job *j)
+/* What a build made, counted and published (@t may be NULL; freed here). */
+static void unw_finish(struct unwinder *u, const struct job *j, int ret, struct cfi_table *t,
+		       const char *err, uint64_t dt)
 {
-	struct cfi_table *t = NULL;
-	char err[160] = "";
-	uint64_t t0 = thread_cpu_ns(), dt;
-	int ret;
-
-	ret = build_table(u, j, &t, err, sizeof(err));
-	if (ret && ret != -E2BIG && j->debug_fd >= 0) {
-		/* A broken debug file fails the build: the file's own .eh_frame may still do. */
-		pr_debug("unwind: %s: %s; again without its debug file\n", j->name, err);
-		close(j->debug_fd);
-		j->debug_fd = -1;
-		cfi_table__free(t);
-		t = NULL;
-		ret = build_table(u, j, &t, err, sizeof(err));
-	}
-	dt = thread_cpu_ns() - t0;
-	if (j->fd >= 0)
-		close(j->fd);
-	if (j->debug_fd >= 0)
-		close(j->debug_fd);
 	pthread_mutex_lock(&u->lock);
 	u->st.build_ns += dt;
 	if (dt > u->st.max_build_ns)
@@ -224,17 +160,79 @@ static void run_job(struct unwinder *u, struct job *j)
 	cfi_table__free(t);
 }
 
+/* Build and publish one queued file; closes its fd. */
+static void run_job(struct unwinder *u, struct job *j)
+{
+	struct cfi_table *t = NULL;
+	char err[160] = "";
+	uint64_t dt;
+	int ret;
+
+	ret = unw_build(u, j, &t, err, sizeof(err), &dt);
+	if (ret == -EINPROGRESS) {
+		pr_debug("unwind: %s: %s\n", j->name, err);
+		return;		/* finished by late_poll() */
+	}
+	unw_finish(u, j, ret, t, err, dt);
+}
+
+/* Late builds that ended: finished as run_job would. */
+static void late_poll(struct unwinder *u)
+{
+	struct cfi_table *t;
+	char err[160];
+	struct job j;
+	uint64_t dt;
+	int ret;
+
+	while ((ret = unw_late_take(u, &j, &t, err, sizeof(err), &dt)) != -EINPROGRESS) {
+		pr_debug("unwind: %s: its late build ended\n", j.name);
+		unw_finish(u, &j, ret, t, err, dt);
+	}
+}
+
+/* CLOCK_REALTIME @ms from now: a pthread_cond_timedwait() deadline. */
+static struct timespec deadline_in(long ms)
+{
+	struct timespec dl;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += ms / 1000;
+	dl.tv_nsec += (ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	return dl;
+}
+
 static void *worker(void *arg)
 {
 	struct unwinder *u = arg;
+	struct timespec dl;
 	struct job *j;
 
+	if (u->o.thread_start)
+		u->o.thread_start();
 	pthread_mutex_lock(&u->lock);
 	for (;;) {
-		while (!u->head && !u->stop)
-			pthread_cond_wait(&u->wake, &u->lock);
+		/* Late builds: looked at before each job, and every 100 ms while the queue is empty. */
+		if (u->nr_late) {
+			pthread_mutex_unlock(&u->lock);
+			late_poll(u);
+			pthread_mutex_lock(&u->lock);
+		}
 		if (u->stop)
 			break;
+		if (!u->head) {
+			if (u->nr_late) {
+				dl = deadline_in(100);
+				pthread_cond_timedwait(&u->wake, &u->lock, &dl);
+			} else {
+				pthread_cond_wait(&u->wake, &u->lock);
+			}
+			continue;
+		}
 		j = u->head;
 		u->head = j->next;
 		if (!u->head)
@@ -337,7 +335,8 @@ void unwinder__free(struct unwinder *u)
 	if (!u)
 		return;
 	pthread_mutex_lock(&u->lock);
-	u->stop = true;
+	/* Atomic: a build being waited for looks at it without the lock (unwbuild.c). */
+	__atomic_store_n(&u->stop, true, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&u->wake);
 	pthread_mutex_unlock(&u->lock);
 	if (u->started)
@@ -350,6 +349,8 @@ void unwinder__free(struct unwinder *u)
 			close(j->debug_fd);
 		free(j);
 	}
+	unw_opens_free(u);
+	unw_late_free(u);
 	procs_free(u);
 	htab__free(&u->ids);
 	free(u->tabs);
@@ -361,8 +362,7 @@ void unwinder__free(struct unwinder *u)
 	free(u);
 }
 
-/* Queue (or, sync, run) the build of table @id from @fd (-1: the vdso) and @debug_fd. */
-static int enqueue(struct unwinder *u, uint32_t id, int fd, int debug_fd, const char *name)
+int unw_enqueue(struct unwinder *u, uint32_t id, int fd, int debug_fd, const char *name)
 {
 	struct job *j = calloc(1, sizeof(*j));
 
@@ -383,12 +383,21 @@ static int enqueue(struct unwinder *u, uint32_t id, int fd, int debug_fd, const 
 		return 0;
 	}
 	pthread_mutex_lock(&u->lock);
-	*u->tail = j;
-	u->tail = &j->next;
-	u->st.queued++;
+	unw_queue_append(u, j);
 	pthread_cond_signal(&u->wake);
 	pthread_mutex_unlock(&u->lock);
 	return 0;
+}
+
+int unwinder__poll_opens(struct unwinder *u)
+{
+	char name[NAME_LEN];
+	uint32_t pos = 0, id;
+	int fd, debug_fd;
+
+	while (!unw_open_next(u, &pos, &id, &fd, &debug_fd, name, sizeof(name)))
+		unw_enqueue(u, id, fd, debug_fd, name);
+	return (int)u->nr_opens;
 }
 
 /* Tell the BPF side file @k's table id (the kernel's dev_t: major << 20 | minor). */
@@ -427,7 +436,7 @@ static uint32_t file_table(struct unwinder *u, const struct proc *p, const struc
 	if (v)
 		return (uint32_t)(v - 1);
 	fd = u->o.open(u->o.open_ctx, proc__pid(p), proc__pstart(p), m, &debug_fd);
-	if (fd < 0) {
+	if (fd < 0 && fd != -EINPROGRESS) {
 		pr_debug("unwind: %s: cannot open it: %s\n", m->path ? m->path : "?", strerror(-fd));
 		return BPFSYM_UNW_NO_TABLE;
 	}
@@ -444,14 +453,21 @@ static uint32_t file_table(struct unwinder *u, const struct proc *p, const struc
 	}
 	pthread_mutex_unlock(&u->lock);
 	if (id == BPFSYM_UNW_NO_TABLE) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		if (debug_fd >= 0)
 			close(debug_fd);
 		return id;
 	}
 	publish_file(u, &k, id);
+	/* Under way: asked again (unwopen.c); meanwhile the view names a pending table. */
+	if (fd == -EINPROGRESS) {
+		if (unw_open_later(u, id, proc__pid(p), proc__pstart(p), m))
+			u->opens_failed++;
+		return id;
+	}
 	/* On failure the id stays, never built: the view names a pending table. */
-	enqueue(u, id, fd, debug_fd, m->path);
+	unw_enqueue(u, id, fd, debug_fd, m->path);
 	return id;
 }
 
@@ -475,7 +491,7 @@ static uint32_t vdso_table(struct unwinder *u)
 		return id;
 	u->vdso_id = id + 1;
 	publish_file(u, &(struct file_key){ 0 }, id);	/* the tracker's key for the vdso */
-	enqueue(u, id, -1, -1, "[vdso]");
+	unw_enqueue(u, id, -1, -1, "[vdso]");
 	return id;
 }
 
@@ -608,16 +624,9 @@ bool unwinder__has_proc(struct unwinder *u, uint32_t pid)
 
 int unwinder__wait_idle(struct unwinder *u, int timeout_ms)
 {
-	struct timespec dl;
+	struct timespec dl = deadline_in(timeout_ms);
 	int err = 0;
 
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += timeout_ms / 1000;
-	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (dl.tv_nsec >= 1000000000) {
-		dl.tv_sec++;
-		dl.tv_nsec -= 1000000000;
-	}
 	pthread_mutex_lock(&u->lock);
 	while ((u->head || u->busy) && !err)
 		err = pthread_cond_timedwait(&u->idle, &u->lock, &dl);

@@ -53,7 +53,10 @@ struct unwind_sink {
  * Open for reading the file mapping @m of process (@pid, @pstart) maps,
  * now, while the mapping exists, and in *@debug_fd its separate debug file
  * (whose .debug_frame fills what .eh_frame does not cover), or -1.
- * Returns an fd; the unwinder closes both.  Or -errno.
+ * Returns an fd; the unwinder closes both.  Or -errno; -EINPROGRESS: the
+ * open is under way (a slow file system): the file gets its table id now
+ * and is asked for again, with a copy of @m and the same @pid, by
+ * unwinder__poll_opens() until it answers otherwise.
  */
 typedef int (*unwind_open_fn)(void *ctx, uint32_t pid, uint64_t pstart, const struct mapping *m,
 			      int *debug_fd);
@@ -73,6 +76,19 @@ struct unwind_opts {
 	uint64_t max_idle_bytes;	/* rows of idle tables kept; 0: max_bytes (only pressure evicts) */
 	uint64_t idle_ttl_ms;		/* idle tables older than this go; 0: UNWIND_DEFAULT_IDLE_TTL_MS */
 	bool sync;		/* build on the calling thread, no worker (tests, tools) */
+	/*
+	 * Called first on the worker thread (may be NULL): the recorder drops
+	 * the worker's capabilities there (base/privdrop.h), as a thread's
+	 * own are not changed by another's capset.
+	 */
+	void (*thread_start)(void);
+	/*
+	 * Where builds run (base/offload.h; may be NULL: on the worker
+	 * itself), so a file whose reads never return costs a pool thread and
+	 * a 10 s wait, not every table after it.  Borrowed: freed after the
+	 * unwinder.
+	 */
+	struct offload *pool;
 };
 
 struct unwind_stats {
@@ -115,6 +131,14 @@ void unwinder__free(struct unwinder *u);
  * build.  0 or -errno (-ENOSPC: past max_procs, counted).
  */
 int unwinder__sync_proc(struct unwinder *u, const struct proc *p);
+
+/*
+ * Ask again for the files whose open was under way (unwind_open_fn's
+ * -EINPROGRESS): those that answer are queued for their builds.  Call it
+ * often, on the thread that calls unwinder__sync_proc().  The number of
+ * files still waiting.
+ */
+int unwinder__poll_opens(struct unwinder *u);
 
 /*
  * Process @pid is gone: drop the view we wrote for it (the BPF side's

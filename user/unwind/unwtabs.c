@@ -151,14 +151,6 @@ bool evict_oldest(struct unwinder *u)
 	return true;
 }
 
-uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 /*
  * Keep the idle tables' rows within their budget, and none idle for
  * longer than idle_ttl_ms: a program started every few minutes keeps
@@ -166,7 +158,7 @@ uint64_t mono_ns(void)
  */
 void idle_trim(struct unwinder *u)
 {
-	uint64_t now = mono_ns(), ttl = u->o.idle_ttl_ms * 1000000ull;
+	uint64_t now = clock_ns(CLOCK_MONOTONIC), ttl = u->o.idle_ttl_ms * 1000000ull;
 	const struct utab *t;
 
 	while (u->idle_rows > u->max_idle_rows && evict_oldest(u))
@@ -186,7 +178,7 @@ void tab_maybe_idle(struct unwinder *u, uint32_t id)
 
 	if (!t->built || t->refs || t->pinned)
 		return;
-	t->idle_since = mono_ns();
+	t->idle_since = clock_ns(CLOCK_MONOTONIC);
 	lru__push_front(&u->idle_tabs, &t->idle);
 	u->idle_rows += t->n;
 	idle_trim(u);

@@ -31,9 +31,9 @@ static int agg__comm(struct agg *a, const struct view_opts *o, const char *comm,
 	return 0;
 }
 
-static int agg__add(struct agg *a, uint32_t comm, uint32_t ctr, uint32_t stack)
+static int agg__add(struct agg *a, const struct report *r, uint32_t comm, uint32_t ctr, uint32_t stack)
 {
-	uint32_t id;
+	uint32_t id, nr = 0;
 	int err;
 
 	if (stack >= a->nr_head) {
@@ -47,8 +47,14 @@ static int agg__add(struct agg *a, uint32_t comm, uint32_t ctr, uint32_t stack)
 	     id = a->pairs[id].next)
 		;
 	if (id == RPT_NONE) {
+		if (!report__stack(r, stack, &nr))
+			return -EINVAL;
 		if (a->nr_pairs >= RPT_ID_LIMIT)
 			return -E2BIG;
+		/* A new pair is a walk of its stack in each view: counted before it is made. */
+		if (a->visits + nr + 1 > agg__visits_max(r))
+			return -E2BIG;
+		a->visits += nr + 1;
 		err = rpt_grow((void **)&a->pairs, &a->cap_pairs, a->nr_pairs + 1, sizeof(*a->pairs));
 		if (err)
 			return err;
@@ -78,7 +84,7 @@ int agg__build(struct agg *a, const struct report *r, const struct view_opts *o)
 			continue;
 		err = agg__comm(a, o, s->comm ? s->comm : "", &comm, &keep);
 		if (!err && keep)
-			err = agg__add(a, comm, ctr_map__of(&a->ctrs, s->cgroup), s->stack);
+			err = agg__add(a, r, comm, ctr_map__of(&a->ctrs, s->cgroup), s->stack);
 	}
 	pid_set__free(&pids);
 	return err;

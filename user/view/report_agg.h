@@ -47,13 +47,31 @@ struct agg {
 		bool keep;
 	} cache[AGG_COMM_CACHE];
 	uint64_t total;		/* kept samples */
+	uint64_t visits;	/* frames of the pairs' stacks, each pair's counted once */
 	struct ctr_map ctrs;	/* the recording's containers, which split pairs */
 };
 
 /*
+ * Frames the views may walk for @r: the table, the folded stacks and the
+ * flame graph walk each pair's stack, so a file of a few distinct comms
+ * per sample and one deep stack would make them walk (and the flame graph
+ * and the folded lines hold) pairs x depth frames, far more than the
+ * file's bytes.  AGG_VISITS_RATIO per file byte and AGG_VISITS_FLOOR more
+ * (docs/FORMAT.md, "Reader limits"); recordings need 0.1-0.3 per byte.
+ */
+#define AGG_VISITS_RATIO	8u
+#define AGG_VISITS_FLOOR	(64u << 10)
+
+static inline uint64_t agg__visits_max(const struct report *r)
+{
+	return report__file_bytes(r) * AGG_VISITS_RATIO + AGG_VISITS_FLOOR;
+}
+
+/*
  * Count the samples of @r that pass @o (NULL: all) into @a, zeroed by the
  * caller, per distinct (comm, container, stack): what view__keep() decides, without its linear scans.  0 or
- * -errno; agg__free() in either case.
+ * -errno (-E2BIG: the pairs' stacks hold more than agg__visits_max(@r)
+ * frames); agg__free() in either case.
  */
 int agg__build(struct agg *a, const struct report *r, const struct view_opts *o);
 

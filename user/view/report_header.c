@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/inputcap.h"
 #include "view/report_view_int.h"
 #include "symbolize/symfs.h"
 
@@ -154,6 +155,29 @@ static void print_missed(FILE *out, const struct rpt_header *h)
 		fputc('\n', out);
 }
 
+/*
+ * "# input caps hit: ...": sizes that files declared and a cap refused
+ * (their names or tables are missing), only when any was.
+ */
+static void print_capped(FILE *out, const struct rpt_header *h)
+{
+	const char *what;
+	size_t i, n = 0;
+
+	for (i = 0; i < RPT_CAPPED_MAX; i++) {
+		if (!h->capped[i])
+			continue;
+		what = inputcap__what((enum inputcap)i);
+		fprintf(out, "%s%" PRIu64 " ", n++ ? ", " : "# input caps hit: ", h->capped[i]);
+		if (what)
+			fputs(what, out);
+		else
+			fprintf(out, "refusals by cap %zu (a newer bpfsym's)", i);
+	}
+	if (n)
+		fputc('\n', out);
+}
+
 /* "# lost: ...": each counter with its cause, and its share of what was sampled. */
 static void print_lost(FILE *out, const struct rpt_header *h)
 {
@@ -172,6 +196,7 @@ static void print_lost(FILE *out, const struct rpt_header *h)
 	fprintf(out, "), %" PRIu64 " mapping/process events (ring buffer full); processes seen: %" PRIu64 "\n",
 		h->lost_events, h->nr_procs);
 	print_missed(out, h);
+	print_capped(out, h);
 }
 
 /*

@@ -38,6 +38,7 @@
 #include "symbolize/elf/elfsym_int.h"
 #include "symbolize/elf/minidebug.h"
 #include "symbolize/elf/symidx.h"
+#include "base/inputcap.h"
 #include "base/util.h"
 
 #define DEFAULT_MAX_SYMS	(4UL << 20)
@@ -261,6 +262,8 @@ static bool elfsym__scan_notes(struct reader *r, struct elfsym *es,
 	size_t len;
 	long at;
 
+	if (size > NOTES_MAX)
+		inputcap__hit(INPUTCAP_NOTES);
 	if (!size || size > NOTES_MAX || !in_range(off, size, r->fsize))
 		return false;
 	data = elf_getdata_rawchunk(r->elf, (int64_t)off, size, ELF_T_BYTE);
@@ -396,6 +399,7 @@ static void elfsym__read_debugdata(struct reader *r, const struct elfsym *es)
 	if (sh.sh_size > r->max_debugdata) {
 		pr_debug("elfsym: '%s': %llu bytes, over the cap of %zu\n", name,
 			 (unsigned long long)sh.sh_size, r->max_debugdata);
+		inputcap__hit(INPUTCAP_SYMBOLS);
 		return;
 	}
 	d = elf_rawdata(scn, NULL);
@@ -463,8 +467,10 @@ static int elfsym__read(struct reader *r, struct elfsym *es)
 			return err;
 	}
 	err = symidx__build(&es->idx, r->cands, r->nr_cands, r->max_strtab);
-	if (err == -E2BIG)
+	if (err == -E2BIG) {
 		pr_debug("elfsym: '%s': more than %zu bytes of names\n", r->name, r->max_strtab);
+		inputcap__hit(INPUTCAP_SYMBOLS);
+	}
 	return err;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/inputcap.h"
 #include "base/util.h"
 #include "symbolize/elf/elfsym_int.h"
 #include "symbolize/elf/symidx.h"
@@ -65,6 +66,7 @@ static int elfsym__check_symtab(struct reader *r, size_t idx, Elf_Scn **scn, Elf
 	*n = sh.sh_size / entsz;
 	if (*n > r->max_syms - r->syms_seen) {
 		pr_debug("elfsym: '%s': more than %zu symbols\n", r->name, r->max_syms);
+		inputcap__hit(INPUTCAP_SYMBOLS);
 		return -E2BIG;
 	}
 	r->syms_seen += *n;
@@ -77,6 +79,7 @@ static int elfsym__check_symtab(struct reader *r, size_t idx, Elf_Scn **scn, Elf
 	if (strsh.sh_size > r->max_strtab - r->strtab_seen) {
 		pr_debug("elfsym: '%s': more than %zu bytes of string tables\n",
 			 r->name, r->max_strtab);
+		inputcap__hit(INPUTCAP_SYMBOLS);
 		return -E2BIG;
 	}
 	r->strtab_seen += strsh.sh_size;

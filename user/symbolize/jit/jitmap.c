@@ -19,10 +19,12 @@
 
 #include "base/hash.h"
 #include "base/htab.h"
+#include "base/inputcap.h"
 #include "base/lru.h"
 #include "base/util.h"
 #include "symbolize/fileid.h"
 #include "symbolize/jit/jitdump.h"
+#include "symbolize/jit/jitload.h"
 #include "symbolize/jit/jitmap.h"
 #include "symbolize/jit/perfmap.h"
 
@@ -30,12 +32,14 @@
 #define MAX_FDS_DEFAULT		64
 #define REFRESH_NS_DEFAULT	100000000ull
 #define RETRY_NS_DEFAULT	1000000000ull
+#define WAIT_NS_DEFAULT		100000000ull
 /* A process maps one jitdump, or a few (one per JIT thread or restart). */
 #define MAX_DUMPS		4
 
 enum pm_state {
 	PM_UNKNOWN = 0,		/* never looked for */
 	PM_ABSENT,		/* not there (yet): look again after retry_at */
+	PM_OPENING,		/* its open did not answer in time: its job runs */
 	PM_OPEN,		/* found and being read */
 	PM_REFUSED,		/* not a file we read (owner, type): for good */
 };
@@ -49,6 +53,7 @@ struct jitsrc {
 	struct jitdump_reader *jd;
 	uint64_t next_read;		/* no re-read before (monotonic ns) */
 	bool stopped;			/* the reader gave up on it for good */
+	struct jit_job *job;		/* its open or read that did not answer in time: the reader is lent */
 };
 
 struct jitproc {
@@ -65,19 +70,12 @@ struct jitproc {
 struct jitmap {
 	char *proc_root;
 	size_t max_procs, nr;
-	uint64_t refresh_ns, retry_ns;
+	uint64_t refresh_ns, retry_ns, wait_ns;
+	struct offload *pool;		/* where files are opened and read; NULL: here */
 	struct htab procs;		/* hash of the pid -> struct jitproc * */
 	struct lru lru;			/* most recently used first */
 	struct fd_cache fds;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t pid_hash(uint32_t pid)
 {
@@ -97,6 +95,13 @@ static struct jitproc *proc_of_pid(const struct jitmap *jm, uint32_t pid)
 
 static void src_free(struct jitmap *jm, struct jitsrc *src)
 {
+	/* A job still reading: the reader is the job's now, freed when its read returns. */
+	if (src->job) {
+		src->job->owns = true;
+		offload__abandon(jm->pool, &src->job->job);
+		src->pm = NULL;
+		src->jd = NULL;
+	}
 	fd_cache__drop(&jm->fds, &src->fd);
 	perfmap_reader__free(src->pm);
 	jitdump_reader__free(src->jd);
@@ -191,95 +196,11 @@ static uint32_t ns_pid(const struct jitmap *jm, uint32_t pid)
 	return last;
 }
 
-/* Look for @jp's perf map, and open it when it is one we may read. */
-static void perfmap_open(struct jitmap *jm, struct jitproc *jp)
+/* What a read of @src's reader returned: a file that cannot be read further is left. */
+static void read_result(struct jitproc *jp, struct jitsrc *src, int err)
 {
-	char path[PATH_MAX], mapname[64];
-	struct stat st, pst;
-	int root, fd;
-
-	snprintf(mapname, sizeof(mapname), "/tmp/perf-%u.map", ns_pid(jm, jp->pid));
-	snprintf(path, sizeof(path), "%s/%u", jm->proc_root, jp->pid);
-	/* /proc/PID belongs to the process's (effective) user. */
-	if (stat(path, &pst))
-		goto absent;
-	snprintf(path, sizeof(path), "%s/%u/root", jm->proc_root, jp->pid);
-	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		goto absent;
-	/* Not a regular file, or still empty (just created): look again later. */
-	fd = fileid__open_in_root(root, mapname, &st);
-	close(root);
-	if (fd < 0)
-		goto absent;
-	if (st.st_uid != pst.st_uid && st.st_uid != 0) {
-		pr_debug("jitmap: pid %u: '%s' belongs to uid %u, not the process's %u: not read\n",
-			 jp->pid, mapname, (unsigned int)st.st_uid, (unsigned int)pst.st_uid);
-		close(fd);
-		jp->pm_state = PM_REFUSED;
-		return;
-	}
-	jp->perfmap.pm = perfmap_reader__new(NULL);
-	jp->perfmap.path = strdup(mapname);
-	if (!jp->perfmap.pm || !jp->perfmap.path) {
-		close(fd);
-		src_free(jm, &jp->perfmap);
-		goto absent;
-	}
-	jp->perfmap.dev = st.st_dev;
-	jp->perfmap.ino = st.st_ino;
-	fd_cache__put(&jm->fds, &jp->perfmap.fd, fd);
-	jp->pm_state = PM_OPEN;
-	return;
-absent:
-	jp->pm_state = PM_ABSENT;
-	jp->retry_at = now_ns() + jm->retry_ns;
-}
-
-/*
- * @src's fd, reopened through process @pid when the cache closed it: the
- * jitdump as mapped (map_files would need its range; its path in the
- * process's root does), the perf map at its path, each only if it is
- * still the same file.  -1 when it cannot be had.
- */
-static int src_fd(struct jitmap *jm, struct jitproc *jp, struct jitsrc *src)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	int root, fd;
-
-	if (src->fd.fd >= 0) {
-		fd_cache__touch(&jm->fds, &src->fd);
-		return src->fd.fd;
-	}
-	snprintf(path, sizeof(path), "%s/%u/root", jm->proc_root, jp->pid);
-	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return -1;
-	fd = fileid__open_in_root(root, src->path, &st);
-	close(root);
-	if (fd < 0)
-		return -1;
-	if ((uint64_t)st.st_dev != src->dev || (uint64_t)st.st_ino != src->ino) {
-		close(fd);
-		return -1;
-	}
-	fd_cache__put(&jm->fds, &src->fd, fd);
-	return fd;
-}
-
-/* Read what @src gained since the last read, unless read too recently. */
-static void src_refresh(struct jitmap *jm, struct jitproc *jp, struct jitsrc *src, uint64_t now)
-{
-	int fd, err;
-
-	if (src->stopped || now < src->next_read)
-		return;
-	src->next_read = now + jm->refresh_ns;
-	fd = src_fd(jm, jp, src);
-	if (fd < 0)
-		return;
-	err = src->pm ? perfmap_reader__read(src->pm, fd) : jitdump_reader__read(src->jd, fd);
+	if (err == -E2BIG)
+		inputcap__hit(INPUTCAP_JIT);
 	if (err == -E2BIG || err == -EINVAL || err == -EPROTONOSUPPORT || err == -EBADMSG) {
 		pr_debug("jitmap: pid %u: '%s': not read further: %s\n", jp->pid, src->path,
 			 strerror(-err));
@@ -287,8 +208,128 @@ static void src_refresh(struct jitmap *jm, struct jitproc *jp, struct jitsrc *sr
 	}
 }
 
+/* Take what @j, @src's job that ended, made (the fd it opened, its read); @j freed.  Its open's error. */
+static int src_adopt(struct jitmap *jm, struct jitproc *jp, struct jitsrc *src, struct jit_job *j)
+{
+	int err = j->open_err;
+
+	src->job = NULL;
+	if (!err && j->new_fd >= 0) {
+		if (!src->dev && !src->ino) {
+			src->dev = j->st.st_dev;
+			src->ino = j->st.st_ino;
+		}
+		fd_cache__put(&jm->fds, &src->fd, j->new_fd);
+		j->new_fd = -1;
+	}
+	if (!err && (j->pm || j->jd))
+		read_result(jp, src, j->err);
+	jit_job__free(j);
+	return err;
+}
+
+/*
+ * Open (when the cache closed its fd, or the first time) and read @src
+ * in a job, waited for jm->wait_ns; or look at the job still running
+ * since.  0 once it ended, its open's error in *@open_err; -EINPROGRESS
+ * while it runs (the reader is lent: not looked into); or -errno (no
+ * job: -ENOMEM, or every worker busy).
+ */
+static int src_job(struct jitmap *jm, struct jitproc *jp, struct jitsrc *src, int *open_err)
+{
+	struct jit_job *j = src->job;
+	int err, fd = -1;
+
+	*open_err = 0;
+	if (j) {
+		if (offload__wait(jm->pool, &j->job, 0))
+			return -EINPROGRESS;
+		*open_err = src_adopt(jm, jp, src, j);
+		return 0;
+	}
+	if (src->fd.fd >= 0) {
+		fd_cache__touch(&jm->fds, &src->fd);
+		fd = fcntl(src->fd.fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+	}
+	j = jit_job__new(jm->proc_root, jp->pid, src->path, src->dev, src->ino, fd, src->pm, src->jd);
+	if (!j)
+		return -ENOMEM;
+	err = offload__run(jm->pool, &j->job, jm->wait_ns);
+	if (err == -ETIMEDOUT) {
+		src->job = j;
+		pr_debug("jitmap: pid %u: '%s': no answer in %llu ms: read when it answers\n", jp->pid,
+			 src->path, (unsigned long long)(jm->wait_ns / 1000000ull));
+		return -EINPROGRESS;
+	}
+	if (err) {
+		jit_job__free(j);
+		return err;
+	}
+	*open_err = src_adopt(jm, jp, src, j);
+	return 0;
+}
+
+/*
+ * Look for @jp's perf map, open it when it is one we may read and read it
+ * (a job), or look at that job.
+ */
+static void perfmap_open(struct jitmap *jm, struct jitproc *jp)
+{
+	struct jitsrc *src = &jp->perfmap;
+	char mapname[64];
+	int err, open_err;
+
+	if (jp->pm_state != PM_OPENING) {
+		snprintf(mapname, sizeof(mapname), "/tmp/perf-%u.map", ns_pid(jm, jp->pid));
+		src->pm = perfmap_reader__new(NULL);
+		src->path = strdup(mapname);
+		if (!src->pm || !src->path)
+			goto absent;
+	}
+	err = src_job(jm, jp, src, &open_err);
+	if (err == -EINPROGRESS) {
+		jp->pm_state = PM_OPENING;
+		return;
+	}
+	if (err)
+		goto absent;
+	if (open_err == -EPERM || open_err == -ELOOP) {
+		src_free(jm, src);
+		jp->pm_state = PM_REFUSED;
+		return;
+	}
+	/* Not there, not a regular file, or still empty (just created): look again later. */
+	if (open_err)
+		goto absent;
+	src->next_read = clock_ns(CLOCK_MONOTONIC_COARSE) + jm->refresh_ns;
+	jp->pm_state = PM_OPEN;
+	return;
+absent:
+	src_free(jm, src);
+	jp->pm_state = PM_ABSENT;
+	jp->retry_at = clock_ns(CLOCK_MONOTONIC_COARSE) + jm->retry_ns;
+}
+
+/* Read what @src gained since the last read, unless read too recently; or look at that read. */
+static void src_refresh(struct jitmap *jm, struct jitproc *jp, struct jitsrc *src, uint64_t now)
+{
+	int open_err;
+
+	if (!src->job) {
+		if (src->stopped || now < src->next_read)
+			return;
+		src->next_read = now + jm->refresh_ns;
+	}
+	src_job(jm, jp, src, &open_err);
+}
+
+/* A name in @src's reader, not while a job has it. */
 static const struct jitsym *src_lookup(struct jitsrc *src, uint64_t addr)
 {
+	if (src->job)
+		return NULL;
 	return jitsyms__lookup(src->pm ? perfmap_reader__syms(src->pm) : jitdump_reader__syms(src->jd),
 			       addr);
 }
@@ -311,11 +352,22 @@ int jitmap__add_jitdump(struct jitmap *jm, uint32_t pid, uint64_t pstart, int fd
 	struct jitproc *jp = proc_get(jm, pid, pstart, true);
 	struct jitsrc *src;
 	struct stat st;
+	uid_t owner;
 	size_t i;
 
 	if (!jp || fstat(fd, &st)) {
 		close(fd);
 		return jp ? -errno : -ENOMEM;
+	}
+	/*
+	 * The file the process mapped (its identity checked): still, only
+	 * its user's own, as a perf map (jitload__open_owned), so a process cannot make
+	 * root read names out of another user's file it could map.
+	 */
+	if (fileid__proc_owner(jm->proc_root, pid, &owner) || !fileid__owned_by(&st, owner, false)) {
+		pr_debug("jitmap: pid %u: '%s' is not the process user's alone: not read\n", pid, path);
+		close(fd);
+		return -EPERM;
 	}
 	for (i = 0; i < jp->nr_dumps; i++) {
 		if (jp->dumps[i].dev == (uint64_t)st.st_dev && jp->dumps[i].ino == (uint64_t)st.st_ino) {
@@ -340,7 +392,7 @@ int jitmap__add_jitdump(struct jitmap *jm, uint32_t pid, uint64_t pstart, int fd
 	src->ino = st.st_ino;
 	fd_cache__put(&jm->fds, &src->fd, fd);
 	jp->nr_dumps++;
-	src_refresh(jm, jp, src, now_ns());
+	src_refresh(jm, jp, src, clock_ns(CLOCK_MONOTONIC_COARSE));
 	return 0;
 }
 
@@ -349,7 +401,7 @@ int jitmap__lookup(struct jitmap *jm, uint32_t pid, uint64_t pstart, uint64_t ad
 {
 	const struct jitsym *sym = NULL;
 	struct jitsrc *src = NULL;
-	uint64_t now = now_ns();
+	uint64_t now = clock_ns(CLOCK_MONOTONIC_COARSE);
 	struct jitproc *jp;
 	size_t i;
 
@@ -362,7 +414,8 @@ int jitmap__lookup(struct jitmap *jm, uint32_t pid, uint64_t pstart, uint64_t ad
 		sym = src_find(jm, jp, src, addr, now);
 	}
 	if (!sym) {
-		if (jp->pm_state == PM_UNKNOWN || (jp->pm_state == PM_ABSENT && now >= jp->retry_at))
+		if (jp->pm_state == PM_UNKNOWN || jp->pm_state == PM_OPENING ||
+		    (jp->pm_state == PM_ABSENT && now >= jp->retry_at))
 			perfmap_open(jm, jp);
 		if (jp->pm_state == PM_OPEN) {
 			src = &jp->perfmap;
@@ -393,6 +446,8 @@ struct jitmap *jitmap__new(const struct jitmap_opts *opts)
 	jm->fds.cap = opts->max_fds ? opts->max_fds : MAX_FDS_DEFAULT;
 	jm->refresh_ns = opts->refresh_ns ? opts->refresh_ns : REFRESH_NS_DEFAULT;
 	jm->retry_ns = opts->retry_ns ? opts->retry_ns : RETRY_NS_DEFAULT;
+	jm->wait_ns = opts->wait_ns ? opts->wait_ns : WAIT_NS_DEFAULT;
+	jm->pool = opts->pool;
 	jm->proc_root = strdup(opts->proc_root ? opts->proc_root : "/proc");
 	if (!jm->proc_root) {
 		jitmap__free(jm);

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct offload;
+
 struct jitmap;
 
 struct jitmap_opts {
@@ -26,6 +28,13 @@ struct jitmap_opts {
 	size_t max_fds;			/* JIT files kept open; 0: 64 */
 	uint64_t refresh_ns;		/* re-read a file at most this often; 0: 100 ms */
 	uint64_t retry_ns;		/* look again for a missing perf map; 0: 1 s */
+	/*
+	 * Where the files are opened and read (base/offload.h), waited for
+	 * wait_ns (0: 100 ms): one that did not answer is read when it does,
+	 * its names missing meanwhile.  NULL: here, as long as it takes.
+	 */
+	struct offload *pool;
+	uint64_t wait_ns;
 };
 
 /* NULL + errno. */

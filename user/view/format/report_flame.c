@@ -273,7 +273,6 @@ int report_flame__write(const char *path, const struct report *r, const struct v
 {
 	size_t len;
 	char *tmp;
-	mode_t mask;
 	FILE *f;
 	int fd, err;
 
@@ -308,13 +307,13 @@ int report_flame__write(const char *path, const struct report *r, const struct v
 		free(tmp);
 		return err;
 	}
-	/* mkstemp makes it 0600; the result is an ordinary file for the user's umask. */
-	mask = umask(0);
-	umask(mask);
-	err = fchmod(fd, 0666 & ~mask) ? -errno : 0;
-	f = err ? NULL : fdopen(fd, "w");
+	/*
+	 * mkstemp makes it 0600, and so it stays: the graph names commands and
+	 * kernel functions, as the recording does (base/outfile.h).
+	 */
+	f = fdopen(fd, "w");
 	if (!f) {
-		err = err ?: -errno;
+		err = -errno;
 		close(fd);
 		goto out;
 	}

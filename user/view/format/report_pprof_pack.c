@@ -303,7 +303,7 @@ static int open_temp(const char *path, char **tmp)
 		return -ENOMEM;
 	for (i = 0; i < 100; i++) {
 		snprintf(*tmp, len, "%s.tmp.%d.%u", path, (int)getpid(), i);
-		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
