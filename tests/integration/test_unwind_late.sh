@@ -210,9 +210,15 @@ check_fork() {
 }
 
 name=integration/unwind_fork
-# A first run builds the tables, so the second's parent has only the
-# tracker's fresh view, which its children borrow.
-run_to 120 "$BPFSYM" record -F 499 -q -o "$T/fork.data" -- sh -c '"$0" 1 0.01 && "$0" 40 0.05' \
+# A first run makes the recorder build the tables, so the second's parent
+# has only the tracker's fresh view, which its children borrow.  The build
+# is off the sampling path and takes its time (under TCG ~0.25 s of CPU,
+# ~0.5 s of wall time for unw_fork, libc and ld.so): until then a fresh
+# view names no table and the walk takes frame pointers, which this
+# fixture has not, so a child sampled then ends at its leaf whatever the
+# loan does (in the 6.1 VM the second run's first 4-6 children did).  The
+# pause lets the build end before the children this test is about.
+run_to 120 "$BPFSYM" record -F 499 -q -o "$T/fork.data" -- sh -c '"$0" 1 0.01 && sleep 2 && "$0" 40 0.05' \
 	"$T/unw_fork" 2> "$T/fork.err"
 rc=$?
 if record_ok "$name" "$T/fork.data" "$T/fork.err" $rc; then
