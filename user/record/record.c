@@ -29,6 +29,7 @@
 #include "bpfsym.h"
 #include "record/anonhints.h"
 #include "record/cgroup.h"
+#include "record/drain.h"
 #include "ingest/ingest.h"
 #include "ingest/mapevents.h"
 #include "record/preflight.h"
@@ -86,6 +87,7 @@ struct recorder {
 	int err;			/* first write error, sticky */
 	struct rotate *rot;		/* --switch-output: r->w is the current file (NULL: none now) */
 	struct kfeatures kf;		/* what the kernel offers the BPF side */
+	struct drain drain;		/* the ring buffer read in slices */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -102,11 +104,15 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-/* Each ring-buffer record to ingest; a write error stops ring_buffer__poll. */
+/* Each ring-buffer record to ingest; a write error (or a spent slice) stops libbpf's loop. */
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct recorder *r = ctx;
-	int err = ingest__record(r->ing, data, len);
+	int err;
+
+	if (!drain__admit(&r->drain))
+		return drain__refused();
+	err = ingest__record(r->ing, data, len);
 
 	/* With rotation, a full disk costs the file, not the recording. */
 	if (err && r->rot)
@@ -190,9 +196,9 @@ static int run_loop(struct recorder *r)
 		 * full (rb_flags in bpf/maps.bpf.h): poll sleeps for the
 		 * timeout, then everything waiting is drained.
 		 */
-		err = ring_buffer__poll(r->rb, timeout);
-		if (err >= 0 || err == -EINTR)
-			err = ring_buffer__consume(r->rb);
+		err = drain__run(&r->drain, r->rb, timeout);
+		if ((!err || err == -EINTR) && !r->drain.cut)
+			err = drain__run(&r->drain, r->rb, -1);
 		if (err < 0 && err != -EINTR)
 			return r->err ? r->err : err;
 		err = ingest__sync_unwind(r->ing) ?: ingest__tick(r->ing);
@@ -527,7 +533,7 @@ static void rotation_counters(void *ctx, struct rpt_header *h)
 static int rotation_drain(void *ctx)
 {
 	struct recorder *r = ctx;
-	int err = ring_buffer__consume(r->rb);
+	int err = drain__run(&r->drain, r->rb, -1);
 
 	return err < 0 && err != -EINTR ? (r->err ? r->err : err) : 0;
 }
