@@ -152,8 +152,8 @@ static void count_outcome(int err)
 
 	if (!err)
 		c = DINFOD_FOUND;
-	else if (err == -ETIME || err == -ETIMEDOUT || err == -EINTR)
-		c = DINFOD_TIMED_OUT;
+	else if (err == -ETIME || err == -ETIMEDOUT || err == -EINTR || atomic_load(&stopping))
+		c = DINFOD_TIMED_OUT;	/* libdebuginfod 0.188 says ENOENT when its progress call aborts */
 	atomic_fetch_add(&counts[c], 1);
 }
 
