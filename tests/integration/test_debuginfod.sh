@@ -16,9 +16,15 @@
 #   debuginfod_hung       a server that accepts and never answers: the
 #                         samples match the fixture's CPU clock, and the
 #                         recorder ends within 2.5 s of SIGINT
+#   debuginfod_report     `report --symfs /` of the recording made without
+#                         it: hot_a/b/c named through the server; with
+#                         --no-debuginfod not, and the server not asked
+#   debuginfod_symbolize  `symbolize --elf` of the stripped binary at
+#                         nm's addresses: nm's names
 . "$(dirname "$0")/lib.sh"
 lib_init integration/debuginfod_named integration/debuginfod_flag integration/debuginfod_off \
-	integration/debuginfod_no_flag integration/debuginfod_hung
+	integration/debuginfod_no_flag integration/debuginfod_hung integration/debuginfod_report \
+	integration/debuginfod_symbolize
 
 command -v debuginfod > /dev/null 2>&1 || skip_all "debuginfod not installed (Debian's debuginfod package)"
 for t in objcopy strip nm readelf curl python3; do
@@ -159,7 +165,51 @@ unasked() {
 unasked integration/debuginfod_off off "LANG=C" ""
 unasked integration/debuginfod_no_flag noflag "DEBUGINFOD_URLS=$url" --no-debuginfod
 
-# 5. A server that accepts and never answers.
+# 5. report --symfs / names the recording made without it; --no-debuginfod does not.
+if [ -s "$T/off.data" ]; then
+	rb=$(requests)
+	DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$T/rep.cache run_to 60 "$BPFSYM" report "$T/off.data" \
+		--symfs / --no-debuginfod --folded > "$T/rep_no.folded" 2> "$T/rep_no.err"
+	ra=$(requests)
+	DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$T/rep.cache run_to 60 "$BPFSYM" report "$T/off.data" \
+		--symfs / --folded > "$T/rep.folded" 2> "$T/rep.err"
+	rc=$?
+	DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$T/rep.cache run_to 60 "$BPFSYM" report "$T/off.data" \
+		--symfs / > "$T/rep.table" 2>&1
+	set -- $(leaves "$T/rep.folded") $(leaves "$T/rep_no.folded")
+	note "debuginfod_report: server requests $rb -> $ra with --no-debuginfod; leaves hot_a/b/c $2/$3/$4 of $1 (--no-debuginfod: $(($6 + $7 + $8)) of $5); $(grep '^# user symbols' "$T/rep.table")"
+	if [ $rc -ne 0 ]; then
+		fail integration/debuginfod_report "bpfsym report --symfs / exited with status $rc"
+		show "$T/rep.err"
+	elif [ "$ra" != "$rb" ] || [ $(($6 + $7 + $8)) -ne 0 ]; then
+		fail integration/debuginfod_report "--no-debuginfod asked the server or named hot_ frames"
+	elif [ "$1" -lt 100 ] || [ $(($2 + $3 + $4)) -lt $(($1 * 90 / 100)) ]; then
+		fail integration/debuginfod_report "only $(($2 + $3 + $4)) of $1 samples named hot_[abc] through --symfs / and debuginfod"
+	elif ! grep -q '^# user symbols:.*debuginfod: 1 of 1 build-ids found' "$T/rep.table"; then
+		fail integration/debuginfod_report "the header does not count the fetch: $(grep '^# user symbols' "$T/rep.table")"
+	else
+		pass integration/debuginfod_report
+	fi
+else
+	fail integration/debuginfod_report "no recording without debuginfod to report on"
+fi
+
+# 6. symbolize --elf: nm's addresses get nm's names.
+nm "$T/hot_plain" | awk '$3 ~ /^hot_[abc]$/ { print $1, $3 }' | sort > "$T/nm.addrs"
+awk '{ print $1 }' "$T/nm.addrs" | DEBUGINFOD_CACHE_PATH=$T/sym.cache run_to 60 "$BPFSYM" symbolize \
+	--debuginfod="$url" --elf "$T/bin/hot" > "$T/sym.out" 2> "$T/sym.err"
+rc=$?
+awk '{ sub(/\+0x0$/, "", $2); print $2 }' "$T/sym.out" > "$T/sym.names"
+if [ $rc -ne 0 ]; then
+	fail integration/debuginfod_symbolize "bpfsym symbolize exited with status $rc"
+	show "$T/sym.err"
+elif [ "$(awk '{ print $2 }' "$T/nm.addrs" | tr '\n' ' ')" != "$(tr '\n' ' ' < "$T/sym.names")" ]; then
+	fail integration/debuginfod_symbolize "symbolize says $(tr '\n' ' ' < "$T/sym.names"), nm $(awk '{ print $2 }' "$T/nm.addrs" | tr '\n' ' ')"
+else
+	pass integration/debuginfod_symbolize
+fi
+
+# 7. A server that accepts and never answers.
 cat > "$T/hang.py" << 'EOF'
 import socket, sys
 s = socket.socket()

@@ -45,8 +45,9 @@ void cli__start(void);
  * command that names frames from files: the entries of a getopt table,
  * their --help lines, and what they do (cli__debuginfod).
  */
-#define CLI_OPT_DEBUGINFOD	0x4000
-#define CLI_OPT_NO_DEBUGINFOD	0x4001
+/* Below 256, where the commands number their own long options, and no ASCII letter. */
+#define CLI_OPT_DEBUGINFOD	0x80
+#define CLI_OPT_NO_DEBUGINFOD	0x81
 #define CLI_DEBUGINFOD_OPTIONS \
 	{ "debuginfod", optional_argument, NULL, CLI_OPT_DEBUGINFOD }, \
 	{ "no-debuginfod", no_argument, NULL, CLI_OPT_NO_DEBUGINFOD }

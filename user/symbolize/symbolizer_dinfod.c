@@ -84,7 +84,9 @@ static int job_go(struct symbolizer *s, struct smod *m, struct file_job *j)
 	if (!s->pool) {
 		offload__run(NULL, &j->job, 0);
 		s->dinfod_busy++;
-		return dinfod_adopt(s, m, j);
+		err = dinfod_adopt(s, m, j);
+		file_job__free(j);
+		return err;
 	}
 	err = offload__submit(s->pool, &j->job);
 	if (err) {
