@@ -21,10 +21,13 @@
 #                         --no-debuginfod not, and the server not asked
 #   debuginfod_symbolize  `symbolize --elf` of the stripped binary at
 #                         nm's addresses: nm's names
+#   debuginfod_wrong      a server answering with the debug file of another
+#                         build: fetched, refused (its build-id), nothing
+#                         named, counted as missed
 . "$(dirname "$0")/lib.sh"
 lib_init integration/debuginfod_named integration/debuginfod_flag integration/debuginfod_off \
 	integration/debuginfod_no_flag integration/debuginfod_hung integration/debuginfod_report \
-	integration/debuginfod_symbolize
+	integration/debuginfod_symbolize integration/debuginfod_wrong
 
 command -v debuginfod > /dev/null 2>&1 || skip_all "debuginfod not installed (Debian's debuginfod package)"
 for t in objcopy strip nm readelf curl python3; do
@@ -209,7 +212,50 @@ else
 	pass integration/debuginfod_symbolize
 fi
 
-# 7. A server that accepts and never answers.
+# 7. A server that serves another build's debug file for any build-id.
+need_fixture hot hot_other -Wl,--build-id -O1
+objcopy --only-keep-debug "$T/hot_other" "$T/other.debug" || fail_all "objcopy failed on hot_other"
+cat > "$T/liar.py" << 'EOF'
+import http.server, os, sys
+data = open(sys.argv[2], "rb").read()
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        with open(sys.argv[3], "a") as f:
+            f.write(self.path + "\n")
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+    def log_message(self, *a):
+        pass
+srv = http.server.HTTPServer(("127.0.0.1", 0), H)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(srv.server_address[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+srv.serve_forever()
+EOF
+bg_start /usr/bin/python3 "$T/liar.py" "$T/liar.port" "$T/other.debug" "$T/liar.log"
+if ! wait_until 10 exists "$T/liar.port"; then
+	fail integration/debuginfod_wrong "the lying server did not start"
+elif rec integration/debuginfod_wrong wrong "DEBUGINFOD_URLS=http://127.0.0.1:$(cat "$T/liar.port")" --; then
+	run_to 60 "$BPFSYM" report "$T/wrong.data" > "$T/wrong.table" 2>&1
+	set -- $(leaves "$T/wrong.folded")
+	note "debuginfod_wrong: asked $(grep -c "/buildid/$bid/debuginfo" "$T/liar.log" 2>/dev/null) times for $bid; $(($2 + $3 + $4)) of $1 leaves named hot_[abc]; $(grep '^# debuginfod:' "$T/wrong.table")"
+	if ! grep -q "/buildid/$bid/debuginfo" "$T/liar.log" 2>/dev/null; then
+		fail integration/debuginfod_wrong "the server was not asked for $bid"
+	elif [ $(($2 + $3 + $4)) -ne 0 ]; then
+		fail integration/debuginfod_wrong "another build's debug file named $(($2 + $3 + $4)) samples"
+	elif ! grep -q "not used: another build-id" "$T/wrong.err"; then
+		fail integration/debuginfod_wrong "no 'another build-id' refusal in -v"
+		grep -E '^(bpfsym: )?debuginfod:' "$T/wrong.err" | show
+	elif ! grep -q '^# debuginfod: 1 build-ids asked: 0 found, 1 missed, 0 timed out' "$T/wrong.table"; then
+		fail integration/debuginfod_wrong "the header says: $(grep '^# debuginfod:' "$T/wrong.table")"
+	else
+		pass integration/debuginfod_wrong
+	fi
+fi
+
+# 8. A server that accepts and never answers.
 cat > "$T/hang.py" << 'EOF'
 import socket, sys
 s = socket.socket()
