@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -157,6 +158,23 @@ static void count_outcome(int err)
 	atomic_fetch_add(&counts[c], 1);
 }
 
+/* The -v line for build-id @id's lookup that failed with @err (@path: the file served, or NULL). */
+static void log_miss(const uint8_t *id, size_t len, const char *path, int err)
+{
+	char hex[2 * FILEID_BUILD_ID_MAX + 1];
+
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	hex[2 * len] = '\0';
+	if (!path)
+		pr_debug("debuginfod: build-id %s: %s\n", hex,
+			 err == -ENOENT ? "no debug file on the servers" : strerror(-err));
+	else
+		pr_debug("debuginfod: build-id %s: '%s' not used: %s\n", hex, path,
+			 err == -ESTALE ? "another build-id" :
+			 err == -ENOEXEC ? "not a regular ELF file" : strerror(-err));
+}
+
 struct elfsym *dinfod__fetch(const uint8_t *id, size_t len, const char *cached,
 			     const struct elfsym_opts *opts, char **path, int *err)
 {
@@ -182,9 +200,7 @@ struct elfsym *dinfod__fetch(const uint8_t *id, size_t len, const char *cached,
 	if (!cached)
 		count_outcome(*err);
 	if (*err) {
-		pr_debug("debuginfod: '%s': not used: %s\n", p ? p : "(no file)",
-			 *err == -ESTALE ? "another build-id" :
-			 *err == -ENOEXEC ? "not a regular ELF file" : strerror(-*err));
+		log_miss(id, len, p, *err);
 		free(p);
 		return NULL;
 	}
