@@ -120,11 +120,11 @@ uint32_t dinfod_ask(struct symbolizer *s, struct smod *m, uint32_t reason)
 	err = job_go(s, m, j);
 	if (err == -EINPROGRESS)
 		return RPT_FILE_NO_ANSWER;
-	if (err && e->pending) {
-		e->pending = false;	/* no worker took it: asked again at a later miss */
-		return reason;
-	}
-	return err ? reason : RPT_OK;
+	if (!err)
+		return RPT_OK;	/* fetched in place (no pool) and attached */
+	/* Not submitted (every worker busy): asked again at a later miss.  Else answered without a file. */
+	e->pending = false;
+	return reason;
 }
 
 int dinfod_adopt(struct symbolizer *s, struct smod *m, struct file_job *j)

@@ -9,6 +9,8 @@
  *                       and jitdumps);
  *   symbolizer_wait.c   frames whose file did not answer yet, named
  *                       again later (a caller's deferred samples);
+ *   symbolizer_dinfod.c a file's debug file from debuginfod, asked once
+ *                       per build-id when its own symbols miss a frame;
  *   symbolizer.c        the modules, one per identity, and a file module's
  *                       file pinned, opened, checked, its symbols loaded and
  *                       looked up; new and free;
