@@ -200,7 +200,7 @@ $(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(call fuzz_objs,elfsym elfsym
 FUZZ_REPORT_MODS := report_read report_loaded report_merge report_windex report_end report_cgroup container view_ctr reasons report_view report_agg \
 		view_opts report_table report_header report_script report_flame report_flame_tree \
 		xml_text frame_namer kallsyms symfs imgcache \
-		debugfile demangle fileid elfsym elfsym_symtab elfplt elfnote symidx minidebug procmap mapsline pathstore
+		debugfile debuginfod demangle fileid elfsym elfsym_symtab elfplt elfnote symidx minidebug procmap mapsline pathstore
 $(FUZZ_DIR)/fuzz_report: tests/fuzz/fuzz_report.c $(call fuzz_objs,$(FUZZ_REPORT_MODS))
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_kallsyms: tests/fuzz/fuzz_kallsyms.c $(call fuzz_objs,kallsyms)

@@ -23,6 +23,8 @@ if command -v pkg-config > /dev/null 2>&1; then
 	done
 fi
 [ -r /usr/include/libiberty/demangle.h ] || missing="$missing, libiberty (libiberty-dev)"
+# Only the header: libdebuginfod is dlopen'd at run time (docs/ARCHITECTURE.md).
+[ -r /usr/include/elfutils/debuginfod.h ] || missing="$missing, libdebuginfod (libdebuginfod-dev)"
 [ -z "$missing" ] && exit 0
 echo "bpfsym: missing ${missing#, }: run 'make deps' as root (scripts/install-deps.sh installs them)"
 exit 1

@@ -6,7 +6,7 @@ pkgs="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev libzstd-dev
       liblzma-dev zlib1g-dev libiberty-dev xz-utils nodejs elfutils chromium libxml2-utils
       binutils linux-perf procps util-linux time libc6-dbg libclang-rt-14-dev
       libprotobuf-c-dev protobuf-c-compiler golang-go libcap2-bin e2fsprogs runc
-      curl python3 python3-yaml strace libfuse3-dev fuse3"
+      curl python3 python3-yaml strace libfuse3-dev fuse3 libdebuginfod-dev debuginfod"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -45,6 +45,9 @@ FIXTURES=$BPFSYM_TOP/tests/fixtures
 # Sanitizer builds: a leak or UB report is a failure, and must show up.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:halt_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+# Tests never reach the network: a user's debuginfod servers are not
+# asked (test_debuginfod sets its own, on localhost).
+unset DEBUGINFOD_URLS
 
 LIB_TESTS=
 LIB_PIDS=

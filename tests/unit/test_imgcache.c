@@ -223,6 +223,44 @@ out:
 	imgcache__free(&c);
 }
 
+/*
+ * A debug file attached later (debuginfod's): the names table made from
+ * the binary's symbols goes (it is by the index of the table in use), the
+ * bytes count both files, the image stays loaded however full the cache.
+ */
+static void test_attach_debug(void)
+{
+	const struct elfsym_sym *sym;
+	struct elfsym *dbg = NULL;
+	struct image *a, *b;
+	const char *name;
+	struct imgcache c;
+
+	imgcache__init(&c, 2, SIZE_MAX, false);
+	a = by_file(&c, 1, 0);
+	b = by_file(&c, 2, 0);
+	if (!ASSERT_OK_PTR(a, "a") || !ASSERT_OK_PTR(b, "b") || !attach(&c, a) || !attach(&c, b))
+		goto out;
+	sym = probe_sym(a);
+	if (!ASSERT_OK_PTR(sym, "the probe's symbol") || !ASSERT_OK_PTR(imgcache__sym_name(&c, a, sym), "named"))
+		goto out;
+	ASSERT_OK_PTR(a->names, "a names table, by the binary's symbols");
+	dbg = self_syms();
+	if (!dbg)
+		goto out;
+	imgcache__attach_debug(&c, a, dbg);
+	ASSERT_TRUE(a->dbg == dbg, "the debug file is the image's");
+	ASSERT_NULL(a->names, "the old names table gone");
+	ASSERT_EQ(a->bytes, elfsym__mem_bytes(a->es) + elfsym__mem_bytes(dbg), "both files counted");
+	ASSERT_EQ(imgcache__loaded_bytes(&c), a->bytes + b->bytes, "in the cache's bytes");
+	ASSERT_EQ(imgcache__nr_loaded(&c), (size_t)2, "nothing evicted under the count cap");
+	sym = probe_sym(a);
+	name = sym ? imgcache__sym_name(&c, a, sym) : NULL;
+	ASSERT_STREQ(name ? name : "(none)", "fx_imgcache_probe", "named from the debug file's table");
+out:
+	imgcache__free(&c);
+}
+
 /* image__matches: the build-id read is the image's, or the file changed. */
 static void test_matches(void)
 {
@@ -285,6 +323,7 @@ int main(void)
 	RUN_TEST(test_put);
 	RUN_TEST(test_bytes_cap);
 	RUN_TEST(test_names);
+	RUN_TEST(test_attach_debug);
 	RUN_TEST(test_matches);
 	RUN_TEST(test_display);
 	return TEST_EXIT();

@@ -3,7 +3,7 @@
  * report__merge: files written with the report writer, read back and
  * merged, every field of the result checked against what was written
  * (ids remapped, shared modules/frames/stacks once, times rebased, the
- * header's counters summed), and the END record's unwritten count.
+ * header's counters summed), and the END record's unwritten and debuginfod counts.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -123,6 +123,8 @@ static bool write_file(const struct file_spec *f)
 	h.end_wall_ns = f->start_wall + 5000000000ULL;
 	h.lost_samples = f->lost;
 	h.unwritten = f->unwritten;
+	h.dinfod[0] = f->lost + 1;	/* debuginfod: asked */
+	h.dinfod[3] = 1;		/* ...timed out */
 	h.uend[1] = f->nr_samples;
 	h.nr_procs = 3;
 	h.unw.tables = f->nr_samples;	/* a gauge: the merge keeps the largest */
@@ -225,6 +227,8 @@ static void test_merge_two(void)
 	ASSERT_EQ(h->samples, (uint64_t)9, "header samples summed");
 	ASSERT_EQ(h->lost_samples, (uint64_t)7, "losses summed: 3 + 4");
 	ASSERT_EQ(h->unwritten, (uint64_t)6, "unwritten summed");
+	ASSERT_EQ(h->dinfod[0], (uint64_t)9, "debuginfod asked summed: 4 + 5");
+	ASSERT_EQ(h->dinfod[3], (uint64_t)2, "debuginfod timed out summed");
 	ASSERT_EQ(h->uend[1], (uint64_t)9, "user-stack ends summed");
 	ASSERT_EQ(h->unw.tables, (uint64_t)5, "unwinder gauge: the largest");
 	ASSERT_EQ(h->nr_procs, (uint64_t)4, "processes: pids 100-102 and 101-103 counted again as distinct pids");
@@ -301,6 +305,8 @@ static void test_unwritten_roundtrip(void)
 		return;
 	ASSERT_EQ(report__header(r)->unwritten, (uint64_t)6, "unwritten read back");
 	ASSERT_EQ(report__header(r)->nr_procs, (uint64_t)3, "nr_procs as written");
+	ASSERT_EQ(report__header(r)->dinfod[0], (uint64_t)5, "debuginfod asked read back");
+	ASSERT_EQ(report__header(r)->dinfod[1], (uint64_t)0, "debuginfod found read back");
 	report__free(r);
 }
 

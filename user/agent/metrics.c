@@ -16,6 +16,7 @@
 #include "agent/metrics.h"
 #include "base/inputcap.h"
 #include "base/util.h"
+#include "symbolize/debuginfod.h"
 
 static void family(FILE *f, const char *name, const char *type, const char *help)
 {
@@ -71,6 +72,21 @@ static void process_metrics(FILE *f)
 	one(f, "process_open_fds", "gauge", "File descriptors bpfsym holds open.", open_fds());
 }
 
+/* debuginfod's lookups (symbolize/debuginfod.h), process-wide atomics like inputcap's. */
+static void dinfod_metrics(FILE *f)
+{
+	static const char *const label[DINFOD__NR] = {
+		[DINFOD_ASKED] = "asked", [DINFOD_FOUND] = "found",
+		[DINFOD_MISSED] = "missed", [DINFOD_TIMED_OUT] = "timed_out",
+	};
+
+	family(f, "bpfsym_debuginfod_total", "counter",
+	       "Build-ids asked of debuginfod servers (DEBUGINFOD_URLS), and what came of them.");
+	for (enum dinfod_count c = 0; c < DINFOD__NR; c++)
+		fprintf(f, "bpfsym_debuginfod_total{outcome=\"%s\"} %" PRIu64 "\n", label[c],
+			dinfod__count(c));
+}
+
 static void loss_metrics(FILE *f, const struct agent_metrics *m)
 {
 	family(f, "bpfsym_lost_samples_total", "counter", "Samples the BPF side could not record, by cause.");
@@ -101,6 +117,7 @@ static void loss_metrics(FILE *f, const struct agent_metrics *m)
 	for (enum inputcap c = 0; c < INPUTCAP__NR; c++)
 		fprintf(f, "bpfsym_input_capped_total{cap=\"%s\"} %" PRIu64 "\n", inputcap__label(c),
 			inputcap__count(c));
+	dinfod_metrics(f);
 	one(f, "bpfsym_model_misses_total", "counter",
 	    "Samples of processes the mapping model did not know (their maps read from /proc).", m->model_misses);
 }

@@ -28,6 +28,26 @@ int cli__usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+int cli__debuginfod(int c, const char *arg)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+
+	if (c == CLI_OPT_NO_DEBUGINFOD) {
+		unsetenv("DEBUGINFOD_URLS");
+		return CLI_RUN;
+	}
+	if (arg && !arg[0])
+		return cli__usage_error("--debuginfod=: expected URLS (space-separated)");
+	if (arg) {
+		if (setenv("DEBUGINFOD_URLS", arg, 1))
+			return cli__usage_error("--debuginfod: %s", strerror(errno));
+	} else if (!urls || !urls[0]) {
+		pr_warn("bpfsym: --debuginfod: DEBUGINFOD_URLS is not set: no server to ask "
+			"(give --debuginfod=URLS)\n");
+	}
+	return CLI_RUN;
+}
+
 const char *cli__bad_option(char **argv)
 {
 	const char *arg = argv[optind - 1];

@@ -7,6 +7,7 @@
 #ifndef BPFSYM_CLI_H
 #define BPFSYM_CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,32 @@ int cli__split_list(char *s, const char ***out, size_t *nr);
  * key (base/hash.h), before any table holds a name from a file.
  */
 void cli__start(void);
+
+/*
+ * --debuginfod[=URLS] and --no-debuginfod, perf's options, for every
+ * command that names frames from files: the entries of a getopt table,
+ * their --help lines, and what they do (cli__debuginfod).
+ */
+/* Below 256, where the commands number their own long options, and no ASCII letter. */
+#define CLI_OPT_DEBUGINFOD	0x80
+#define CLI_OPT_NO_DEBUGINFOD	0x81
+#define CLI_DEBUGINFOD_OPTIONS \
+	{ "debuginfod", optional_argument, NULL, CLI_OPT_DEBUGINFOD }, \
+	{ "no-debuginfod", no_argument, NULL, CLI_OPT_NO_DEBUGINFOD }
+#define CLI_DEBUGINFOD_HELP \
+"      --debuginfod[=URLS]   fetch the debug files of binaries that cannot\n" \
+"                            be named otherwise, by build-id, from URLS (as\n" \
+"                            DEBUGINFOD_URLS, which is used when URLS is not\n" \
+"                            given, and on whenever it is set)\n" \
+"      --no-debuginfod       never fetch debug files, DEBUGINFOD_URLS or not\n"
+
+/*
+ * Option @c (CLI_OPT_DEBUGINFOD with @arg NULL or URLS, or
+ * CLI_OPT_NO_DEBUGINFOD): set or clear DEBUGINFOD_URLS, which
+ * libdebuginfod reads (symbolize/debuginfod.h), as perf does.  Call while
+ * parsing, before any thread starts.  CLI_RUN, or the exit status.
+ */
+int cli__debuginfod(int c, const char *arg);
 
 /* `bpfsym [record] ...`'s --help text on @out (also `bpfsym --help`). */
 void cli__record_help(FILE *out);

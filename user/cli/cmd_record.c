@@ -92,6 +92,7 @@ static const char record_usage[] =
 "                            unix:PATH: a unix socket, mode 0600 (root only)\n"
 "      --listen-group GROUP  with --listen unix:PATH: the socket is 0660 in\n"
 "                            GROUP and GROUP's members may connect too\n"
+CLI_DEBUGINFOD_HELP
 "  -q, --quiet               no live status line\n"
 "  -v, --verbose             libbpf and debug messages on stderr\n"
 "  -h, --help                this help\n"
@@ -260,6 +261,8 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 	case OPT_LISTEN_GROUP:
 		a->agent.group = arg;
 		return CLI_RUN;
+	case CLI_OPT_DEBUGINFOD: case CLI_OPT_NO_DEBUGINFOD:
+		return cli__debuginfod(c, arg);
 	case 'f':
 		o->force = true;
 		return CLI_RUN;
@@ -333,6 +336,7 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 		{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "listen-group", required_argument, NULL, OPT_LISTEN_GROUP },
+		CLI_DEBUGINFOD_OPTIONS,
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },

@@ -54,6 +54,10 @@ static const char report_usage[] =
 "                            under DIR: DIR/.build-id/xx/rest[.debug], DIR/PATH\n"
 "                            (same build-id only), DIR/usr/lib/debug; frames\n"
 "                            DIR cannot name keep their recorded names\n"
+"      --debuginfod[=URLS]   with --symfs: a binary DIR holds without its\n"
+"                            debug file gets it by build-id from URLS (as\n"
+"                            DEBUGINFOD_URLS, on whenever that is set)\n"
+"      --no-debuginfod       never fetch debug files\n"
 "\n"
 "Format (default: a table of the hottest functions):\n"
 "  --folded                  one line per distinct stack, COMM;ROOT;...;LEAF COUNT\n"
@@ -93,7 +97,7 @@ static const char report_usage[] =
 
 /* Options without a short letter; a format's is OPT_FORMAT + its row. */
 enum { OPT_PID = 256, OPT_COMM, OPT_LIMIT, OPT_KALLSYMS, OPT_SYMFS, OPT_CONTAINER, OPT_FORMAT };
-#define NR_OPTS 10	/* the options above, -i, -s and -h */
+#define NR_OPTS 12	/* the options above, -i, -s and -h */
 /* Input files at most, whether given, globbed or both (report__merge's cap). */
 #define MAX_INPUTS REPORT_MERGE_MAX
 #define MAX_FORMATS 16
@@ -228,6 +232,8 @@ static int report_option(struct report_args *a, int c, const char *arg, char **a
 			return cli__usage_error("--symfs: expected a directory");
 		a->symfs_dir = arg;
 		return CLI_RUN;
+	case CLI_OPT_DEBUGINFOD: case CLI_OPT_NO_DEBUGINFOD:
+		return cli__debuginfod(c, arg);
 	case 'h':
 		fputs(report_usage, stdout);
 		return 0;
@@ -249,6 +255,7 @@ static void report_longopts(struct option *v)
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "sort", required_argument, NULL, 's' },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		CLI_DEBUGINFOD_OPTIONS,
 		{ "container", required_argument, NULL, OPT_CONTAINER },
 		{ "help", no_argument, NULL, 'h' },
 		{}

@@ -36,6 +36,9 @@ static const char symbolize_usage[] =
 "  --debug-dir DIR     debug files by build-id under DIR/.build-id\n"
 "                      (default /usr/lib/debug)\n"
 "  --no-demangle       print C++ and Rust names as they are in the file\n"
+"  --debuginfod[=URLS] fetch debug files by build-id from URLS (default:\n"
+"                      DEBUGINFOD_URLS, on whenever it is set)\n"
+"  --no-debuginfod     never fetch debug files\n"
 "  -v, --verbose       say why an address has no name, on stderr\n"
 "  -h, --help          this help\n"
 "\n"
@@ -181,6 +184,8 @@ static int symbolize_option(struct symbolize_ctx *c, struct symbolizer_opts *so,
 	case OPT_NO_DEMANGLE:
 		so->no_demangle = 1;
 		return CLI_RUN;
+	case CLI_OPT_DEBUGINFOD: case CLI_OPT_NO_DEBUGINFOD:
+		return cli__debuginfod(opt, arg);
 	case 'v':
 		c->verbose = true;
 		log_set_level(LOG_DEBUG);
@@ -206,6 +211,7 @@ static int symbolize_parse(struct symbolize_ctx *c, struct symbolizer_opts *so, 
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		CLI_DEBUGINFOD_OPTIONS,
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{}

@@ -17,6 +17,7 @@
 #include "base/hash.h"
 #include "base/htab.h"
 #include "base/inputcap.h"
+#include "symbolize/debuginfod.h"
 #include "base/util.h"
 
 /* A module's writer id, and the identity the writer gave it for. */
@@ -131,6 +132,8 @@ void ingest__fill_header(const struct ingest *in, struct rpt_header *h)
 	/* The process's counts: the recording is the process's only one. */
 	for (size_t i = 0; i < INPUTCAP__NR && i < RPT_CAPPED_MAX; i++)
 		h->capped[i] = inputcap__count((enum inputcap)i);
+	for (size_t i = 0; i < DINFOD__NR && i < RPT_DINFOD_MAX; i++)
+		h->dinfod[i] = dinfod__count((enum dinfod_count)i);
 }
 
 /* Whether @a and @b are one identity for the writer (@a's build-id is at most RPT_BUILD_ID_MAX). */

@@ -45,6 +45,7 @@
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
 #include "base/inputcap.h"
+#include "symbolize/debuginfod.h"
 #include "base/offload.h"
 #include "base/privdrop.h"
 #include "base/util.h"
@@ -642,6 +643,12 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 		if (inputcap__count(i))
 			pr_debug("bpfsym: input caps: %llu %s\n", (unsigned long long)inputcap__count(i),
 				 inputcap__what(i));
+	if (dinfod__count(DINFOD_ASKED))
+		pr_debug("bpfsym: debuginfod: %llu build-ids asked, %llu found, %llu missed, %llu timed out\n",
+			 (unsigned long long)dinfod__count(DINFOD_ASKED),
+			 (unsigned long long)dinfod__count(DINFOD_FOUND),
+			 (unsigned long long)dinfod__count(DINFOD_MISSED),
+			 (unsigned long long)dinfod__count(DINFOD_TIMED_OUT));
 	pr_debug("bpfsym: mapping events: %llu map, %llu unmap, %llu fork, %llu exec, %llu exit; "
 		 "%llu model misses, %llu pin failures, %llu map errors, %llu busy VMA lookups\n",
 		 (unsigned long long)mst->maps, (unsigned long long)mst->unmaps,
@@ -741,6 +748,8 @@ static int recorder__record(struct recorder *r)
 		err = ring_buffer__consume(r->rb);
 		err = err < 0 ? (r->err ? r->err : err) : 0;
 	}
+	/* Fetches under way end at their next progress call (~1 s): their frames are not waited for. */
+	dinfod__stop();
 	stop_signal = 0;	/* a second signal ends the wait for slow files' names (2 s at most) */
 	if (!err && !r->err && (err = ingest__flush_deferred(r->ing, 2 * NSEC_PER_SEC, &stop_signal)) && r->rot)
 		err = rotate__drop(r->rot, err);

@@ -74,6 +74,7 @@ struct rpt_sample {
 #define RPT_CG_DWARF	2	/* --call-graph dwarf: call-frame tables */
 #define RPT_UEND_MAX	16	/* room for enum bpfsym_uend */
 #define RPT_CAPPED_MAX	16	/* room for enum inputcap (base/inputcap.h) */
+#define RPT_DINFOD_MAX	8	/* room for enum dinfod_count (symbolize/debuginfod.h) */
 
 /* rpt_header.flags */
 #define RPT_HF_USER_ONLY	(1u << 0)
@@ -125,6 +126,11 @@ struct rpt_header {
 	 * inputcap; issue 25): counts like uend; 0 in older files.
 	 */
 	uint64_t capped[RPT_CAPPED_MAX];
+	/*
+	 * debuginfod lookups (enum dinfod_count: asked, found, missed, timed
+	 * out; issue 26): counts like capped; 0 in older files.
+	 */
+	uint64_t dinfod[RPT_DINFOD_MAX];
 	bool complete;			/* an END record was read */
 };
 

@@ -45,6 +45,9 @@ int rpt_end__write(struct rpt_buf *b, const struct rpt_header *h, uint64_t nr_sa
 	err = err ?: rpt_buf__uv(b, RPT_CAPPED_MAX);
 	for (i = 0; i < RPT_CAPPED_MAX && !err; i++)
 		err = rpt_buf__uv(b, h->capped[i]);
+	err = err ?: rpt_buf__uv(b, RPT_DINFOD_MAX);
+	for (i = 0; i < RPT_DINFOD_MAX && !err; i++)
+		err = rpt_buf__uv(b, h->dinfod[i]);
 	return err;
 }
 
@@ -69,7 +72,7 @@ static int read_counted(struct rpt_cur *c, uint64_t *const *v, size_t max)
 int rpt_end__read(struct rpt_cur *c, struct rpt_header *h)
 {
 	uint64_t *const later[] = LATER_FIELDS(h), *const unw[] = UNWIND_FIELDS(&h->unw);
-	uint64_t *uend[RPT_UEND_MAX], *capped[RPT_CAPPED_MAX], cg = 0;
+	uint64_t *uend[RPT_UEND_MAX], *capped[RPT_CAPPED_MAX], *dinfod[RPT_DINFOD_MAX], cg = 0;
 	size_t i;
 	int err;
 
@@ -95,6 +98,10 @@ int rpt_end__read(struct rpt_cur *c, struct rpt_header *h)
 		capped[i] = &h->capped[i];
 	if (!err && c->p < c->end)
 		err = read_counted(c, capped, RPT_CAPPED_MAX);
+	for (i = 0; i < RPT_DINFOD_MAX; i++)
+		dinfod[i] = &h->dinfod[i];
+	if (!err && c->p < c->end)
+		err = read_counted(c, dinfod, RPT_DINFOD_MAX);
 	/* A newer writer's fields after these are left unread. */
 	h->call_graph = cg > RPT_CG_DWARF ? RPT_CG_UNKNOWN : (uint32_t)cg;
 	return err;

@@ -299,6 +299,8 @@ static void merge_counts(struct rpt_header *h, const struct rpt_header *r)
 		h->uend[i] += r->uend[i];
 	for (i = 0; i < RPT_CAPPED_MAX; i++)
 		h->capped[i] += r->capped[i];
+	for (i = 0; i < RPT_DINFOD_MAX; i++)
+		h->dinfod[i] += r->dinfod[i];
 	h->call_graph = h->call_graph ? h->call_graph : r->call_graph;
 	h->complete = h->complete && r->complete;
 	/* The unwinder's figures are its state when the file ended, not counts of the file's time. */

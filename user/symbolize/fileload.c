@@ -24,6 +24,7 @@
 #include "base/offload.h"
 #include "base/util.h"
 #include "symbolize/debugfile.h"
+#include "symbolize/debuginfod.h"
 #include "symbolize/fileid.h"
 #include "symbolize/symbolizer_int.h"
 
@@ -65,6 +66,14 @@ static void job_run(struct offload_job *oj)
 	/* A test's gate: whatever the read says (a byte, end of file), the work runs then. */
 	if (j->gate_fd >= 0 && read(j->gate_fd, &c, 1) < 0)
 		pr_debug("fileload: the test gate: %s\n", strerror(errno));
+	if (j->kind == FILE_JOB_DEBUGINFOD) {
+		char *found;
+
+		j->dbg = dinfod__fetch(j->id, j->id_len, j->path, NULL, &found, &j->err);
+		free(j->path);
+		j->path = found;
+		return;
+	}
 	if (j->kind != FILE_JOB_SYMS) {
 		j->fd = fileid__open_peers(j->proc_root, j->peers, j->nr_peers, j->pid, &j->mp);
 		if (j->fd < 0) {
@@ -165,5 +174,20 @@ struct file_job *file_job__syms(const struct symbolizer *s, const struct smod *m
 		file_job__free(j);
 		return NULL;
 	}
+	return j;
+}
+
+struct file_job *file_job__dinfod(const struct symbolizer *s, const uint8_t *id, size_t len,
+				  const char *cached)
+{
+	struct file_job *j;
+
+	if (!len || len > sizeof(j->id))
+		return NULL;
+	j = job_new(s, FILE_JOB_DEBUGINFOD, 0, cached);
+	if (!j)
+		return NULL;
+	memcpy(j->id, id, len);
+	j->id_len = len;
 	return j;
 }

@@ -171,6 +171,23 @@ void imgcache__attach(struct imgcache *c, struct image *img, struct elfsym *es,
 	evict(c);
 }
 
+void imgcache__attach_debug(struct imgcache *c, struct image *img, struct elfsym *dbg)
+{
+	size_t names = img->names ? elfsym__nr_syms(image__syms(img)) * sizeof(*img->names) : 0;
+
+	/* The names table is by the index of the table in use, which changes now. */
+	free(img->names);
+	img->names = NULL;
+	img->bytes -= names;
+	c->loaded_bytes -= names;
+	elfsym__free(img->dbg);
+	img->dbg = dbg;
+	img->bytes += elfsym__mem_bytes(dbg);
+	c->loaded_bytes += elfsym__mem_bytes(dbg);
+	lru__touch(&c->loaded, &img->lru);
+	evict(c);
+}
+
 const char *imgcache__name(struct imgcache *c, const char *raw)
 {
 	uint32_t id;

@@ -118,6 +118,13 @@ bool image__matches(const struct image *img, const struct elfsym *es);
 void imgcache__attach(struct imgcache *c, struct image *img, struct elfsym *es,
 		      struct elfsym *dbg);
 
+/*
+ * Give loaded @img (es set, no debug file) the debug file @dbg found
+ * later (debuginfod.h), which it takes; its names are made again from
+ * @dbg's table.  May drop other images past the caps, never @img.
+ */
+void imgcache__attach_debug(struct imgcache *c, struct image *img, struct elfsym *dbg);
+
 /* @img, loaded, was just used. */
 static inline void imgcache__touch(struct imgcache *c, struct image *img)
 {

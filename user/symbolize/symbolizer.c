@@ -42,6 +42,7 @@
 #include "base/hash.h"
 #include "base/htab.h"
 #include "base/util.h"
+#include "symbolize/debuginfod.h"
 #include "symbolize/elf/elfsym.h"
 #include "symbolize/fileid.h"
 #include "symbolize/imgcache.h"
@@ -99,8 +100,10 @@ static void hung_forget(struct symbolizer *s, const struct smod *m)
 static void job_abandon(struct symbolizer *s, struct smod *m)
 {
 	hung_forget(s, m);
-	if (m->job)
+	if (m->job) {
+		dinfod_abandon(s, m->job);
 		offload__abandon(s->pool, &m->job->job);
+	}
 	m->job = NULL;
 }
 
@@ -361,7 +364,8 @@ static int adopt_syms(struct symbolizer *s, struct smod *m, struct file_job *j)
 /* Take what @j, @m's job that ended, made, and free it.  0 or -errno, noted. */
 static int job_adopt(struct symbolizer *s, struct smod *m, struct file_job *j)
 {
-	int err = j->kind == FILE_JOB_SYMS ? adopt_syms(s, m, j) : adopt_open(s, m, j);
+	int err = j->kind == FILE_JOB_SYMS ? adopt_syms(s, m, j) :
+		  j->kind == FILE_JOB_DEBUGINFOD ? dinfod_adopt(s, m, j) : adopt_open(s, m, j);
 
 	m->watch_job = NULL;	/* @j's address may be the next job's */
 	file_job__free(j);
@@ -589,33 +593,23 @@ void file_frame(struct symbolizer *s, uint32_t pid, const struct mapping *mp, ui
 	file_name(s, m, pid, mp, out);
 }
 
-void file_name(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp,
-	       struct sym_frame *out)
+/* Name @out (its offset set) from @m's loaded image: RPT_OK, or why not. */
+static uint32_t image_name(struct symbolizer *s, struct smod *m, struct sym_frame *out)
 {
+	const struct elfsym *syms = image__syms(m->img);
 	const struct elfsym_sym *sym;
-	const struct elfsym *syms;
 	uint64_t vaddr;
 	const char *name;
 
-	out->sym = NULL;
-	out->sym_off = 0;
-	out->reason = file_load(s, m, pid, mp);
-	if (out->reason != RPT_OK)
-		return;
-	syms = image__syms(m->img);
-	if (!elfsym__nr_syms(syms)) {
-		out->reason = RPT_NO_SYMBOLS;
-		return;
-	}
+	if (!elfsym__nr_syms(syms))
+		return RPT_NO_SYMBOLS;
 	/*
 	 * pgoff is real: offset -> the PT_LOAD holding it -> vaddr -> symbol.
 	 * The program headers are the mapped file's: a debug file's describe
 	 * the same addresses but not its own offsets.
 	 */
-	if (elfsym__offset_to_vaddr(m->img->es, out->offset, &vaddr)) {
-		out->reason = RPT_OUTSIDE_SYMBOL;
-		return;
-	}
+	if (elfsym__offset_to_vaddr(m->img->es, out->offset, &vaddr))
+		return RPT_OUTSIDE_SYMBOL;
 	sym = elfsym__lookup(syms, vaddr);
 	if (sym) {
 		name = imgcache__sym_name(&s->images, m->img, sym);
@@ -623,15 +617,30 @@ void file_name(struct symbolizer *s, struct smod *m, uint32_t pid, const struct 
 		/* Only in the binary: its PLT stubs (a debug file's .plt has no bytes). */
 		name = imgcache__name(&s->images, sym->name);
 	} else {
-		out->reason = RPT_OUTSIDE_SYMBOL;
-		return;
+		return RPT_OUTSIDE_SYMBOL;
 	}
-	if (!name) {
-		out->reason = RPT_FILE_UNREADABLE;	/* ENOMEM: nothing better to say */
-		return;
-	}
+	if (!name)
+		return RPT_FILE_UNREADABLE;	/* ENOMEM: nothing better to say */
 	out->sym = name;
 	out->sym_off = vaddr - sym->addr;
+	return RPT_OK;
+}
+
+void file_name(struct symbolizer *s, struct smod *m, uint32_t pid, const struct mapping *mp,
+	       struct sym_frame *out)
+{
+	out->sym = NULL;
+	out->sym_off = 0;
+	out->reason = file_load(s, m, pid, mp);
+	if (out->reason != RPT_OK)
+		return;
+	out->reason = image_name(s, m, out);
+	/* Not from the file nor a local debug file: maybe from debuginfod's. */
+	if (out->reason == RPT_NO_SYMBOLS || out->reason == RPT_OUTSIDE_SYMBOL) {
+		out->reason = dinfod_ask(s, m, out->reason);
+		if (out->reason == RPT_OK)
+			out->reason = image_name(s, m, out);
+	}
 }
 
 /* Load the kernel's symbols into @arg's ks and text_addr; @arg, or NULL + errno. */
@@ -679,6 +688,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	s->procs = opts->procs;
 	s->pool = opts->offload;
 	s->test_gate_fd = -1;
+	s->dinfod = dinfod__enabled();
 	s->proc_root = strdup(opts->proc_root ? opts->proc_root : "/proc");
 	s->debug_root = strdup(opts->debug_root ? opts->debug_root : "/usr/lib/debug");
 	if (!s->proc_root || !s->debug_root) {
@@ -726,7 +736,10 @@ void symbolizer__free(struct symbolizer *s)
 {
 	if (!s)
 		return;
+	if (s->dinfod)
+		dinfod__stop();	/* fetches still running end at their next progress call */
 	modules_free(s);
+	dinfod_free(s);
 	imgcache__free(&s->images);
 	elfsym__free(s->vdso);
 	free(s->elf_path);

@@ -9,6 +9,8 @@
  *                       and jitdumps);
  *   symbolizer_wait.c   frames whose file did not answer yet, named
  *                       again later (a caller's deferred samples);
+ *   symbolizer_dinfod.c a file's debug file from debuginfod, asked once
+ *                       per build-id when its own symbols miss a frame;
  *   symbolizer.c        the modules, one per identity, and a file module's
  *                       file pinned, opened, checked, its symbols loaded and
  *                       looked up; new and free;
@@ -74,6 +76,7 @@ enum file_job_kind {
 	FILE_JOB_OPEN,		/* open the mapped file (a jitdump) */
 	FILE_JOB_OPEN_ID,	/* ...and read its build-id (a module's file) */
 	FILE_JOB_SYMS,		/* read the symbols of the open file, and its debug file's */
+	FILE_JOB_DEBUGINFOD,	/* fetch (or reopen) the debug file of build-id id (debuginfod.h) */
 };
 
 /* One file's blocking work, run by the offload pool (fileload.c). */
@@ -81,7 +84,7 @@ struct file_job {
 	struct offload_job job;	/* first */
 	enum file_job_kind kind;
 	/* In: copies, the job may outlive the symbolizer. */
-	char *proc_root, *debug_root, *path;
+	char *proc_root, *debug_root, *path;	/* DEBUGINFOD: path is the cached file, in and out */
 	uint32_t pid;			/* whose view; 0: the host's (hints, --elf) */
 	struct mapping mp;		/* OPEN*: what to open (path: ours); SYMS: dev, ino */
 	uint32_t peers[FILEID_PEERS_MAX];	/* the namespace's processes, when pid is gone */
@@ -89,7 +92,7 @@ struct file_job {
 	/* Out (SYMS: fd is a dup of the module's, in). */
 	int fd;
 	int err;			/* 0 or -errno */
-	uint8_t id[FILEID_BUILD_ID_MAX];
+	uint8_t id[FILEID_BUILD_ID_MAX];	/* DEBUGINFOD: in */
 	size_t id_len;
 	struct elfsym *es, *dbg;
 	int gate_fd;			/* tests: a byte read from it before the work; -1: none */
@@ -139,6 +142,10 @@ struct symbolizer {
 	struct smod *vmlinux;
 	struct jitmap *jit;	/* perf maps and jitdumps, per process */
 	struct offload *pool;	/* where files are opened and read; NULL: here */
+	bool dinfod;		/* debuginfod lookups on (debuginfod.h) */
+	struct htab dinfod_ids;	/* hash of a build-id -> struct dinfod_id (symbolizer_dinfod.c) */
+	struct dinfod_id *dinfod_list;	/* ...each of them, to free */
+	unsigned int dinfod_busy;	/* debuginfod jobs running */
 	uint64_t no_answer;	/* file jobs that did not end in time, or found no worker */
 	/*
 	 * File systems (st_dev) with a job that did not end in time: their
@@ -224,8 +231,31 @@ struct file_job *file_job__open(const struct symbolizer *s, uint32_t pid,
 				const struct mapping *mp, enum file_job_kind kind);
 /* A job reading the symbols of @m's open file (a dup of its fd).  NULL + errno. */
 struct file_job *file_job__syms(const struct symbolizer *s, const struct smod *m, uint32_t pid);
+/*
+ * A job fetching the debug file of build-id @id (@len bytes) through
+ * debuginfod, or with @cached, reopening the file a fetch found.  NULL on
+ * ENOMEM.
+ */
+struct file_job *file_job__dinfod(const struct symbolizer *s, const uint8_t *id, size_t len,
+				  const char *cached);
 /* Close and free what @j holds, and @j.  NULL is a no-op. */
 void file_job__free(struct file_job *j);
+
+/* symbolizer_dinfod.c */
+
+/*
+ * A frame of file module @m (loaded, no debug file) that its own symbols
+ * could not name (@reason): ask debuginfod for its debug file once per
+ * build-id.  RPT_FILE_NO_ANSWER: asked, the answer comes in a job (@m's);
+ * RPT_OK: a debug file was attached now (no pool): look again; else @reason.
+ */
+uint32_t dinfod_ask(struct symbolizer *s, struct smod *m, uint32_t reason);
+/* Take what @j, @m's debuginfod job that ended, made: the build-id's answer, @m's debug file. */
+int dinfod_adopt(struct symbolizer *s, struct smod *m, struct file_job *j);
+/* @j, a debuginfod job, is given up: its build-id may be asked again. */
+void dinfod_abandon(struct symbolizer *s, const struct file_job *j);
+/* Free the answers kept by build-id. */
+void dinfod_free(struct symbolizer *s);
 
 /* symbolizer_named.c */
 

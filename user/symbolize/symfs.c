@@ -24,6 +24,7 @@
 #include "base/htab.h"
 #include "base/util.h"
 #include "symbolize/debugfile.h"
+#include "symbolize/debuginfod.h"
 #include "symbolize/fileid.h"
 #include "symbolize/imgcache.h"
 #include "symbolize/symfs.h"
@@ -52,6 +53,7 @@ struct smod {
 	struct symfs_seg *segs;	/* W_DEBUG_ONLY: the debug file's PT_LOADs (elfsym drops them) */
 	size_t nr_segs;
 	uint32_t fail;		/* RPT_OK, or why reading it failed (not tried again) */
+	bool dinfod_asked;	/* its debug file was asked of debuginfod (once) */
 };
 
 /* One resolved (module, offset). */
@@ -443,6 +445,55 @@ static int seg_vaddr(const struct smod *m, uint64_t offset, uint64_t *vaddr)
 	return -ENOENT;
 }
 
+/* Name @offset of module @m, loaded, from its image: RPT_OK with @out set, or why not. */
+static uint32_t image_lookup(struct symfs *fs, const struct smod *m, uint64_t offset,
+			     struct symfs_name *out)
+{
+	const struct elfsym *syms = image__syms(m->img);
+	const struct elfsym_sym *sym;
+	const char *name;
+	uint64_t vaddr;
+
+	if (!elfsym__nr_syms(syms))
+		return RPT_NO_SYMBOLS;
+	/* The program headers of the file that was mapped, never a debug file's beside it. */
+	if ((m->segs ? seg_vaddr(m, offset, &vaddr) : elfsym__offset_to_vaddr(m->img->es, offset, &vaddr)) ||
+	    !(sym = elfsym__lookup(syms, vaddr)))
+		return RPT_OUTSIDE_SYMBOL;
+	name = imgcache__sym_name(&fs->images, m->img, sym);
+	if (!name)
+		return RPT_FILE_UNREADABLE;	/* ENOMEM */
+	out->sym = name;
+	out->sym_off = vaddr - sym->addr;
+	return RPT_OK;
+}
+
+/*
+ * Module @m's binary in DIR could not name a frame, and DIR holds no debug
+ * file of it: ask debuginfod (DEBUGINFOD_URLS) once for its build-id's.
+ * Report waits for the answer: no ring buffer to drain here.  Whether one
+ * was attached.
+ */
+static bool ask_dinfod(struct symfs *fs, struct smod *m)
+{
+	struct image *img = m->img;
+	struct elfsym *dbg;
+	char *path;
+	int err;
+
+	if (m->dinfod_asked || m->where == W_DEBUG_ONLY || img->dbg || !img->build_id_len ||
+	    !dinfod__enabled())
+		return false;
+	m->dinfod_asked = true;
+	dbg = dinfod__fetch(img->build_id, img->build_id_len, NULL,
+			    fs->have_elf_opts ? &fs->elf : NULL, &path, &err);
+	free(path);
+	if (!dbg)
+		return false;
+	imgcache__attach_debug(&fs->images, img, dbg);
+	return true;
+}
+
 /*
  * Name @offset of canonical module @ci from its file: 0 with @out set
  * (a name, or RPT_OK's absence: why none), or -ENOMEM.
@@ -450,10 +501,6 @@ static int seg_vaddr(const struct smod *m, uint64_t offset, uint64_t *vaddr)
 static int resolve(struct symfs *fs, uint32_t ci, uint64_t offset, struct symfs_name *out)
 {
 	struct smod *m = &fs->mods[ci];
-	const struct elfsym_sym *sym;
-	const struct elfsym *syms;
-	const char *name;
-	uint64_t vaddr;
 	int e;
 
 	*out = (struct symfs_name){ .reason = RPT_OK };
@@ -473,23 +520,10 @@ static int resolve(struct symfs *fs, uint32_t ci, uint64_t offset, struct symfs_
 	} else {
 		imgcache__touch(&fs->images, m->img);
 	}
-	syms = image__syms(m->img);
-	if (!elfsym__nr_syms(syms)) {
-		out->reason = RPT_NO_SYMBOLS;
-		return 0;
-	}
-	/* The program headers of the file that was mapped, never a debug file's beside it. */
-	if ((m->segs ? seg_vaddr(m, offset, &vaddr) : elfsym__offset_to_vaddr(m->img->es, offset, &vaddr)) ||
-	    !(sym = elfsym__lookup(syms, vaddr))) {
-		out->reason = RPT_OUTSIDE_SYMBOL;
-		return 0;
-	}
-	name = imgcache__sym_name(&fs->images, m->img, sym);
-	if (!name)
-		return -ENOMEM;
-	out->sym = name;
-	out->sym_off = vaddr - sym->addr;
-	return 0;
+	out->reason = image_lookup(fs, m, offset, out);
+	if ((out->reason == RPT_NO_SYMBOLS || out->reason == RPT_OUTSIDE_SYMBOL) && ask_dinfod(fs, m))
+		out->reason = image_lookup(fs, m, offset, out);
+	return out->reason == RPT_FILE_UNREADABLE ? -ENOMEM : 0;
 }
 
 static uint64_t memo_hash(uint32_t mod, uint64_t offset)
@@ -642,5 +676,9 @@ void symfs__print_header(const struct symfs *fs, FILE *out)
 		fprintf(out, "; refused, another build-id: %zu", st.mismatch);
 	if (st.no_offsets)
 		fprintf(out, "; a debug file without file offsets, its binary needed: %zu", st.no_offsets);
+	if (dinfod__count(DINFOD_ASKED))
+		fprintf(out, "; debuginfod: %llu of %llu build-ids found",
+			(unsigned long long)dinfod__count(DINFOD_FOUND),
+			(unsigned long long)dinfod__count(DINFOD_ASKED));
 	fputc('\n', out);
 }

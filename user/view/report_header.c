@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "base/inputcap.h"
+#include "symbolize/debuginfod.h"
 #include "view/report_view_int.h"
 #include "symbolize/symfs.h"
 
@@ -178,6 +179,25 @@ static void print_capped(FILE *out, const struct rpt_header *h)
 		fputc('\n', out);
 }
 
+/*
+ * "# debuginfod: ...": the build-ids the recorder asked debuginfod for
+ * and what came of it, only when it asked (symbolize/debuginfod.h).
+ */
+static void print_dinfod(FILE *out, const struct rpt_header *h)
+{
+	const uint64_t *d = h->dinfod, asked = d[DINFOD_ASKED];
+	uint64_t answered = d[DINFOD_FOUND] + d[DINFOD_MISSED] + d[DINFOD_TIMED_OUT];
+
+	if (!asked)
+		return;
+	fprintf(out, "# debuginfod: %" PRIu64 " build-ids asked: %" PRIu64 " found, %" PRIu64
+		" missed, %" PRIu64 " timed out", asked, d[DINFOD_FOUND], d[DINFOD_MISSED],
+		d[DINFOD_TIMED_OUT]);
+	if (asked > answered)
+		fprintf(out, ", %" PRIu64 " unanswered when the file ended", asked - answered);
+	fputc('\n', out);
+}
+
 /* "# lost: ...": each counter with its cause, and its share of what was sampled. */
 static void print_lost(FILE *out, const struct rpt_header *h)
 {
@@ -197,6 +217,7 @@ static void print_lost(FILE *out, const struct rpt_header *h)
 		h->lost_events, h->nr_procs);
 	print_missed(out, h);
 	print_capped(out, h);
+	print_dinfod(out, h);
 }
 
 /*
