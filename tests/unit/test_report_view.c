@@ -376,7 +376,7 @@ static void test_sort_parse(void)
 		ASSERT_EQ(o.sort[1], VIEW_KEY_SYMBOL, "sym");
 		ASSERT_EQ(o.sort[2], VIEW_KEY_SELF, "samples");
 	}
-	ASSERT_OK(view_sort__parse(&o, "process,module,symbol,total,self,container", err, sizeof(err)),
+	ASSERT_OK(view_sort__parse(&o, "process,module,symbol,total,self,container,pid", err, sizeof(err)),
 		  "every key");
 	ASSERT_EQ(o.nr_sort, (size_t)VIEW_KEY_MAX, "every key once");
 	ASSERT_STREQ(view_key__name(VIEW_KEY_COMM), "comm", "printed name");
