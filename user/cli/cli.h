@@ -56,12 +56,6 @@ void cli__record_help(FILE *out);
 void cli__report_help(FILE *out);
 void cli__symbolize_help(FILE *out);
 
-/*
- * `bpfsym help [CMD]`: @argv[0] is "help".  CMD's own help on stdout, or
- * without CMD the list of commands.  The exit status (2: no such CMD).
- */
-int cli__help(int argc, char **argv);
-
 /* The subcommands: argv[0] is the verb (or "bpfsym" for a bare record).  The exit status. */
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
