@@ -154,12 +154,13 @@ run: deps
 vmlinux:
 	scripts/gen-vmlinux.sh $(ARCH)
 
-# `make install PREFIX=/usr DESTDIR=/tmp/pkg`: the binary and its man page.
+# `make install PREFIX=/usr DESTDIR=/tmp/pkg`: the binary and its man pages.
 PREFIX	?= /usr/local
 install: bpfsym
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 bpfsym $(DESTDIR)$(PREFIX)/bin/bpfsym
-	install -m 0644 docs/bpfsym.1 $(DESTDIR)$(PREFIX)/share/man/man1/bpfsym.1
+	install -m 0644 docs/bpfsym.1 docs/bpfsym-record.1 docs/bpfsym-report.1 \
+		docs/bpfsym-symbolize.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 clean:
 	rm -rf $(BUILD) bpfsym

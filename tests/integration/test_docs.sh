@@ -1,9 +1,10 @@
 #!/bin/sh
 # The documentation says what the binary does: for each command (record,
-# report, symbolize) the options its --help lists, the ones the man page
-# (docs/bpfsym.1) describes and the ones docs/cli.md's tables give are the
-# same, long names and short letters alike.  And `make install` puts the
-# binary and the man page under DESTDIR/PREFIX.
+# report, symbolize) the options its --help (and `bpfsym help CMD`) lists,
+# the ones its own man page (docs/bpfsym-CMD.1) describes and the ones
+# docs/cli.md's tables give are the same, long names and short letters
+# alike.  And `make install` puts the binary and every man page (bpfsym.1,
+# the overview, and the three commands') under DESTDIR/PREFIX.
 #
 #   docs_options_record, docs_options_report, docs_options_symbolize
 #   docs_install
@@ -12,7 +13,8 @@ LIB_ROOTLESS=1
 lib_init integration/docs_options_record integration/docs_options_report \
 	integration/docs_options_symbolize integration/docs_install
 
-MAN=$BPFSYM_TOP/docs/bpfsym.1
+DOCS=$BPFSYM_TOP/docs
+PAGES="bpfsym.1 bpfsym-record.1 bpfsym-report.1 bpfsym-symbolize.1"
 CLI=$BPFSYM_TOP/docs/cli.md
 
 # Options as "-x,--long" or ",--long", one per line, sorted.
@@ -30,7 +32,7 @@ help_opts() {
 	}' | sort -u
 }
 
-# From the man page: the tag line after each .TP in SECTION(s) matching RE.
+# From man page $2: the tag line after each .TP in SECTION(s) matching RE.
 man_opts() {
 	awk -v re="$1" '
 	/^\.SH / { insec = ($0 ~ re); next }
@@ -50,7 +52,7 @@ man_opts() {
 			long = substr(line, RSTART, RLENGTH)
 		if (long != "")
 			print short "," long
-	}' "$MAN" | sort -u
+	}' "$2" | sort -u
 }
 
 # From docs/cli.md: the first cell of table rows under the "## bpfsym CMD" heading.
@@ -74,15 +76,20 @@ check_cmd() {	# check_cmd CMD HELPARGS MANSECTION-RE
 	name=integration/docs_options_$1
 	# shellcheck disable=SC2086
 	"$BPFSYM" $2 --help > "$T/$1.help" 2>&1
+	"$BPFSYM" help "$1" > "$T/$1.help2" 2>&1
 	help_opts < "$T/$1.help" > "$T/$1.h"
-	man_opts "$3" > "$T/$1.m"
+	man_opts "$3" "$DOCS/bpfsym-$1.1" > "$T/$1.m"
 	cli_opts "$1" > "$T/$1.c"
 	note "$1: --help $(nlines "$T/$1.h") options, man page $(nlines "$T/$1.m"), cli.md $(nlines "$T/$1.c")"
 	if [ "$(nlines "$T/$1.h")" -lt 3 ]; then
 		fail "$name" "found only $(nlines "$T/$1.h") options in '$2 --help'"
 		show "$T/$1.help"
+	elif ! cmp -s "$T/$1.help" "$T/$1.help2"; then
+		fail "$name" "'bpfsym help $1' is not '$2 --help'"
+	elif [ "$(man_opts . "$DOCS/bpfsym.1" | wc -l)" -ne 0 ]; then
+		fail "$name" "docs/bpfsym.1 (the overview) describes options: they belong in the commands' pages"
 	elif ! cmp -s "$T/$1.h" "$T/$1.m"; then
-		fail "$name" "--help and docs/bpfsym.1 differ (< help, > man): $(diff "$T/$1.h" "$T/$1.m" | grep '^[<>]' | tr '\n' ' ')"
+		fail "$name" "--help and docs/bpfsym-$1.1 differ (< help, > man): $(diff "$T/$1.h" "$T/$1.m" | grep '^[<>]' | tr '\n' ' ')"
 	elif ! cmp -s "$T/$1.h" "$T/$1.c"; then
 		fail "$name" "--help and docs/cli.md differ (< help, > cli.md): $(diff "$T/$1.h" "$T/$1.c" | grep '^[<>]' | tr '\n' ' ')"
 	else
@@ -106,13 +113,15 @@ else
 	if [ $rc -ne 0 ]; then
 		fail "$name" "make install exited with status $rc"
 		show "$T/install.log"
-	elif [ ! -x "$T/stage/opt/b/bin/bpfsym" ] || [ ! -f "$T/stage/opt/b/share/man/man1/bpfsym.1" ]; then
-		fail "$name" "make install DESTDIR=... PREFIX=/opt/b did not put bin/bpfsym and share/man/man1/bpfsym.1 there"
+	elif [ ! -x "$T/stage/opt/b/bin/bpfsym" ]; then
+		fail "$name" "make install DESTDIR=... PREFIX=/opt/b did not put bin/bpfsym there"
 		find "$T/stage" | show
-	elif ! cmp -s "$T/stage/opt/b/share/man/man1/bpfsym.1" "$MAN"; then
-		fail "$name" "the installed man page is not docs/bpfsym.1"
+	elif bad=$(for p in $PAGES; do cmp -s "$T/stage/opt/b/share/man/man1/$p" "$DOCS/$p" || echo "$p"; done) &&
+	     [ -n "$bad" ]; then
+		fail "$name" "share/man/man1 lacks docs/'s pages (or differs): $(echo $bad)"
+		find "$T/stage" | show
 	elif command -v man > /dev/null 2>&1 &&
-	     ! MANWIDTH=80 man -l "$T/stage/opt/b/share/man/man1/bpfsym.1" 2> "$T/man.err" | grep -q 'mmap-pages'; then
+	     ! MANWIDTH=80 man -l "$T/stage/opt/b/share/man/man1/bpfsym-record.1" 2> "$T/man.err" | grep -q 'mmap-pages'; then
 		fail "$name" "man -l cannot render the installed page"
 		show "$T/man.err"
 	else

@@ -3,7 +3,7 @@
 # it runs in make test, not in the VM, whose checkout is read-only).
 #
 #   install_layout      `make install DESTDIR PREFIX` puts the binary (0755)
-#                       and the man page (0644) under DESTDIR/PREFIX, and
+#                       and the man pages (0644: bpfsym.1 and the three commands') under DESTDIR/PREFIX, and
 #                       nothing else; the installed binary runs
 LIB_ROOTLESS=1
 . "$(dirname "$0")/lib.sh"
@@ -17,7 +17,7 @@ if ! run_to 300 make -s -C "$BPFSYM_TOP" install DESTDIR="$ROOT" PREFIX=/usr/loc
 	show "$T/install.log"
 else
 	files=$(cd "$ROOT" && find . -type f -printf '%m %p\n' | sort | tr '\n' ';')
-	want="644 ./usr/local/share/man/man1/bpfsym.1;755 ./usr/local/bin/bpfsym;"
+	want="644 ./usr/local/share/man/man1/bpfsym-record.1;644 ./usr/local/share/man/man1/bpfsym-report.1;644 ./usr/local/share/man/man1/bpfsym-symbolize.1;644 ./usr/local/share/man/man1/bpfsym.1;755 ./usr/local/bin/bpfsym;"
 	if [ "$files" != "$want" ]; then
 		fail integration/install_layout "installed files: '$files', want '$want'"
 	elif ! "$ROOT/usr/local/bin/bpfsym" --help > "$T/help.txt" 2>&1 || ! grep -q -- '--switch-output' "$T/help.txt"; then

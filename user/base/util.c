@@ -235,21 +235,16 @@ int output_open_special(const char *path, int *fd)
 	return err < 0 ? err : 0;
 }
 
-int read_file_capped(const char *path, size_t cap, char **buf, size_t *len)
+int read_fd_capped(int fd, size_t cap, char **buf, size_t *len)
 {
 	size_t size = 0, alloc = 4096;
 	char *p, *tmp;
 	ssize_t n;
-	int fd, err;
+	int err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	p = malloc(alloc);
-	if (!p) {
-		close(fd);
+	if (!p)
 		return -ENOMEM;
-	}
 	for (;;) {
 		if (size + 1 >= alloc) {
 			if (alloc > cap) {
@@ -279,14 +274,24 @@ int read_file_capped(const char *path, size_t cap, char **buf, size_t *len)
 			goto fail;
 		}
 	}
-	close(fd);
 	p[size] = '\0';
 	*buf = p;
 	*len = size;
 	return 0;
 fail:
-	close(fd);
 	free(p);
+	return err;
+}
+
+int read_file_capped(const char *path, size_t cap, char **buf, size_t *len)
+{
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = read_fd_capped(fd, cap, buf, len);
+	close(fd);
 	return err;
 }
 

@@ -87,6 +87,9 @@ int parse_mmap_pages(const char *s, uint64_t page_size, uint64_t *pages);
  */
 int read_file_capped(const char *path, size_t cap, char **buf, size_t *len);
 
+/* The same from the open descriptor @fd (a pipe, stdin), read to its end; @fd stays open. */
+int read_fd_capped(int fd, size_t cap, char **buf, size_t *len);
+
 /*
  * An output file is written beside its name and renamed over it, so a
  * failure never leaves it half written; but a rename would replace a

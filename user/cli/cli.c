@@ -11,6 +11,13 @@
 #include "base/util.h"
 #include "cli/cli.h"
 
+static const char *cli_command;
+
+void cli__set_command(const char *verb)
+{
+	cli_command = verb;
+}
+
 void cli__start(void)
 {
 	hash_secret_init();
@@ -24,7 +31,8 @@ int cli__usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	pr_err("bpfsym: %s (see bpfsym --help)\n", msg);
+	pr_err("bpfsym: %s (see bpfsym %s%s--help)\n", msg, cli_command ? cli_command : "",
+	       cli_command ? " " : "");
 	return EXIT_USAGE;
 }
 

@@ -16,8 +16,18 @@
 /* A parse step's "go on and run" (every other value is an exit status). */
 #define CLI_RUN (-1)
 
-/* Print "bpfsym: MESSAGE (see bpfsym --help)"; returns EXIT_USAGE. */
+/*
+ * Print "bpfsym: MESSAGE (see bpfsym CMD --help)", CMD the subcommand
+ * running (cli__set_command; none: "bpfsym --help"); returns EXIT_USAGE.
+ */
 int cli__usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The subcommand whose command line is parsed ("report"; NULL: the bare
+ * `bpfsym`, which records), named by cli__usage_error().  @verb must
+ * outlive the parse (a literal, or argv).
+ */
+void cli__set_command(const char *verb);
 
 /* The option getopt just refused, as the user typed it. */
 const char *cli__bad_option(char **argv);
@@ -68,6 +78,10 @@ int cli__debuginfod(int c, const char *arg);
 
 /* `bpfsym [record] ...`'s --help text on @out (also `bpfsym --help`). */
 void cli__record_help(FILE *out);
+
+/* `bpfsym report --help`'s and `bpfsym symbolize --help`'s text on @out. */
+void cli__report_help(FILE *out);
+void cli__symbolize_help(FILE *out);
 
 /* The subcommands: argv[0] is the verb (or "bpfsym" for a bare record).  The exit status. */
 int cmd_record(int argc, char **argv);

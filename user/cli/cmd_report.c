@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/util.h"
@@ -29,17 +30,20 @@
 static const char report_usage[] =
 "Usage: bpfsym report [FILE...] [OPTIONS]\n"
 "\n"
-"Print a recording (default FILE: bpfsym.data).  Several files (the files of\n"
-"a rotated recording, or any recordings) are merged into one view: samples\n"
-"together, times from the earliest file's start, counters summed.\n"
+"Print a recording (default FILE: bpfsym.data; -: stdin).  Several files (the\n"
+"files of a rotated recording, or any recordings) are merged into one view:\n"
+"samples together, times from the earliest file's start, counters summed; a\n"
+"file given twice (same path, or same file by another name) is read once.\n"
 "\n"
 "Input:\n"
-"  -i, --input FILE          a file to read (repeatable, perf's spelling); a\n"
-"                            quoted glob such as 'bpfsym.data.*' is expanded\n"
+"  -i, --input FILE          a file to read (repeatable, perf's spelling; -:\n"
+"                            stdin); a quoted glob such as 'bpfsym.data.*' is\n"
+"                            expanded\n"
 "\n"
 "Filters:\n"
 "  --pid PID[,PID...]        only these processes\n"
-"  --comm NAME[,NAME...]     only these process names\n"
+"  --tid TID[,TID...]        only these threads\n"
+"  -c, --comms NAME[,NAME...]  only these process names (also --comm)\n"
 "  --container ID            only this container's processes: its full id or a\n"
 "                            unique prefix of 12+ hex digits (docker ps's short\n"
 "                            id), as its cgroup v2 path names it (docker,\n"
@@ -68,14 +72,28 @@ static const char report_usage[] =
 "                            own colours\n"
 "  --perf-script             every sample as `perf script` prints it, for Firefox\n"
 "                            Profiler, speedscope, stackcollapse-perf.pl\n"
-"  -s, --sort KEY[,KEY...]   table order: self (default; alias samples), total,\n"
-"                            comm (process), module (dso), symbol (sym),\n"
-"                            container (rows in none last); counts most first,\n"
-"                            names A to Z; ties by self, total, symbol,\n"
-"                            process, module\n"
+"  --stdio                   the table as text (perf's; the only table there is)\n"
+"  -s, --sort KEY[,KEY...]   what a row is and its order, as perf's -s: the name\n"
+"                            keys comm (process), pid (tid: the thread), module\n"
+"                            (dso), symbol (sym) make the rows (default: comm,\n"
+"                            module, symbol; -s comm: one row per process);\n"
+"                            rows go by self (or total with --children), then\n"
+"                            the name keys A to Z; the counts self (samples),\n"
+"                            total and container (rows in none last) order\n"
+"                            first where given\n"
+"  --children                perf's children column: total (samples with the\n"
+"                            row anywhere in their stack) first, the share\n"
+"                            that orders rows and --percent-limit reads\n"
+"  --no-children             self only (perf's Overhead); the default shows\n"
+"                            self, then total, and orders by self\n"
+"  --percent-limit PCT       leave out table rows whose share (self; total with\n"
+"                            --children) is below PCT per cent\n"
 "  --limit N                 table rows (default 50, 0: all)\n"
+"  -q, --quiet               the table's rows only: no \"#\" lines, no warnings\n"
+"  --header-only             the \"#\" lines about the recording only (samples,\n"
+"                            losses, filters): no rows\n"
 "  --pprof OUT               write a pprof profile (gzip-compressed profile.proto)\n"
-"                            to OUT instead, for `go tool pprof`: values samples\n"
+"                            to OUT (-: stdout) instead, for `go tool pprof`: values samples\n"
 "                            and cpu (ns), labels pid, tid, comm, cgroup (its\n"
 "                            path), container_id\n"
 "  -h, --help                this help\n"
@@ -93,11 +111,22 @@ static const char report_usage[] =
 "  bpfsym report --perf-script > app.perf       # load in Firefox Profiler\n"
 "  bpfsym report --kallsyms kallsyms.saved  # kernel names from a saved copy\n"
 "  bpfsym report --pprof app.pb.gz && go tool pprof -top app.pb.gz\n"
-"  bpfsym report --symfs /srv/host1-root     # user names from another machine's files\n";
+"  bpfsym report --symfs /srv/host1-root     # user names from another machine's files\n"
+"  bpfsym report -s comm --children --percent-limit 5   # perf's view of the processes\n"
+"  ssh host1 cat bpfsym.data | bpfsym report - --comms nginx --tid 4242\n"
+"  bpfsym report --pprof - | go tool pprof -top /dev/stdin\n";
+
+void cli__report_help(FILE *out)
+{
+	fputs(report_usage, out);
+}
 
 /* Options without a short letter; a format's is OPT_FORMAT + its row. */
-enum { OPT_PID = 256, OPT_COMM, OPT_LIMIT, OPT_KALLSYMS, OPT_SYMFS, OPT_CONTAINER, OPT_FORMAT };
-#define NR_OPTS 12	/* the options above, -i, -s and -h */
+enum {
+	OPT_PID = 256, OPT_TID, OPT_LIMIT, OPT_KALLSYMS, OPT_SYMFS, OPT_CONTAINER, OPT_STDIO,
+	OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_HEADER_ONLY, OPT_FORMAT
+};
+#define NR_OPTS 21	/* the options above, --comm, --comms, -i, -s, -q, -h, --[no-]debuginfod and the end */
 /* Input files at most, whether given, globbed or both (report__merge's cap). */
 #define MAX_INPUTS REPORT_MERGE_MAX
 #define MAX_FORMATS 16
@@ -111,7 +140,7 @@ struct report_args {
 	const struct report_format *fmt;
 	const char *out;		/* a to_file format's OUT */
 	unsigned int formats_given;	/* a bit per row: two formats are an error */
-	uint32_t *pids;
+	uint32_t *pids, *tids;
 	const char **comms;
 	char *comm_arg;
 	const char *container;		/* --container as given */
@@ -125,6 +154,7 @@ static void report_args__free(struct report_args *a)
 		free(a->paths[i]);
 	free(a->paths);
 	free(a->pids);
+	free(a->tids);
 	free(a->comms);
 	free(a->comm_arg);
 	free(a->ctr_cgroups);
@@ -174,6 +204,22 @@ static int add_input_glob(struct report_args *a, const char *arg)
 	return ret;
 }
 
+static int report_flag(struct report_args *a, int c, char **argv);
+
+/* --percent-limit @arg: a share from 0 to 100.  CLI_RUN, or the exit status. */
+static int parse_percent(struct report_args *a, const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (!arg[0] || *end || errno || !(v >= 0.0 && v <= 100.0))
+		return cli__usage_error("--percent-limit '%s': expected a share from 0 to 100", arg);
+	a->vo.percent_limit = v;
+	return CLI_RUN;
+}
+
 /* One option @c with @arg: CLI_RUN, or the exit status. */
 static int report_option(struct report_args *a, int c, const char *arg, char **argv)
 {
@@ -197,13 +243,19 @@ static int report_option(struct report_args *a, int c, const char *arg, char **a
 		if (cli__parse_pid_list(arg, &a->pids, &a->vo.nr_pids))
 			return cli__usage_error("--pid '%s': expected PID[,PID...] of positive numbers", arg);
 		return CLI_RUN;
-	case OPT_COMM:
+	case OPT_TID:
+		free(a->tids);
+		a->tids = NULL;
+		if (cli__parse_pid_list(arg, &a->tids, &a->vo.nr_tids))
+			return cli__usage_error("--tid '%s': expected TID[,TID...] of positive numbers", arg);
+		return CLI_RUN;
+	case 'c':
 		free(a->comms);
 		a->comms = NULL;
 		free(a->comm_arg);
 		a->comm_arg = strdup(arg);
 		if (!a->comm_arg || cli__split_list(a->comm_arg, &a->comms, &a->vo.nr_comms))
-			return cli__usage_error("--comm '%s': expected NAME[,NAME...]", arg);
+			return cli__usage_error("--comms '%s': expected NAME[,NAME...]", arg);
 		return CLI_RUN;
 	case OPT_CONTAINER:
 		if (!container__valid_prefix(arg))
@@ -234,8 +286,33 @@ static int report_option(struct report_args *a, int c, const char *arg, char **a
 		return CLI_RUN;
 	case CLI_OPT_DEBUGINFOD: case CLI_OPT_NO_DEBUGINFOD:
 		return cli__debuginfod(c, arg);
+	case OPT_PERCENT_LIMIT:
+		return parse_percent(a, arg);
+	default:
+		return report_flag(a, c, argv);
+	}
+}
+
+/* An option without a value, or getopt's complaint.  CLI_RUN, or the exit status. */
+static int report_flag(struct report_args *a, int c, char **argv)
+{
+	switch (c) {
+	case OPT_STDIO:
+		return CLI_RUN;	/* the table is text already */
+	case OPT_CHILDREN:
+		a->vo.children = VIEW_CHILDREN_ON;
+		return CLI_RUN;
+	case OPT_NO_CHILDREN:
+		a->vo.children = VIEW_CHILDREN_OFF;
+		return CLI_RUN;
+	case 'q':
+		a->vo.quiet = true;
+		return CLI_RUN;
+	case OPT_HEADER_ONLY:
+		a->vo.header_only = true;
+		return CLI_RUN;
 	case 'h':
-		fputs(report_usage, stdout);
+		cli__report_help(stdout);
 		return 0;
 	case ':':
 		return cli__usage_error("option '%s' needs a value", cli__bad_option(argv));
@@ -250,7 +327,15 @@ static void report_longopts(struct option *v)
 	static const struct option fixed[NR_OPTS] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "pid", required_argument, NULL, OPT_PID },
-		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "comms", required_argument, NULL, 'c' },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "sort", required_argument, NULL, 's' },
@@ -271,6 +356,48 @@ static void report_longopts(struct option *v)
 	v[n] = (struct option){ 0 };
 }
 
+/*
+ * Whether inputs @x and @y are one file: the same name, or the same
+ * device and inode (another name, a link); stdin ("-") only as itself.
+ */
+static bool same_input(const char *x, const struct stat *sx, bool okx, const char *y)
+{
+	struct stat sy;
+
+	if (!strcmp(x, y))
+		return true;
+	if (!okx || !strcmp(x, "-") || !strcmp(y, "-") || stat(y, &sy))
+		return false;
+	return sx->st_dev == sy.st_dev && sx->st_ino == sy.st_ino;
+}
+
+/*
+ * Drop the inputs that name a file given before, with a note: merged, a
+ * file given twice would count its samples twice (perf reads one -i).
+ * A name that cannot be stat'ed stays, for its open to say why.
+ */
+static void dedupe_inputs(struct report_args *a)
+{
+	size_t i, j, n = 0;
+	struct stat st;
+	bool ok;
+
+	for (i = 0; i < a->nr_paths; i++) {
+		ok = strcmp(a->paths[i], "-") && !stat(a->paths[i], &st);
+		for (j = 0; j < n && !same_input(a->paths[i], &st, ok, a->paths[j]); j++)
+			;
+		if (j < n) {
+			if (!a->vo.quiet)
+				pr_warn("bpfsym: note: '%s' is the file '%s' given before: read once\n",
+					a->paths[i], a->paths[j]);
+			free(a->paths[i]);
+			continue;
+		}
+		a->paths[n++] = a->paths[i];
+	}
+	a->nr_paths = n;
+}
+
 /* The parse step: CLI_RUN with @a filled, or the exit status. */
 static int report_parse(struct report_args *a, int argc, char **argv)
 {
@@ -279,7 +406,7 @@ static int report_parse(struct report_args *a, int argc, char **argv)
 
 	report_longopts(longopts);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:c:qh", longopts, NULL)) != -1) {
 		ret = report_option(a, c, optarg, argv);
 		if (ret != CLI_RUN)
 			return ret;
@@ -295,7 +422,9 @@ static int report_parse(struct report_args *a, int argc, char **argv)
 	}
 	if (!a->nr_paths && (ret = add_input(a, "bpfsym.data")) != CLI_RUN)
 		return ret;
+	dedupe_inputs(a);
 	a->vo.pids = a->pids;
+	a->vo.tids = a->tids;
 	a->vo.comms = a->comms;
 	return CLI_RUN;
 }
@@ -374,11 +503,16 @@ static int write_report(const struct report_args *a, const struct report_run *ru
 	return 0;
 }
 
-/* Open @path, saying why not, and warn when it is truncated.  NULL (printed) on failure. */
-static struct report *open_one(const char *path)
+/*
+ * Open @path ("-": stdin), saying why not, and warn (unless @quiet) when
+ * it is truncated.  NULL (printed) on failure.
+ */
+static struct report *open_one(const char *path, bool quiet)
 {
 	char err[512] = "";
-	struct report *r = report__open(path, err, sizeof(err));
+	bool in = !strcmp(path, "-");
+	struct report *r = in ? report__open_fd(STDIN_FILENO, "stdin", err, sizeof(err)) :
+				report__open(path, err, sizeof(err));
 
 	if (!r) {
 		if (err[0])
@@ -387,7 +521,7 @@ static struct report *open_one(const char *path)
 			pr_err("bpfsym: cannot read '%s': %s\n", path, strerror(errno));
 		return NULL;
 	}
-	if (!report__header(r)->complete)
+	if (!report__header(r)->complete && !quiet)
 		pr_warn("bpfsym: warning: '%s' is truncated: the recording did not finish; "
 			"showing the %zu samples written before it stopped\n", path, report__nr_samples(r));
 	return r;
@@ -401,14 +535,14 @@ static struct report *open_inputs(const struct report_args *a)
 	size_t i, n = 0;
 
 	if (a->nr_paths == 1)
-		return open_one(a->paths[0]);
+		return open_one(a->paths[0], a->vo.quiet);
 	v = calloc(a->nr_paths, sizeof(*v));
 	if (!v) {
 		pr_err("bpfsym: out of memory\n");
 		return NULL;
 	}
 	for (n = 0; n < a->nr_paths; n++)
-		if (!(v[n] = open_one(a->paths[n])))
+		if (!(v[n] = open_one(a->paths[n], a->vo.quiet)))
 			break;
 	if (n == a->nr_paths) {
 		r = report__merge(v, n, warn, sizeof(warn));	/* frees v's reports */
@@ -417,7 +551,7 @@ static struct report *open_inputs(const struct report_args *a)
 			pr_err("bpfsym: merging %zu files failed: %s\n", a->nr_paths,
 			       errno == E2BIG ? "past the cap on ids, samples or memory of one report" :
 			       strerror(errno));
-		else if (warn[0])
+		else if (warn[0] && !a->vo.quiet)
 			pr_warn("bpfsym: warning: %s\n", warn);
 	}
 	for (i = 0; i < n; i++)

@@ -53,6 +53,11 @@ static const char symbolize_usage[] =
 "  sudo bpfsym symbolize --kernel ffffffff81e00010\n"
 "  nm -D --defined-only libfoo.so | awk '{print $1}' | bpfsym symbolize --elf libfoo.so\n";
 
+void cli__symbolize_help(FILE *out)
+{
+	fputs(symbolize_usage, out);
+}
+
 enum what { W_NONE, W_ELF, W_PID, W_KERNEL };
 
 struct symbolize_ctx {
@@ -191,7 +196,7 @@ static int symbolize_option(struct symbolize_ctx *c, struct symbolizer_opts *so,
 		log_set_level(LOG_DEBUG);
 		return CLI_RUN;
 	case 'h':
-		fputs(symbolize_usage, stdout);
+		cli__symbolize_help(stdout);
 		return 0;
 	case ':':
 		return cli__usage_error("option '%s' needs a value", cli__bad_option(argv));

@@ -247,6 +247,13 @@ struct report;
  */
 struct report *report__open(const char *path, char *err, size_t errlen);
 
+/*
+ * Same from the open descriptor @fd (stdin: `bpfsym report -`), read to
+ * its end under the same cap as a file; @name stands for it in messages.
+ * @fd stays open.
+ */
+struct report *report__open_fd(int fd, const char *name, char *err, size_t errlen);
+
 /* Same from memory (the fuzz target's entry point). */
 struct report *report__open_mem(const void *data, size_t len, char *err, size_t errlen);
 

@@ -667,40 +667,27 @@ struct report *report__open_mem(const void *data, size_t len, char *err, size_t 
 	return report__parse(data ? data : "", len, NULL, err, errlen);
 }
 
-/* The whole file, sized by fstat so a regular file is read in one allocation. */
-static int read_whole(const char *path, uint8_t **buf, size_t *len)
+/*
+ * All of @fd, sized by fstat so a regular file is read in one allocation;
+ * a pipe or device (stdin) read to its end under the same cap.
+ */
+static int read_whole_fd(int fd, uint8_t **buf, size_t *len)
 {
 	struct stat st;
 	size_t got = 0;
 	uint8_t *p;
-	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fstat(fd, &st))
 		return -errno;
-	if (fstat(fd, &st)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
+	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		/* A pipe or device: no size up front. */
-		close(fd);
-		return read_file_capped(path, (size_t)RPT_FILE_MAX, (char **)buf, len);
-	}
-	if ((uint64_t)st.st_size > RPT_FILE_MAX) {
-		close(fd);
+	if (!S_ISREG(st.st_mode))
+		return read_fd_capped(fd, (size_t)RPT_FILE_MAX, (char **)buf, len);
+	if ((uint64_t)st.st_size > RPT_FILE_MAX)
 		return -EFBIG;
-	}
 	p = malloc((size_t)st.st_size + 1);
-	if (!p) {
-		close(fd);
+	if (!p)
 		return -ENOMEM;
-	}
 	/* A recording still being written may grow meanwhile: read what stat saw. */
 	while (got < (size_t)st.st_size) {
 		ssize_t n = read(fd, p + got, (size_t)st.st_size - got);
@@ -708,8 +695,8 @@ static int read_whole(const char *path, uint8_t **buf, size_t *len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			err = -errno;
-			close(fd);
+			int err = -errno;
+
 			free(p);
 			return err;
 		}
@@ -717,25 +704,21 @@ static int read_whole(const char *path, uint8_t **buf, size_t *len)
 			break;
 		got += (size_t)n;
 	}
-	close(fd);
 	*buf = p;
 	*len = got;
 	return 0;
 }
 
-struct report *report__open(const char *path, char *err, size_t errlen)
+/* Read all of @fd (named @name in messages) and parse it; report__open()'s result. */
+static struct report *open_fd(int fd, const char *name, char *err, size_t errlen)
 {
-	struct parser ps = { .path = path, .err = err, .errlen = errlen };
+	struct parser ps = { .path = name, .err = err, .errlen = errlen };
 	struct report *r;
 	uint8_t *buf;
 	size_t len;
 	int e;
 
-	if (!path) {
-		errno = EINVAL;
-		return NULL;
-	}
-	e = read_whole(path, &buf, &len);
+	e = read_whole_fd(fd, &buf, &len);
 	if (e) {
 		char h[32];
 
@@ -747,9 +730,42 @@ struct report *report__open(const char *path, char *err, size_t errlen)
 		errno = -e;
 		return NULL;
 	}
-	r = report__parse(buf, len, path, err, errlen);
+	r = report__parse(buf, len, name, err, errlen);
 	e = errno;
 	free(buf);
+	errno = e;
+	return r;
+}
+
+struct report *report__open_fd(int fd, const char *name, char *err, size_t errlen)
+{
+	if (fd < 0 || !name) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return open_fd(fd, name, err, errlen);
+}
+
+struct report *report__open(const char *path, char *err, size_t errlen)
+{
+	struct parser ps = { .path = path, .err = err, .errlen = errlen };
+	struct report *r;
+	int fd, e;
+
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		set_err(&ps, "%s", strerror(e));
+		errno = e;
+		return NULL;
+	}
+	r = open_fd(fd, path, err, errlen);
+	e = errno;
+	close(fd);
 	errno = e;
 	return r;
 }

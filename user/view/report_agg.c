@@ -31,7 +31,8 @@ static int agg__comm(struct agg *a, const struct view_opts *o, const char *comm,
 	return 0;
 }
 
-static int agg__add(struct agg *a, const struct report *r, uint32_t comm, uint32_t ctr, uint32_t stack)
+static int agg__add(struct agg *a, const struct report *r, uint32_t comm, uint32_t ctr, uint32_t tid,
+		    uint32_t stack)
 {
 	uint32_t id, nr = 0;
 	int err;
@@ -43,7 +44,8 @@ static int agg__add(struct agg *a, const struct report *r, uint32_t comm, uint32
 		memset(a->head + a->nr_head, 0xff, (stack + 1 - a->nr_head) * sizeof(*a->head));
 		a->nr_head = (size_t)stack + 1;
 	}
-	for (id = a->head[stack]; id != RPT_NONE && (a->pairs[id].comm != comm || a->pairs[id].ctr != ctr);
+	for (id = a->head[stack]; id != RPT_NONE && (a->pairs[id].comm != comm || a->pairs[id].ctr != ctr ||
+					       a->pairs[id].tid != tid);
 	     id = a->pairs[id].next)
 		;
 	if (id == RPT_NONE) {
@@ -59,7 +61,7 @@ static int agg__add(struct agg *a, const struct report *r, uint32_t comm, uint32
 		if (err)
 			return err;
 		id = (uint32_t)a->nr_pairs++;
-		a->pairs[id] = (struct pair){ comm, stack, a->head[stack], ctr, 0 };
+		a->pairs[id] = (struct pair){ comm, stack, a->head[stack], ctr, tid, 0 };
 		a->head[stack] = id;
 	}
 	a->pairs[id].count++;
@@ -80,11 +82,12 @@ int agg__build(struct agg *a, const struct report *r, const struct view_opts *o)
 	for (i = 0; i < nr && !err; i++) {
 		const struct rpt_sample *s = report__sample(r, i);
 
-		if (!pid_set__keep(&pids, s->pid) || !view__cgroup_ok(o, s->cgroup))
+		if (!pid_set__keep(&pids, s) || !view__cgroup_ok(o, s->cgroup))
 			continue;
 		err = agg__comm(a, o, s->comm ? s->comm : "", &comm, &keep);
 		if (!err && keep)
-			err = agg__add(a, r, comm, ctr_map__of(&a->ctrs, s->cgroup), s->stack);
+			err = agg__add(a, r, comm, ctr_map__of(&a->ctrs, s->cgroup),
+					   a->by_tid ? s->tid : 0, s->stack);
 	}
 	pid_set__free(&pids);
 	return err;

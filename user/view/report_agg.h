@@ -21,6 +21,7 @@ struct pair {
 	uint32_t comm, stack;	/* comm: an id of agg.comms */
 	uint32_t next;		/* next pair of the same stack, or RPT_NONE */
 	uint32_t ctr;		/* its container in agg.ctrs (from 1), 0: none */
+	uint32_t tid;		/* its thread with agg.by_tid, else 0 */
 	uint64_t count;
 };
 
@@ -49,6 +50,7 @@ struct agg {
 	uint64_t total;		/* kept samples */
 	uint64_t visits;	/* frames of the pairs' stacks, each pair's counted once */
 	struct ctr_map ctrs;	/* the recording's containers, which split pairs */
+	bool by_tid;		/* set before agg__build: threads split pairs too (the table's -s pid) */
 };
 
 /*
@@ -69,7 +71,7 @@ static inline uint64_t agg__visits_max(const struct report *r)
 
 /*
  * Count the samples of @r that pass @o (NULL: all) into @a, zeroed by the
- * caller, per distinct (comm, container, stack): what view__keep() decides, without its linear scans.  0 or
+ * caller, per distinct (comm, container, stack; and thread with @a->by_tid): what view__keep() decides, without its linear scans.  0 or
  * -errno (-E2BIG: the pairs' stacks hold more than agg__visits_max(@r)
  * frames); agg__free() in either case.
  */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * report_table: the default view, one row per (process, module, symbol)
- * with its self and total samples, sorted by the keys of --sort.  Rows
+ * (or per the name keys of --sort, as perf's -s) with its self and total
+ * samples, sorted by the keys of --sort (view__order).  Rows
  * are built from the (comm, stack) counts of report_agg.c: each frame's
  * (module, symbol) key is computed once per frame id, so the work grows
  * with distinct stacks and frames, not samples.
@@ -19,9 +20,10 @@
 #include "view/report_agg.h"
 #include "view/report_view_int.h"
 
-/* A row of the table: one (process, container, module, symbol). */
+/* A row of the table: one (process, container, module, symbol), or fewer keys (view__group). */
 struct row {
-	uint32_t comm, fkey;
+	uint32_t comm, fkey;	/* comm: RPT_NONE when rows are not split by process */
+	uint32_t tid;		/* 0 when rows are not split by thread */
 	uint32_t ctr;		/* the agg's container, 0: none */
 	uint64_t self, total;
 	size_t stamp;		/* 1 + the last pair counted in total: recursion counts once */
@@ -31,12 +33,13 @@ struct row {
 
 /* The row a frame counted in last, and for which comm and container (RPT_NONE: none yet). */
 struct frow {
-	uint32_t comm, ctr, row;
+	uint32_t comm, ctr, tid, row;
 };
 
 struct table {
 	const struct report *r;
 	const struct frame_namer *namer;
+	unsigned int group;	/* VIEW_GROUP_*: what makes a row */
 	struct agg a;
 	struct strtab fkeys;	/* "MODULE\0SYMBOL" */
 	uint32_t *frame_fkey;	/* per frame id, RPT_NONE until computed */
@@ -59,8 +62,14 @@ static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
 	struct frame_name fn;
 	int err;
 
-	if (frame == RPT_NONE)
-		return strtab__intern_id(&t->fkeys, unknown2, sizeof(unknown2) - 1, fk);
+	if (frame == RPT_NONE) {
+		b->len = 0;
+		err = rpt_buf__put(b, t->group & VIEW_GROUP_MODULE ? unknown2 : "",
+				   t->group & VIEW_GROUP_MODULE ? sizeof(VIEW_UNKNOWN) : 1);
+		if (!err && (t->group & VIEW_GROUP_SYMBOL))
+			err = rpt_buf__put(b, VIEW_UNKNOWN, sizeof(VIEW_UNKNOWN) - 1);
+		return err ?: strtab__intern_id(&t->fkeys, b->data, b->len, fk);
+	}
 	if (t->frame_fkey[frame] != RPT_NONE) {
 		*fk = t->frame_fkey[frame];
 		return 0;
@@ -69,12 +78,14 @@ static int table__fkey(struct table *t, uint32_t frame, uint32_t *fk)
 	frame_namer__name(t->namer, t->r, f, &fn);
 	if (fn.module)
 		mod = view__module_base(fn.module);
+	if (!(t->group & VIEW_GROUP_MODULE))
+		mod = "";
 	b->len = 0;
 	err = rpt_buf__put(b, mod, strlen(mod) + 1);
 	if (err)
 		return err;
 	view__sanitize((char *)b->data, b->len - 1, false);
-	err = view__buf_frame(b, &fn, f->kind, false);
+	err = t->group & VIEW_GROUP_SYMBOL ? view__buf_frame(b, &fn, f->kind, false) : 0;
 	err = err ?: strtab__intern_id(&t->fkeys, b->data, b->len, fk);
 	if (err)
 		return err;
@@ -93,14 +104,15 @@ static bool row_eq(const void *ctx, const void *key, uint64_t val)
 {
 	const struct row *a = &((const struct table *)ctx)->rows[val - 1], *b = key;
 
-	return a->comm == b->comm && a->fkey == b->fkey && a->ctr == b->ctr;
+	return a->comm == b->comm && a->fkey == b->fkey && a->ctr == b->ctr && a->tid == b->tid;
 }
 
-/* The index of the row (comm, ctr, fkey), created empty if new. */
-static int table__row(struct table *t, uint32_t comm, uint32_t ctr, uint32_t fkey, uint32_t *id)
+/* The index of the row (comm, tid, ctr, fkey), created empty if new. */
+static int table__row(struct table *t, uint32_t comm, uint32_t tid, uint32_t ctr, uint32_t fkey,
+		      uint32_t *id)
 {
-	struct row k = { .comm = comm, .fkey = fkey, .ctr = ctr };
-	uint64_t h = hash_u64(hash_u64(hash_u64(1, comm), fkey), ctr), v;
+	struct row k = { .comm = comm, .fkey = fkey, .ctr = ctr, .tid = tid };
+	uint64_t h = hash_u64(hash_u64(hash_u64(hash_u64(1, comm), fkey), ctr), tid), v;
 	int err;
 
 	v = htab__find(&t->row_tab, h, row_eq, t, &k);
@@ -125,17 +137,17 @@ static int table__row(struct table *t, uint32_t comm, uint32_t ctr, uint32_t fke
 static int table__row_of(struct table *t, const struct pair *p, uint32_t frame, uint32_t *id)
 {
 	struct frow *last = frame != RPT_NONE ? &t->frame_row[frame] : NULL;
-	uint32_t fk;
+	uint32_t fk, comm = t->group & (VIEW_GROUP_COMM | VIEW_GROUP_PID) ? p->comm : RPT_NONE;
 	int err;
 
-	if (last && last->comm == p->comm && last->ctr == p->ctr) {
+	if (last && last->comm == comm && last->ctr == p->ctr && last->tid == p->tid) {
 		*id = last->row;
 		return 0;
 	}
 	err = table__fkey(t, frame, &fk);
-	err = err ?: table__row(t, p->comm, p->ctr, fk, id);
+	err = err ?: table__row(t, comm, p->tid, p->ctr, fk, id);
 	if (!err && last)
-		*last = (struct frow){ p->comm, p->ctr, *id };
+		*last = (struct frow){ comm, p->ctr, p->tid, *id };
 	return err;
 }
 
@@ -189,6 +201,8 @@ static int key_cmp(const struct row *a, const struct row *b, uint8_t key)
 		if (!a->ctr_s || !b->ctr_s)
 			return !a->ctr_s - !b->ctr_s;
 		return strcmp(a->ctr_s, b->ctr_s);
+	case VIEW_KEY_PID:
+		return a->tid == b->tid ? 0 : a->tid < b->tid ? -1 : 1;
 	default:
 		return 0;
 	}
@@ -199,14 +213,15 @@ static const uint8_t default_keys[] = {
 	VIEW_KEY_SELF, VIEW_KEY_TOTAL, VIEW_KEY_SYMBOL, VIEW_KEY_COMM, VIEW_KEY_MODULE,
 };
 
+/* The order: view__order's keys (@ctx: a byte count, then the keys), then the default's. */
 static int row_cmp(const void *pa, const void *pb, void *ctx)
 {
-	const struct view_opts *o = ctx;
-	size_t i, nr = o ? o->nr_sort : 0;
+	const uint8_t *keys = ctx;
+	size_t i;
 	int c;
 
-	for (i = 0; i < nr && i < VIEW_KEY_MAX; i++)
-		if ((c = key_cmp(pa, pb, o->sort[i])))
+	for (i = 0; i < keys[0]; i++)
+		if ((c = key_cmp(pa, pb, keys[1 + i])))
 			return c;
 	for (i = 0; i < sizeof(default_keys); i++)
 		if ((c = key_cmp(pa, pb, default_keys[i])))
@@ -214,19 +229,22 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
 	return 0;
 }
 
-/* "# rows: 13, sorted by self, total": the order, and how many rows --limit left out. */
-static void print_order(FILE *out, const struct view_opts *o, size_t shown, size_t rows)
+/*
+ * "# rows: 13, sorted by self, comm": the order, and how many rows
+ * --percent-limit (@below) and --limit left out of @rows.
+ */
+static void print_order(FILE *out, const uint8_t *keys, size_t shown, size_t below, size_t rows)
 {
-	size_t i, nr = o ? o->nr_sort : 0;
+	size_t i;
 
 	fprintf(out, "# rows: %zu", rows);
-	if (shown < rows)
+	if (below)
+		fprintf(out, ", %zu below --percent-limit", below);
+	if (shown < rows - below)
 		fprintf(out, ", the first %zu shown (--limit)", shown);
 	fprintf(out, ", sorted by ");
-	if (!nr)
-		fprintf(out, "%s", view_key__name(VIEW_KEY_SELF));
-	for (i = 0; i < nr && i < VIEW_KEY_MAX; i++)
-		fprintf(out, "%s%s", i ? ", " : "", view_key__name(o->sort[i]));
+	for (i = 0; i < keys[0]; i++)
+		fprintf(out, "%s%s", i ? ", " : "", view_key__name(keys[1 + i]));
 	fprintf(out, "\n#\n");
 }
 
@@ -291,51 +309,135 @@ static int print_containers(FILE *out, const struct table *t)
 	return 0;
 }
 
-/* The column titles, then the first @nr rows; a container column (its short id) when a row has one. */
-static void print_rows(FILE *out, const struct table *t, size_t nr)
+/* @row's share of @total in per cent: its total with --children, else its self. */
+static double row_share(const struct row *row, const struct view_opts *o, uint64_t total)
 {
-	size_t i, cw = strlen("process"), mw = strlen("module");
-	bool ctr = false;
+	uint64_t n = o && o->children == VIEW_CHILDREN_ON ? row->total : row->self;
+
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+/* Drop the rows of @t whose share is below --percent-limit, keeping the order.  How many. */
+static size_t drop_below(struct table *t, const struct view_opts *o)
+{
+	size_t i, n = 0, before = t->nr_rows;
+
+	if (!o || o->percent_limit <= 0.0)
+		return 0;
+	for (i = 0; i < t->nr_rows; i++)
+		if (row_share(&t->rows[i], o, t->a.total) >= o->percent_limit)
+			t->rows[n++] = t->rows[i];
+	t->nr_rows = n;
+	return before - n;
+}
+
+/* The process cell of @row: "COMM", or "TID:COMM" when rows are threads (perf's pid key). */
+static void process_cell(char *buf, size_t len, const struct table *t, const struct row *row)
+{
+	if (t->group & VIEW_GROUP_PID)
+		snprintf(buf, len, "%" PRIu32 ":%s", row->tid, row->comm_s);
+	else
+		snprintf(buf, len, "%s", row->comm_s);
+	view__sanitize(buf, strlen(buf), false);
+}
+
+/* The count cells of @row, as --children asks; the titles when @row is NULL. */
+static void print_counts(FILE *out, const struct row *row, const struct view_opts *o, uint64_t total)
+{
+	enum view_children c = o ? o->children : VIEW_CHILDREN_BOTH;
+	double self, all;
+
+	if (!row) {
+		if (c == VIEW_CHILDREN_ON)
+			fprintf(out, "# %9s %7s %9s  ", "children%", "self%", "samples");
+		else if (c == VIEW_CHILDREN_OFF)
+			fprintf(out, "# %6s %9s  ", "self%", "samples");
+		else
+			fprintf(out, "# %6s %8s %9s  ", "self%", "total%", "samples");
+		return;
+	}
+	self = 100.0 * (double)row->self / (double)total;
+	all = 100.0 * (double)row->total / (double)total;
+	if (c == VIEW_CHILDREN_ON)
+		fprintf(out, "%10.2f%% %6.2f%% %9" PRIu64 "  ", all, self, row->self);
+	else if (c == VIEW_CHILDREN_OFF)
+		fprintf(out, "%7.2f%% %9" PRIu64 "  ", self, row->self);
+	else
+		fprintf(out, "%7.2f%% %7.2f%% %9" PRIu64 "  ", self, all, row->self);
+}
+
+/*
+ * The column titles (unless --quiet), then the first @nr rows: the
+ * counts, then a column per row key (view__group), and a container
+ * column (its short id) when a row has one.
+ */
+static void print_rows(FILE *out, const struct table *t, const struct view_opts *o, size_t nr)
+{
+	size_t i, cw = strlen(t->group & VIEW_GROUP_PID ? "pid:process" : "process"), mw = strlen("module");
+	bool ctr = false, proc = t->group & (VIEW_GROUP_COMM | VIEW_GROUP_PID);
+	bool mod = t->group & VIEW_GROUP_MODULE, sym = t->group & VIEW_GROUP_SYMBOL;
+	char cell[64];
 
 	for (i = 0; i < nr; i++) {
-		size_t c = strlen(t->rows[i].comm_s), m = strlen(t->rows[i].mod_s);
+		size_t m = strlen(t->rows[i].mod_s), c;
 
-		cw = c > cw ? (c < 16 ? c : 16) : cw;
+		process_cell(cell, sizeof(cell), t, &t->rows[i]);
+		c = strlen(cell);
+		cw = c > cw ? (c < 24 ? c : 24) : cw;
 		mw = m > mw ? (m < 32 ? m : 32) : mw;
 		ctr |= t->rows[i].ctr_s != NULL;
 	}
 	if (!t->a.total) {
-		fprintf(out, "# no samples\n");
+		if (!o || !o->quiet)
+			fprintf(out, "# no samples\n");
 		return;
 	}
-	fprintf(out, "# %6s %8s %9s  %-*s  ", "self%", "total%", "samples", (int)cw, "process");
-	if (ctr)
-		fprintf(out, "%-*s  ", CONTAINER_SHORT_LEN, "container");
-	fprintf(out, "%-*s  %s\n", (int)mw, "module", "symbol");
+	if (!o || !o->quiet) {
+		print_counts(out, NULL, o, t->a.total);
+		if (proc)
+			fprintf(out, "%-*s  ", (int)cw, t->group & VIEW_GROUP_PID ? "pid:process" : "process");
+		if (ctr)
+			fprintf(out, "%-*s  ", CONTAINER_SHORT_LEN, "container");
+		if (mod)
+			fprintf(out, "%-*s  ", (int)mw, "module");
+		fprintf(out, "%s\n", sym ? "symbol" : "");
+	}
 	for (i = 0; i < nr; i++) {
 		const struct row *row = &t->rows[i];
-		char comm[64];
 
-		snprintf(comm, sizeof(comm), "%s", row->comm_s);
-		view__sanitize(comm, strlen(comm), false);
-		fprintf(out, "%7.2f%% %7.2f%% %9" PRIu64 "  %-*s  ",
-			100.0 * (double)row->self / (double)t->a.total,
-			100.0 * (double)row->total / (double)t->a.total, row->self, (int)cw, comm);
+		print_counts(out, row, o, t->a.total);
+		process_cell(cell, sizeof(cell), t, row);
+		if (proc)
+			fprintf(out, "%-*s  ", (int)cw, cell);
 		if (ctr)
 			fprintf(out, "%-*.*s  ", CONTAINER_SHORT_LEN, CONTAINER_SHORT_LEN,
 				row->ctr_s ? row->ctr_s : "-");
-		fprintf(out, "%-*s  %s\n", (int)mw, row->mod_s, row->sym_s);
+		if (mod)
+			fprintf(out, "%-*s  ", (int)mw, row->mod_s);
+		fprintf(out, "%s\n", sym ? row->sym_s : "");
 	}
+}
+
+/* The "#" lines above the rows (none with --quiet).  0 or -ENOMEM. */
+static int print_top(FILE *out, const struct table *t, const struct view_opts *o)
+{
+	if (o && o->quiet)
+		return 0;
+	view__print_header(out, t->r, o, t->a.total, &t->unnamed);
+	return o && o->header_only ? 0 : print_containers(out, t);
 }
 
 int report_view__table(FILE *out, const struct report *r, const struct view_opts *o)
 {
-	struct table t = { .r = r, .namer = view__namer(o) };
-	size_t i, nr;
+	struct table t = { .r = r, .namer = view__namer(o), .group = view__group(o) };
+	uint8_t keys[VIEW_KEY_MAX + 2];
+	size_t i, nr, rows, below;
 	int err;
 
 	if (!out || !r)
 		return -EINVAL;
+	keys[0] = (uint8_t)view__order(o, keys + 1);
+	t.a.by_tid = t.group & VIEW_GROUP_PID;
 	err = table__frames(&t, report__nr_frames(r));
 	err = err ?: agg__build(&t.a, r, o);
 	err = err ?: table__count(&t);
@@ -344,21 +446,24 @@ int report_view__table(FILE *out, const struct report *r, const struct view_opts
 	for (i = 0; i < t.nr_rows; i++) {
 		struct row *row = &t.rows[i];
 
-		row->comm_s = strtab__str(&t.a.comms, row->comm);
+		row->comm_s = row->comm != RPT_NONE ? strtab__str(&t.a.comms, row->comm) : "";
 		row->mod_s = strtab__str(&t.fkeys, row->fkey);
 		row->sym_s = row->mod_s + strlen(row->mod_s) + 1;
 		row->ctr_s = ctr_map__id(&t.a.ctrs, row->ctr);
 	}
 	if (t.nr_rows)
-		qsort_r(t.rows, t.nr_rows, sizeof(*t.rows), row_cmp, (void *)o);
+		qsort_r(t.rows, t.nr_rows, sizeof(*t.rows), row_cmp, keys);
+	rows = t.nr_rows;
+	below = drop_below(&t, o);
 	nr = o && o->limit && o->limit < t.nr_rows ? o->limit : t.nr_rows;
-	view__print_header(out, r, o, t.a.total, &t.unnamed);
-	err = print_containers(out, &t);
-	if (err)
-		goto out;
-	print_order(out, o, nr, t.nr_rows);
-	print_rows(out, &t, nr);
-	if (fflush(out) || ferror(out))
+	err = print_top(out, &t, o);
+	if (err || (o && o->header_only))
+		goto flush;
+	if (!o || !o->quiet)
+		print_order(out, keys, nr, below, rows);
+	print_rows(out, &t, o, nr);
+flush:
+	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
 out:
 	free(t.frame_fkey);

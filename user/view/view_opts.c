@@ -26,6 +26,8 @@ static const struct {
 	{ "symbol", VIEW_KEY_SYMBOL },
 	{ "sym", VIEW_KEY_SYMBOL },
 	{ "container", VIEW_KEY_CONTAINER },
+	{ "pid", VIEW_KEY_PID },
+	{ "tid", VIEW_KEY_PID },
 };
 
 #define NR_KEY_NAMES (sizeof(key_names) / sizeof(key_names[0]))
@@ -54,7 +56,7 @@ int view_sort__parse(struct view_opts *o, const char *spec, char *err, size_t er
 				break;
 		if (i == NR_KEY_NAMES) {
 			snprintf(err, errlen, "unknown sort key '%.*s' (keys: self, samples, total, "
-				 "comm, process, module, dso, symbol, sym, container)", (int)(len < 64 ? len : 64), p);
+				 "comm, process, module, dso, symbol, sym, container, pid, tid)", (int)(len < 64 ? len : 64), p);
 			return -EINVAL;
 		}
 		if (memchr(keys, key_names[i].key, nr)) {
@@ -67,6 +69,51 @@ int view_sort__parse(struct view_opts *o, const char *spec, char *err, size_t er
 	memcpy(o->sort, keys, nr);
 	o->nr_sort = nr;
 	return 0;
+}
+
+/* The row key each name key of --sort makes (0: a count or the container, no row key). */
+static unsigned int key_group(uint8_t k)
+{
+	switch (k) {
+	case VIEW_KEY_COMM:
+		return VIEW_GROUP_COMM;
+	case VIEW_KEY_PID:
+		return VIEW_GROUP_PID;
+	case VIEW_KEY_MODULE:
+		return VIEW_GROUP_MODULE;
+	case VIEW_KEY_SYMBOL:
+		return VIEW_GROUP_SYMBOL;
+	default:
+		return 0;
+	}
+}
+
+unsigned int view__group(const struct view_opts *o)
+{
+	unsigned int g = 0;
+	size_t i;
+
+	for (i = 0; o && i < o->nr_sort && i < VIEW_KEY_MAX; i++)
+		g |= key_group(o->sort[i]);
+	return g ? g : VIEW_GROUP_DEFAULT;
+}
+
+size_t view__order(const struct view_opts *o, uint8_t *keys)
+{
+	size_t i, n = 0, nr = o ? o->nr_sort : 0;
+	bool count = false;
+
+	for (i = 0; i < nr && i < VIEW_KEY_MAX; i++)
+		if (!key_group(o->sort[i])) {
+			keys[n++] = o->sort[i];
+			count |= o->sort[i] == VIEW_KEY_SELF || o->sort[i] == VIEW_KEY_TOTAL;
+		}
+	if (!count)
+		keys[n++] = o && o->children == VIEW_CHILDREN_ON ? VIEW_KEY_TOTAL : VIEW_KEY_SELF;
+	for (i = 0; i < nr && i < VIEW_KEY_MAX; i++)
+		if (key_group(o->sort[i]))
+			keys[n++] = o->sort[i];
+	return n;
 }
 
 const struct frame_namer *view__namer(const struct view_opts *o)
@@ -112,6 +159,12 @@ int view__keep(const struct view_opts *o, const struct rpt_sample *s)
 		if (i == o->nr_pids)
 			return 0;
 	}
+	if (o && o->tids && o->nr_tids) {
+		for (i = 0; i < o->nr_tids && o->tids[i] != s->tid; i++)
+			;
+		if (i == o->nr_tids)
+			return 0;
+	}
 	return view__comm_ok(o, s->comm ? s->comm : "");
 }
 
@@ -122,31 +175,43 @@ static int u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int pid_set__init(struct pid_set *p, const struct view_opts *o)
+/* A sorted copy of @v (@nr ids) into *@out; NULL when @nr is 0.  0 or -ENOMEM. */
+static int id_set(uint32_t **out, const uint32_t *v, size_t nr)
 {
-	size_t nr = o && o->pids ? o->nr_pids : 0;
-
-	p->v = NULL;
-	p->nr = 0;
-	if (!nr)
+	*out = NULL;
+	if (!v || !nr)
 		return 0;
-	p->v = malloc(nr * sizeof(*p->v));
-	if (!p->v)
+	*out = malloc(nr * sizeof(**out));
+	if (!*out)
 		return -ENOMEM;
-	memcpy(p->v, o->pids, nr * sizeof(*p->v));
-	qsort(p->v, nr, sizeof(*p->v), u32_cmp);
-	p->nr = nr;
+	memcpy(*out, v, nr * sizeof(**out));
+	qsort(*out, nr, sizeof(**out), u32_cmp);
 	return 0;
 }
 
-bool pid_set__keep(const struct pid_set *p, uint32_t pid)
+int pid_set__init(struct pid_set *p, const struct view_opts *o)
 {
-	return !p->v || bsearch(&pid, p->v, p->nr, sizeof(*p->v), u32_cmp);
+	int err;
+
+	*p = (struct pid_set){};
+	if (!o)
+		return 0;
+	err = id_set(&p->v, o->pids, o->nr_pids);
+	err = err ?: id_set(&p->t, o->tids, o->nr_tids);
+	p->nr = p->v ? o->nr_pids : 0;
+	p->nr_t = p->t ? o->nr_tids : 0;
+	return err;
+}
+
+bool pid_set__keep(const struct pid_set *p, const struct rpt_sample *s)
+{
+	return (!p->v || bsearch(&s->pid, p->v, p->nr, sizeof(*p->v), u32_cmp)) &&
+	       (!p->t || bsearch(&s->tid, p->t, p->nr_t, sizeof(*p->t), u32_cmp));
 }
 
 void pid_set__free(struct pid_set *p)
 {
 	free(p->v);
-	p->v = NULL;
-	p->nr = 0;
+	free(p->t);
+	*p = (struct pid_set){};
 }

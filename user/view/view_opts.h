@@ -24,7 +24,26 @@ enum view_key {
 	VIEW_KEY_MODULE,	/* module, A to Z ("module", "dso") */
 	VIEW_KEY_SYMBOL,	/* symbol, A to Z ("symbol", "sym") */
 	VIEW_KEY_CONTAINER,	/* container id, A to Z, rows in none last ("container") */
+	VIEW_KEY_PID,		/* thread id, low first ("pid", perf's name, and "tid") */
 	VIEW_KEY_MAX,
+};
+
+/*
+ * What makes a table row (perf's -s): the name keys given to --sort, or
+ * with none of them given, process, module and symbol.  A row is also
+ * always split by container.
+ */
+#define VIEW_GROUP_COMM		(1u << 0)
+#define VIEW_GROUP_PID		(1u << 1)	/* the thread: its id and name */
+#define VIEW_GROUP_MODULE	(1u << 2)
+#define VIEW_GROUP_SYMBOL	(1u << 3)
+#define VIEW_GROUP_DEFAULT	(VIEW_GROUP_COMM | VIEW_GROUP_MODULE | VIEW_GROUP_SYMBOL)
+
+/* perf's --children / --no-children: which count a row's share is. */
+enum view_children {
+	VIEW_CHILDREN_BOTH,	/* self and total shown, self the share (bpfsym's default) */
+	VIEW_CHILDREN_ON,	/* --children: total ("children") first and the share */
+	VIEW_CHILDREN_OFF,	/* --no-children: self only */
 };
 
 struct view_opts {
@@ -32,6 +51,8 @@ struct view_opts {
 	size_t nr_pids;
 	const char *const *comms;	/* keep only these comms (NULL: all) */
 	size_t nr_comms;
+	const uint32_t *tids;		/* keep only these threads (NULL: all) */
+	size_t nr_tids;
 	size_t limit;			/* table rows; 0: all */
 	const struct frame_namer *namer;	/* names overriding the recorded ones; NULL: none */
 	uint8_t sort[VIEW_KEY_MAX];	/* enum view_key, first the most significant */
@@ -43,6 +64,10 @@ struct view_opts {
 	const char *container;
 	const uint64_t *cgroups;
 	size_t nr_cgroups;
+	enum view_children children;
+	double percent_limit;		/* table rows whose share is below it are left out; 0: none */
+	bool quiet;			/* the table: rows only, no "#" lines */
+	bool header_only;		/* the table: the "#" lines about the recording only */
 };
 
 /*
@@ -52,6 +77,17 @@ struct view_opts {
  * @o unchanged.
  */
 int view_sort__parse(struct view_opts *o, const char *spec, char *err, size_t errlen);
+
+/* The row's keys (VIEW_GROUP_*) @o's --sort asks for (@o may be NULL). */
+unsigned int view__group(const struct view_opts *o);
+
+/*
+ * The table's order: @o's count keys and container key as given, then
+ * the share's count (self, or total with --children) unless a count key
+ * was given, then @o's name keys as given (perf: rows by their overhead,
+ * the keys breaking ties).  Into @keys (VIEW_KEY_MAX + 1 room); the number.
+ */
+size_t view__order(const struct view_opts *o, uint8_t *keys);
 
 /* The name --sort and the table's header use for @k ("self", "total", "comm"...). */
 const char *view_key__name(enum view_key k);
@@ -68,17 +104,19 @@ bool view__cgroup_ok(const struct view_opts *o, uint64_t cg);
 /* Whether sample @s passes the filters of @o. */
 int view__keep(const struct view_opts *o, const struct rpt_sample *s);
 
-/* --pid as a sorted copy: a bsearch per sample, not a scan of the list. */
+/* --pid and --tid as sorted copies: a bsearch per sample, not a scan of the list. */
 struct pid_set {
 	uint32_t *v;	/* NULL: no --pid, every pid passes */
 	size_t nr;
+	uint32_t *t;	/* NULL: no --tid, every thread passes */
+	size_t nr_t;
 };
 
-/* Fill @p from @o's pids (@o may be NULL).  0 or -ENOMEM; pid_set__free() in either case. */
+/* Fill @p from @o's pids and tids (@o may be NULL).  0 or -ENOMEM; pid_set__free() in either case. */
 int pid_set__init(struct pid_set *p, const struct view_opts *o);
 
-/* Whether @pid passes. */
-bool pid_set__keep(const struct pid_set *p, uint32_t pid);
+/* Whether sample @s's process and thread pass. */
+bool pid_set__keep(const struct pid_set *p, const struct rpt_sample *s);
 
 /* Free @p's copy; @p then lets every pid pass. */
 void pid_set__free(struct pid_set *p);

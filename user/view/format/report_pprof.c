@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/hash.h"
 #include "report/container.h"
@@ -503,6 +504,8 @@ int report_pprof__write(const char *path, const struct report *r, const struct v
 {
 	if (!path || !path[0] || !r)
 		return -EINVAL;
+	if (!strcmp(path, "-"))
+		return pprof__make(NULL, STDOUT_FILENO, r, o);
 	return pprof__make(path, -1, r, o);
 }
 

@@ -28,7 +28,8 @@
  *    cgroup (the cgroup v2 id in decimal; no label for 0 or an empty comm).
  * Strings are made valid UTF-8 without control characters ('?' for a bad
  * byte).  The file is written beside @path under a temporary name and
- * renamed over @path when complete, so a failure leaves @path as it was.
+ * renamed over @path when complete, so a failure leaves @path as it was;
+ * @path "-" is stdout (report_pprof__write_fd).
  * @o may be NULL (no filter, recorded names).  0 or -errno (-EINVAL: no
  * @path or @r; -ENOMEM; the errno of a failed open, write or rename).
  */

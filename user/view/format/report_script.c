@@ -127,7 +127,7 @@ static int kept_samples(const struct report *r, const struct view_opts *o, size_
 		const struct rpt_sample *s = report__sample(r, i);
 		const char *comm = s->comm ? s->comm : "";
 
-		if (!pid_set__keep(&pids, s->pid) || !view__cgroup_ok(o, s->cgroup))
+		if (!pid_set__keep(&pids, s) || !view__cgroup_ok(o, s->cgroup))
 			continue;
 		/* The reader interns comms: runs of one process share a pointer. */
 		if (comm != last) {
