@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # listen_client.py: the clients test_listen.sh needs that curl is not:
 # raw requests, crowds, slow readers, half-open connections, heads sent
 # a byte a second, clients from other loopback addresses, unix-socket

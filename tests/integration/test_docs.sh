@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The documentation says what the binary does: for each command (record,
 # report, symbolize) the options its --help lists, the ones the man page
 # (docs/bpfsym.1) describes and the ones docs/cli.md's tables give are the

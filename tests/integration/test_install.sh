@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `make install` (issue 15, item 6).  No kernel is involved (LIB_ROOTLESS:
 # it runs in make test, not in the VM, whose checkout is read-only).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Installable as a service (issue 15, item 6).
 #
 #   service_verify      `systemd-analyze verify` of examples/bpfsym.service
@@ -17,11 +18,12 @@
 lib_init integration/service_verify integration/service_contract \
 	integration/service_runs
 
-UNIT=$BPFSYM_TOP/examples/bpfsym.service
+UNIT=$BPFSYM_TOP/examples/bpfsym.service.in
 BIN=$BPFSYM
 
 # ---- service_verify
-sed "s|^ExecStart=/usr/local/bin/bpfsym|ExecStart=$BIN|" "$UNIT" > "$T/bpfsym.service"
+# The template as `make install` fills it, with bindir the tested binary's.
+sed "s|@bindir@|$(dirname "$BIN")|g" "$UNIT" > "$T/bpfsym.service"
 if ! command -v systemd-analyze > /dev/null; then
 	skip integration/service_verify "systemd-analyze not installed"
 else
@@ -62,7 +64,7 @@ while ss -ltnH "sport = :$port" 2>/dev/null | grep -q .; do
 	port=$((port + 1))
 done
 mkdir -p "$T/state/bpfsym" && chown 65534:65534 "$T/state/bpfsym" && chmod 755 "$T"
-args=$(echo "$exec_line" | sed "s|^/usr/local/bin/bpfsym ||; s|%S|$T/state|g; s|127.0.0.1:[0-9]*|127.0.0.1:$port|")
+args=$(echo "$exec_line" | sed "s|^@bindir@/bpfsym ||; s|%S|$T/state|g; s|127.0.0.1:[0-9]*|127.0.0.1:$port|")
 freq=$(echo " $args " | sed -n 's/.* -F \([0-9]*\) .*/\1/p')
 # The unit's first lines ask Debian's kernels (paranoid 3: no perf event
 # without CAP_SYS_ADMIN, which the unit does not grant) for paranoid 2.
