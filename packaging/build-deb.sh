@@ -7,12 +7,13 @@
 # gzipped, Debian's copyright (packaging/copyright, DEP-5) in place of the
 # LICENSE files, Depends computed by dpkg-shlibdeps from the binary's
 # libraries, then dpkg-deb --root-owner-group.
-# Usage: packaging/build-deb.sh [OUTDIR]
+# Usage: packaging/build-deb.sh [OUTDIR [WORKDIR]]  (WORKDIR: the staging
+# tree, build/deb by default; the tests give one in their temp directory)
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
 out=${1:-$top}
-work=$top/build/deb
+work=${2:-$top/build/deb}
 root=$work/root
 doc=$root/usr/share/doc/bpfsym
 arch=$(dpkg --print-architecture)
@@ -36,6 +37,10 @@ strip --strip-unneeded --remove-section=.comment --remove-section=.note \
 	"$root/usr/bin/bpfsym"
 gzip -9n "$root"/usr/share/man/man1/*.1
 gzip -9n "$doc/README.md"
+# Built from a tree, not uploaded to Debian: no ITP bug to close.
+mkdir -p "$root/usr/share/lintian/overrides"
+echo "bpfsym: initial-upload-closes-no-bugs" > "$root/usr/share/lintian/overrides/bpfsym"
+chmod 0644 "$root/usr/share/lintian/overrides/bpfsym"
 {
 	echo "bpfsym ($version) unstable; urgency=medium"
 	echo
