@@ -89,6 +89,11 @@ if ! grep -qw overlay /proc/filesystems && ! modprobe overlay 2> /dev/null; then
 	skip $name "no overlayfs in this kernel"
 	lib_done
 fi
+case "$T" in /usr/*|/etc/*|/var/*|/lib/*)
+	# The overlays would hide the test's own directory (TMPDIR under them).
+	fail $name "the temp directory $T is under a directory the test overlays: set TMPDIR=/tmp"
+	lib_done ;;
+esac
 if ! unshare -m --propagation private true 2> /dev/null; then
 	skip $name "unshare -m is not permitted here"
 	lib_done
