@@ -62,7 +62,7 @@ if [ -z "$depends" ]; then
 fi
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" \
-	-e "s|@DEPENDS@|$depends|" packaging/control.in > "$root/DEBIAN/control"
+	-e "s|@DEPENDS@|$depends|" -e '/^#/d' packaging/control.in > "$root/DEBIAN/control"
 (cd "$root" && find usr lib -type f -print0 | sort -z | xargs -0 md5sum) > "$root/DEBIAN/md5sums"
 find "$root" -type d -exec chmod 0755 {} +
 chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"

@@ -7,14 +7,17 @@
 #   install-deps.sh --test   that and the tests' toolchain (`make deps-test`,
 #                            `make test`, .ci/run): the runtimes and browsers
 #                            the fixtures profile, perf as the oracle, runc,
-#                            the packaging tools for tests/integration/test_package.sh
+#                            the packaging tools for tests/integration/test_package.sh;
+#                            libdebuginfod-dev (build) and debuginfod (test) as
+#                            main has them
 set -eu
 build="make gcc clang pkg-config libbpf-dev bpftool libelf-dev libzstd-dev
-      liblzma-dev zlib1g-dev libiberty-dev libprotobuf-c-dev protobuf-c-compiler"
+      liblzma-dev zlib1g-dev libiberty-dev libprotobuf-c-dev protobuf-c-compiler
+      libdebuginfod-dev"
 test="llvm xz-utils nodejs elfutils chromium libxml2-utils binutils linux-perf
       procps util-linux time libc6-dbg libclang-rt-14-dev golang-go libcap2-bin
       e2fsprogs runc curl python3 python3-yaml strace libfuse3-dev fuse3
-      systemd dpkg-dev lintian"
+      systemd dpkg-dev lintian debuginfod"
 case "${1:-}" in
 "") pkgs=$build ;;
 --test) pkgs="$build $test" ;;
