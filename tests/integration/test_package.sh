@@ -112,7 +112,8 @@ done
 export DEBIAN_FRONTEND=noninteractive
 step() { echo "STEP $*"; }
 cp "$DEB" "$T/pkg.deb"
-apt-get install -y -q "$T/pkg.deb" > "$T/apt-install.out" 2>&1 ||
+# No Recommends (libdebuginfod1): the test needs no network.
+apt-get install -y -q --no-install-recommends "$T/pkg.deb" > "$T/apt-install.out" 2>&1 ||
 	{ step "apt-get install failed"; exit 1; }
 step "installed $(dpkg-query -W -f='${Version} ${Status}' bpfsym)"
 command -v bpfsym > /dev/null || { step "no bpfsym in PATH"; exit 1; }
