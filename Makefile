@@ -13,7 +13,7 @@ BUILD	:= build
 # A build on a machine without the dependencies stops here with one line
 # naming them, not at the first tool that is missing.  `make test` and
 # `make run` install them first (the sub-make checks); `make deps` does.
-NODEP_GOALS := deps test run clean vmlinux test-kernel
+NODEP_GOALS := deps deps-test test run clean vmlinux test-kernel uninstall
 ifneq ($(filter-out $(NODEP_GOALS),$(or $(MAKECMDGOALS),all)),)
 DEPS_MISSING := $(shell scripts/check-deps.sh $(BPFTOOL))
 ifneq ($(DEPS_MISSING),)
@@ -57,7 +57,7 @@ SAN_APP_OBJS := $(patsubst user/%.c,$(BUILD)/san/%.o,$(APP_SRCS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(BUILD)/san/%,$(UNIT_SRCS))
 
-.PHONY: all run test check unit deps clean vmlinux install test-kernel
+.PHONY: all run test check unit deps deps-test clean vmlinux install uninstall deb test-kernel
 .DELETE_ON_ERROR:
 # Keep the BPF objects: handy for bpftool and llvm-objdump.
 .SECONDARY:
@@ -141,10 +141,15 @@ unit: $(UNIT_BINS)
 check: bpfsym $(BUILD)/san/bpfsym $(UNIT_BINS) fuzz-build
 	tests/run.sh
 
+# `make deps`: what building and running need; `make deps-test`: that and
+# the tests' toolchain (browsers, runtimes, runc, perf...).
 deps:
 	scripts/install-deps.sh
 
-test: deps
+deps-test:
+	scripts/install-deps.sh --test
+
+test: deps-test
 	@$(MAKE) --no-print-directory check
 
 run: deps
@@ -154,13 +159,52 @@ run: deps
 vmlinux:
 	scripts/gen-vmlinux.sh $(ARCH)
 
-# `make install PREFIX=/usr DESTDIR=/tmp/pkg`: the binary and its man pages.
-PREFIX	?= /usr/local
+# ---- Installing (GNU directory variables; PREFIX is the old spelling of prefix)
+# `make install prefix=/usr DESTDIR=/tmp/stage`: the binary, every man page
+# in docs/, the systemd unit (installed, not enabled), the examples and the
+# license.  `make uninstall` with the same variables removes exactly those.
+PREFIX		?= /usr/local
+prefix		?= $(PREFIX)
+exec_prefix	?= $(prefix)
+bindir		?= $(exec_prefix)/bin
+datarootdir	?= $(prefix)/share
+mandir		?= $(datarootdir)/man
+man1dir		?= $(mandir)/man1
+docdir		?= $(datarootdir)/doc/bpfsym
+sysconfdir	?= $(prefix)/etc
+# systemd looks in /usr/local/lib/systemd/system and /lib/systemd/system
+# (systemd.unit(5)); the .deb sets unitdir=/lib/systemd/system.
+unitdir		?= $(exec_prefix)/lib/systemd/system
+INSTALL		?= install
+MAN1		:= $(sort $(wildcard docs/*.1))
+EXAMPLES	:= examples/busy.c examples/parca.yaml examples/config.alloy examples/bpfsym.service.in
+LICENSE_FILES	:= LICENSE $(sort $(wildcard LICENSES/*))
+# What install puts, relative to DESTDIR (uninstall's list).
+INSTALLED	= $(bindir)/bpfsym $(addprefix $(man1dir)/,$(notdir $(MAN1))) \
+		  $(unitdir)/bpfsym.service $(addprefix $(docdir)/examples/,$(notdir $(EXAMPLES))) \
+		  $(addprefix $(docdir)/,$(notdir $(LICENSE_FILES))) $(docdir)/README.md
+
+# The unit is filled from its template straight into DESTDIR: no file in
+# the tree, so an install by the tests leaves the checkout as it was.
 install: bpfsym
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 bpfsym $(DESTDIR)$(PREFIX)/bin/bpfsym
-	install -m 0644 docs/bpfsym.1 docs/bpfsym-record.1 docs/bpfsym-report.1 \
-		docs/bpfsym-symbolize.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir) $(DESTDIR)$(unitdir) $(DESTDIR)$(docdir)/examples
+	$(INSTALL) -m 0755 bpfsym $(DESTDIR)$(bindir)/bpfsym
+	$(INSTALL) -m 0644 $(MAN1) $(DESTDIR)$(man1dir)/
+	sed 's|@bindir@|$(bindir)|g' examples/bpfsym.service.in > $(DESTDIR)$(unitdir)/bpfsym.service
+	chmod 0644 $(DESTDIR)$(unitdir)/bpfsym.service
+	$(INSTALL) -m 0644 $(EXAMPLES) $(DESTDIR)$(docdir)/examples/
+	$(INSTALL) -m 0644 $(LICENSE_FILES) README.md $(DESTDIR)$(docdir)/
+
+# Files only; then the directories install made, if they are left empty.
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(docdir)/examples $(DESTDIR)$(docdir) 2>/dev/null
+
+# ---- The Debian package: `make deb` stages `make install` into
+# $(BUILD)/deb and builds bpfsym_VERSION_ARCH.deb with dpkg-deb from
+# packaging/control.in (Depends by dpkg-shlibdeps); no network, no debhelper.
+deb: bpfsym
+	packaging/build-deb.sh
 
 clean:
 	rm -rf $(BUILD) bpfsym
@@ -270,6 +314,6 @@ fuzz: fuzz-targets
 # under qemu, over this machine's root (tests/kernel/test-kernel.sh).
 # KERNEL=<linux-image package> boots another kernel; KERNEL_TESTS=ci runs
 # the subset in tests/kernel/ci-tests, KERNEL_TESTS="test_unwind ..." those.
-test-kernel: deps
+test-kernel: deps-test
 	@$(MAKE) --no-print-directory bpfsym $(BUILD)/san/bpfsym fuzz-build
 	KERNEL='$(KERNEL)' KERNEL_TESTS='$(KERNEL_TESTS)' tests/kernel/test-kernel.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Print one line naming what the build needs and this machine lacks, with
 # the Debian package of each, and exit 1; print nothing and exit 0 when
 # everything is there.  The Makefile runs it before building, so a fresh

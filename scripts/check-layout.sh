@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The include rules of user/ (docs/ARCHITECTURE.md, "Include rules"): each
 # stage folder includes only the folders below it, so data flows one way
 # and no folder can depend back on one above.  Prints each include that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `make run`: profile the whole system for a few seconds while the example
 # workload runs, then print the hottest functions.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Regenerate vmlinux/<arch>/vmlinux.h from the running kernel's BTF.
 # Run deliberately (and commit the result): the build never regenerates it,
 # so every build sees the same kernel types and CO-RE relocates at load time.

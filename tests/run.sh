@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Run every test and print the closing line "N passed, N failed, N skipped".
 # Unit tests (no root) run under ASan/UBSan; integration tests load the
 # real BPF programs and need root: without it they report SKIP.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # check-toolchain.sh [CC]: exit 0 when CC (default clang-14, else clang) can
 # build a libFuzzer target with ASan and UBSan; otherwise say what is
 # missing on stdout and exit 1.  `make fuzz-build` and tests/fuzz/replay.sh

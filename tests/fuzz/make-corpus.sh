@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # make-corpus.sh DIR GEN_REPORT_SEEDS: write the seed corpus of every fuzz
 # target into DIR/<target>/, from sources and this machine, at test time:
 # nothing binary is committed.

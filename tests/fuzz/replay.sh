@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # replay.sh [-t SECONDS] [-l LABEL] [TARGET...]: run each fuzz target (all
 # every tests/fuzz/fuzz_*.c by default) over its corpus under ASan/UBSan, then let it fuzz for
 # SECONDS more (default 10; 0: replay only), and print one line per target,

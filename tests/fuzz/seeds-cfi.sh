@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # seeds-cfi.sh DIR: seed inputs for fuzz_cfi, ELF images with call-frame
 # information, made here with $CC (default cc): this machine's vdso (with
 # and without its section headers, so .eh_frame is also found through

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # seeds-cgroup.sh DIR: seed inputs for fuzz_cgroup: a byte picking the
 # cgroup looked up, then /proc/PID/cgroup or mountinfo text: a cgroup v2
 # machine's, a hybrid one's (v1 lines first), a process outside our

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # seeds-debugfile.sh DIR: seed inputs for fuzz_debugfile, each a byte
 # placing the debug file (0 by build-id, 1 DIR/NAME, 2 DIR/.debug/NAME,
 # 3 DEBUG_ROOT/DIR/NAME, 4 nowhere), the binary's length as a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # seeds-hints.sh DIR: --map-anon arguments, good and bad, for fuzz_hints.
 set -u
 d=$1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # seeds-http.sh DIR: request heads for fuzz_http, the ones scrapers send
 # (curl, go tool pprof, Parca, Alloy, Prometheus) and broken ones.  Each
 # line below is one seed, with \r and \n written as escapes.

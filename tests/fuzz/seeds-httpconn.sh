@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # seeds-httpconn.sh DIR: programs for fuzz_httpconn (its header says the
 # ops: A adopt, S send, H half-close, R read, C close, T turn, W wake,
 # D delay), one a seed: the scrapers' requests on each kind of address, a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # seeds-ingest.sh DIR: seed inputs for fuzz_ingest, each a list of
 # ring-buffer records (a little-endian u16 length, then the record), made
 # by a small C program built here with $CC against include/bpfsym.h, as

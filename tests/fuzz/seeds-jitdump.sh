@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # seeds-jitdump.sh DIR: seed inputs for fuzz_jitdump.  A tiny writer, in C
 # below, compiled with $CC (default cc) at build time, writes jitdump files:
 # every record kind, MOVEs, code reused (overlapping loads), a header longer

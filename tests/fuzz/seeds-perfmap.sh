@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # seeds-perfmap.sh DIR: seed inputs for fuzz_perfmap, written from text
 # here (nothing binary is committed): perf maps as JITs write them (V8's
 # names, Java's, both hex forms), overlapping entries (code reused),

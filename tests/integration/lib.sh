@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Shared helpers of the integration tests (POSIX sh + awk; sourced).
 #
 #   . "$(dirname "$0")/lib.sh"

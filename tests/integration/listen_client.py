@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # listen_client.py: the clients test_listen.sh needs that curl is not:
 # raw requests, crowds, slow readers, half-open connections, heads sent
 # a byte a second, clients from other loopback addresses, unix-socket
@@ -433,8 +434,20 @@ def cmd_parca(path):
     if not interval.endswith("s") or not interval[:-1].isdigit():
         raise SystemExit("parca: scrape_interval %r is not whole seconds" % interval)
     timeout = j.get("scrape_timeout", interval)
+    # Parca's rules (pkg/config/config.go, ScrapeConfig.UnmarshalYAML): a
+    # timeout past the interval is refused, and process_cpu needs 2 s at
+    # least.  Its delta profiles ask for scrape_interval seconds
+    # (pkg/scrape/target.go), so a timeout below the interval would cut
+    # every profile short: equal is the one setting that works.
+    if not timeout.endswith("s") or not timeout[:-1].isdigit():
+        raise SystemExit("parca: scrape_timeout %r is not whole seconds" % timeout)
     if int(timeout[:-1]) > int(interval[:-1]):
         raise SystemExit("parca: scrape_timeout past scrape_interval (Parca refuses it)")
+    if int(timeout[:-1]) < 2:
+        raise SystemExit("parca: scrape_timeout under 2 s (Parca refuses it for process_cpu)")
+    if cpu.get("delta") and int(timeout[:-1]) < int(interval[:-1]):
+        raise SystemExit("parca: scrape_timeout under scrape_interval: the delta profile asks for "
+                         "scrape_interval seconds and would time out")
     print("job", j["job_name"])
     print("targets", " ".join(t for sc in j["static_configs"] for t in sc["targets"]))
     print("scheme", j.get("scheme", "http"))

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # sym_oracle.pl: what `bpfsym symbolize --elf` must answer, worked out from
 # binutils' view of the same ELF file, so the symbolizer (libelf) is checked
 # against an independent reader.  Used by test_symbolize_oracle.sh and

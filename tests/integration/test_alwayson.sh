@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Issue 15's "done when", as one run: the whole system at 49 Hz, rotating
 # every 3 s with 3 files kept, serving the pull endpoint, while the burn
 # fixture runs in a cgroup named as docker's cgroupfs driver names a

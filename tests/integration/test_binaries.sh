@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # A PIE, a non-PIE, a static and a static-PIE binary all resolve.
 #
 # burn.c (main -> burn_outer -> burn_inner) built four ways; each one is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Running without root (issue 6, item 4; README.md "Running without root").
 #
 # As nobody (uid 65534) with capabilities given by setpriv (ambient) or

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # -G/--cgroup PATH: every process in a cgroup v2 directory and below it,
 # and nothing else.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Container identity with a real container: Debian's runc starts the
 # fixture burn, linked statically, on a root file system this test builds
 # ($T/bundle/rootfs: /burn and the empty /proc and /out it mounts), in the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Recordings of stripped C++ binaries name their functions like unstripped
 # ones, demangled, from where distributions put the symbols.
 #

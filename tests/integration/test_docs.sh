@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The documentation says what the binary does: for each command (record,
 # report, symbolize) the options its --help (and `bpfsym help CMD`) lists,
 # the ones its own man page (docs/bpfsym-CMD.1) describes and the ones

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Signals and I/O faults (issue 6, item 3).
 #
 #   SIGINT/SIGTERM under load (-a -F 999, both CPUs busy): status 0 and a

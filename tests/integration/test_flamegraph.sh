@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `bpfsym report --flamegraph OUT.svg` on a real recording of hot.c (hot_a,
 # hot_b, hot_c in 50/30/20 proportions on two threads):
 #   flame_svg          valid XML (xmllint when installed), the titles of hot_a,

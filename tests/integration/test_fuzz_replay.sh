@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The fuzz targets' corpora replayed under ASan/UBSan, then fuzzed for a few
 # seconds each: tests/fuzz/replay.sh, run here so tests/run.sh counts it.
 # One test per tests/fuzz/fuzz_NAME.c, fuzz/NAME_replay; replay.sh SKIPs

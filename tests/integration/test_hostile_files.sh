@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Files any user writes, read by a root recorder (issue 25; docs/SECURITY.md).
 #
 #   cfi_bomb         a process maps an ELF file whose .eh_frame declares 1 GiB

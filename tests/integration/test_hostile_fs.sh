@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # A file that never answers (issue 25, item 4): a process runs code from a
 # FUSE file system (tests/fixtures/hangfs.c) that answers it and never
 # answers the recorder's opens and reads, as a local user's hostile mount

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # JIT code named by the JIT itself: perf maps and jitdump files.
 #
 #   jit_perfmap        a test JIT writes /tmp/perf-PID.map for code it copied

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `bpfsym report --kallsyms FILE`: kernel frames named again from another
 # kallsyms text, relocated by FILE's _text - the recorded _text (KASLR).
 #

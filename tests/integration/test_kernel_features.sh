@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The kernel's optional BPF features, probed at start: the variant chosen,
 # said in the report header and with -v, forced away by
 # BPFSYM_FORCE_FALLBACK, and refused when misspelt.  The oracle is the

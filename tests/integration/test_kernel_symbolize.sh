@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `bpfsym symbolize --kernel [--kallsyms FILE] ADDR...` against a kallsyms
 # oracle written here in perl, independent of bpfsym's parser.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Kernel frames of a syscall-heavy process resolve to /proc/kallsyms names,
 # and its kernel call paths are the ones `perf record -g` sees.
 #

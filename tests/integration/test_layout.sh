@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The shape of user/ (docs/ARCHITECTURE.md): one folder per stage, the
 # include rules between them (scripts/check-layout.sh), no function too
 # long to read in one go, no file past the size where it should be split.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `record --listen`: the pull endpoint, checked with the clients that use
 # it (curl, go tool pprof, the URLs Parca and Alloy build from
 # examples/parca.yaml and examples/config.alloy) and with clients that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Load: a fork/exec storm with busy threads on every CPU, recorded with
 # `bpfsym record -a` at 999 Hz and at 99 Hz (docs/quality.md case 16,
 # issue 6 item 5).

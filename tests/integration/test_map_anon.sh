@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # --map-anon FILE@PID,START,LEN[,OFFSET] (seed 000): code copied from a file
 # into anonymous memory is named with that file's symbols.
 #

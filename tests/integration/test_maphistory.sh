@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Mapping history: the mappings a sample needs are known when it is taken,
 # whatever happened to the process or its files since.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # bpfsym against perf on the same process in the same run.
 #
 # The fixture hot.c burns CPU in hot_a/hot_b/hot_c in 50/30/20 proportions

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The files a recording writes (issue 25 item 3), against what stat, cmp and
 # ls say of them.  Run in a sticky, world-writable directory, as /tmp is.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `bpfsym report --perf-script` against real `perf script` output.
 #
 # perf record -a -g and bpfsym record -a sample the machine at the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `bpfsym report --pprof` read by the real pprof (`go tool pprof`, Debian's
 # golang-go, offline).
 #

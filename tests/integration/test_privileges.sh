@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Least privilege while recording (issue 25; docs/SECURITY.md).
 #
 #   least_privilege  root records -a with --listen: once sampling, the

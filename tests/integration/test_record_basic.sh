@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The record command line: errors, -d, the default verb, signals, SIGKILL.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/cli_freq_zero integration/cli_freq_abc \

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Record options beyond the basics: --user-only / --kernel-only, the
 # privilege check, -p ending when its targets exit, the live status line on
 # a terminal (and -q), -v, -m/--mmap-pages.

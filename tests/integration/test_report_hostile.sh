@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `bpfsym report` on files it does not trust, as a user who does not own them.
 #
 # report_bomb_rss: tests/fixtures/report_bomb.c writes files of a few KiB

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Whole user stacks under -a and under -p, on whatever kernel runs the
 # tests (issue 24: on Debian 12's 6.1 in tests/kernel/'s VM as on 6.18).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Rotation (issue 15 items 1 and 7): --switch-output, --switch-max-files,
 # a full disk while rotating, SIGUSR2, SIGINT, and `bpfsym report FILE...`
 # merging the rotated files.  Two burners keep both CPUs busy throughout.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Installable as a service (issue 15, item 6).
 #
 #   service_verify      `systemd-analyze verify` of examples/bpfsym.service
@@ -8,20 +9,29 @@
 #                       retention on, the listener on loopback, StateDirectory,
 #                       ProtectSystem=strict, Restart=on-failure, not root,
 #                       and the capability set equal in bounding and ambient
+#                       and CAP_SYSLOG kept (no ProtectKernelLogs=, which
+#                       drops it), one port for the unit and both scrape
+#                       examples, not one another tool owns
+#   service_security    `systemd-analyze security --offline=yes` of the unit
+#                       runs and lists CAP_SYSLOG as kept (its exposure score
+#                       noted)
 #   service_runs        the unit's ExecStart line, run as nobody with exactly
 #                       the unit's AmbientCapabilities and its state directory
 #                       in $T (plus -d): status 0, a file there that reports
 #                       the burn fixture's samples (half of what its CPU time
-#                       gives at the unit's rate, at least)
+#                       gives at the unit's rate, at least), and kernel frames
+#                       named: some NAME_[k], each a symbol of /proc/kallsyms
+#                       read as root
 . "$(dirname "$0")/lib.sh"
 lib_init integration/service_verify integration/service_contract \
-	integration/service_runs
+	integration/service_security integration/service_runs
 
-UNIT=$BPFSYM_TOP/examples/bpfsym.service
+UNIT=$BPFSYM_TOP/examples/bpfsym.service.in
 BIN=$BPFSYM
 
 # ---- service_verify
-sed "s|^ExecStart=/usr/local/bin/bpfsym|ExecStart=$BIN|" "$UNIT" > "$T/bpfsym.service"
+# The template as `make install` fills it, with bindir the tested binary's.
+sed "s|@bindir@|$(dirname "$BIN")|g" "$UNIT" > "$T/bpfsym.service"
 if ! command -v systemd-analyze > /dev/null; then
 	skip integration/service_verify "systemd-analyze not installed"
 else
@@ -48,10 +58,42 @@ case " $exec_line " in *" --listen 127.0.0.1:"*) ;; *) why="$why no --listen on 
 [ "$(key DynamicUser)" = yes ] || [ -n "$(key User)" ] || why="$why runs as root;"
 [ "$(key CapabilityBoundingSet)" = "$(key AmbientCapabilities)" ] || why="$why bounding and ambient sets differ;"
 grep -q '^ProtectKernelTunables=yes' "$UNIT" && why="$why ProtectKernelTunables hides /proc/kallsyms;"
+grep -q '^ProtectKernelLogs=yes' "$UNIT" && why="$why ProtectKernelLogs drops CAP_SYSLOG;"
+case " $(key CapabilityBoundingSet) " in *" CAP_SYSLOG "*) ;; *) why="$why no CAP_SYSLOG (kernel frames unnamed);" ;; esac
+uport=$(echo "$exec_line" | sed -n 's/.*--listen 127\.0\.0\.1:\([0-9]*\).*/\1/p')
+case "$uport" in
+7070|7071|6060|4040|12345|9090|9100|"") why="$why port '$uport' is another tool's;" ;;
+esac
+for ex in parca.yaml config.alloy; do
+	grep -q "127\.0\.0\.1:$uport\"" "$BPFSYM_TOP/examples/$ex" || why="$why examples/$ex does not scrape 127.0.0.1:$uport;"
+	grep -o '127\.0\.0\.1:[0-9]*' "$BPFSYM_TOP/examples/$ex" | grep -qv ":$uport\$" && why="$why examples/$ex names another port;"
+done
 if [ -n "$why" ]; then
 	fail integration/service_contract "$why"
 else
 	pass integration/service_contract
+fi
+
+# ---- service_security: systemd's own reading of the sandbox
+if ! command -v systemd-analyze > /dev/null; then
+	skip integration/service_security "systemd-analyze not installed"
+elif ! systemd-analyze security --help 2>&1 | grep -q -- '--offline'; then
+	skip integration/service_security "systemd-analyze has no security --offline (systemd < 252)"
+else
+	systemd-analyze security --offline=yes --no-pager "$T/bpfsym.service" > "$T/security.out" 2>&1
+	rc=$?
+	score=$(sed -n 's/.*Overall exposure level for [^:]*: *\([0-9.]*\).*/\1/p' "$T/security.out")
+	# Its CapabilityBoundingSet lines: CAP_SYSLOG must not be among the removed.
+	if [ -z "$score" ]; then
+		fail integration/service_security "no exposure level (status $rc)"
+		show "$T/security.out"
+	elif grep -q '✓ CapabilityBoundingSet=~CAP_SYSLOG' "$T/security.out"; then
+		fail integration/service_security "the unit drops CAP_SYSLOG"
+		grep CAP_SYSLOG "$T/security.out"
+	else
+		pass integration/service_security
+		note "systemd-analyze security --offline: exposure $score (status $rc); $(grep -c '✗' "$T/security.out") items flagged"
+	fi
 fi
 
 # ---- service_runs: the ExecStart line as the unit runs it
@@ -62,7 +104,7 @@ while ss -ltnH "sport = :$port" 2>/dev/null | grep -q .; do
 	port=$((port + 1))
 done
 mkdir -p "$T/state/bpfsym" && chown 65534:65534 "$T/state/bpfsym" && chmod 755 "$T"
-args=$(echo "$exec_line" | sed "s|^/usr/local/bin/bpfsym ||; s|%S|$T/state|g; s|127.0.0.1:[0-9]*|127.0.0.1:$port|")
+args=$(echo "$exec_line" | sed "s|^@bindir@/bpfsym ||; s|%S|$T/state|g; s|127.0.0.1:[0-9]*|127.0.0.1:$port|")
 freq=$(echo " $args " | sed -n 's/.* -F \([0-9]*\) .*/\1/p')
 # The unit's first lines ask Debian's kernels (paranoid 3: no perf event
 # without CAP_SYS_ADMIN, which the unit does not grant) for paranoid 2.
@@ -102,10 +144,18 @@ else
 	done
 	want=$(want_samples $((c1 - c0)) "${freq:-19}")
 	note "burn: $got samples, $((c1 - c0)) ms of CPU: want at least $want"
+	# Kernel frames (NAME_[k]) under the unit's capabilities, against
+	# /proc/kallsyms as root reads it.
+	cat "$T"/*.folded 2> /dev/null | awk '{ $NF = ""; n = split($0, f, ";"); for (i = 1; i <= n; i++) if (f[i] ~ /_\[k\] *$/) { sub(/_\[k\] *$/, "", f[i]); print f[i] } }' |
+		sort -u > "$T/kframes"
+	awk 'NR == FNR { if ($1 !~ /^0+$/) known[$3] = 1; next } !($1 in known)' /proc/kallsyms "$T/kframes" > "$T/kunknown"
+	note "kernel frames: $(wc -l < "$T/kframes") names, $(wc -l < "$T/kunknown") not in /proc/kallsyms"
 	if [ -n "$bad" ]; then
 		fail integration/service_runs "bpfsym report failed on:$bad"
 	elif [ "$got" -lt "$want" ]; then
 		fail integration/service_runs "burn has $got samples, want at least $want"
+	elif [ ! -s "$T/kframes" ] || [ -s "$T/kunknown" ]; then
+		fail integration/service_runs "kernel frames not named under the unit's capabilities: $(wc -l < "$T/kframes") names, e.g. unknown '$(head -1 "$T/kunknown")'"
 	else
 		pass integration/service_runs
 	fi

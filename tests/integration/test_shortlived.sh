@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Short-lived processes named, against perf in the same run (issue 12).
 #
 # A shell starts `shortlived 25` (tests/fixtures/short_burn.c: 25 ms of

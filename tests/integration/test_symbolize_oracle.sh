@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `bpfsym symbolize --elf` names what binutils' nm says covers an address.
 #
 # Random addresses (fixed seed) at the first byte, last byte, inside and

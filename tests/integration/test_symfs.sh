@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `bpfsym report --symfs DIR`: a recording reported on "another machine",
 # where the recorded files are gone and copies of them (and of their debug
 # files) sit under DIR.

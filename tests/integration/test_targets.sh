@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Targets: -- COMMAND (with its children, stopping when it exits), -p with
 # several PIDs (those and no others), -p following threads created later.
 . "$(dirname "$0")/lib.sh"

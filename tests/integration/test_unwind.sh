@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # User stacks of code built without frame pointers (issue 14): the
 # table-driven unwinder (`bpfsym record --call-graph dwarf`, the default)
 # against `perf record --call-graph dwarf` on the same process in the same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Debian's own programs, recorded with `record -a` (issue 14): stock
 # binaries built without frame pointers, stripped (no _start symbol), so a
 # stack counts as complete when it reaches libc's __libc_start_call_main

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Code that appears while bpfsym records is unwound by its call-frame
 # tables as soon as they are built (issue 14): the unwinder's per-process
 # views follow exec and dlopen from the mapping events, and a file seen

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The vdso: code the kernel maps into every process, with no file behind
 # it.  It is a whole ELF image in memory; the symbolizer reads its own copy
 # (the same image in every process of the ABI) and names [vdso] frames.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Prepare a Debian kernel to boot under qemu: prints the directory holding
 # vmlinuz, initrd.img and the package's extracted /lib/modules/<release>.
 #

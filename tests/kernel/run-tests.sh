@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # The integration tests inside the test VM (tests/kernel/test-kernel.sh
 # runs this through vm-run.sh): tests/run.sh without the unit tests (they
 # need no kernel, and make test runs them) and without the forced-fallback

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # PID 1 of the test VM once tests/kernel/init has switched to the
 # host's root (read-only, tmpfs where tests write): runs RUN/cmd (written by vm-run.sh) on the serial
 # console, prints its exit status as "bpfsym-vm: exit N" for vm-run.sh,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # `make test-kernel`: the integration tests inside another kernel (Debian
 # 12's 6.1 unless KERNEL names a package) under qemu, by vm-run.sh and
 # run-tests.sh.  KERNEL_TESTS picks them: empty, all of them; "ci", the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 # Run a command as root inside a Debian kernel (default: Debian 12's 6.1)
 # under qemu, over this machine's root file system, and print its output:
 #
