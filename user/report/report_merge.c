@@ -379,6 +379,7 @@ static int merge_all(struct merger *g, struct report **v, size_t n, char *warn, 
 	m->hdr.samples = 0;
 	memset(&m->hdr.uend, 0, sizeof(m->hdr.uend));
 	memset(&m->hdr.capped, 0, sizeof(m->hdr.capped));
+	memset(&m->hdr.dinfod, 0, sizeof(m->hdr.dinfod));
 	m->hdr.lost_samples = m->hdr.lost_events = m->hdr.idle = m->hdr.lost_children = 0;
 	m->hdr.missed_vma_busy = m->hdr.missed_syscalls = m->hdr.bad_records = m->hdr.unwritten = 0;
 	m->hdr.complete = true;
