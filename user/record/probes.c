@@ -462,7 +462,7 @@ static int open_cpu_event(int cpu, uint32_t freq, int hw, bool kernel_only)
 
 int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, const char **event)
 {
-	int cpu, hw = 1, fd, err, attached = 0;
+	int cpu, hw = !(*event && !strcmp(*event, "cpu-clock")), fd, err, attached = 0;
 
 	for (cpu = 0; cpu < p->nr_cpus; cpu++) {
 		fd = open_cpu_event(cpu, freq, hw, kernel_only);

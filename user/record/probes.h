@@ -76,7 +76,9 @@ int probes__snapshot(struct probes *p, int (*cb)(void *ctx, const void *rec, siz
 
 /*
  * One sampling event per online CPU at @freq Hz: `cycles` where the
- * hardware has a PMU, else `cpu-clock`; *@event names the one used.
+ * hardware has a PMU, else `cpu-clock`; *@event names the one used.  An
+ * *@event of "cpu-clock" on entry asks for it even where there is a PMU
+ * (-e cpu-clock); NULL or "cycles" for the default.
  * @kernel_only excludes user mode from the event itself.  0 or -errno
  * (printed).
  */
