@@ -3,7 +3,7 @@
 # accepted one checked against an oracle on this machine, each refused one
 # is one line and exit status 2, never "unknown option".
 #
-#   perf_opts_refused     -t, -C, --no-inherit, -e instructions, -c on
+#   perf_opts_refused     -t, -C 9999, --no-inherit, -e instructions, -c on
 #                         cycles, --call-graph lbr and dwarf,70000 (perf's
 #                         bound is 65528): status 2, one line, no file.
 #   perf_opts_version     --version and record --version: one line
@@ -22,10 +22,12 @@
 #                         samples as its CPU time predicts at 250 Hz (half
 #                         to one and a half times); perf with the same
 #                         options, where it runs, within a factor of 2.
+#   perf_opts_cpu_list    -a -C 0: a burner pinned to CPU 0 has its samples,
+#                         one pinned to CPU 1 none.
 . "$(dirname "$0")/lib.sh"
 lib_init integration/perf_opts_refused integration/perf_opts_version integration/perf_opts_same \
 	integration/perf_opts_all_command integration/perf_opts_all_cgroup \
-	integration/perf_opts_max_size integration/perf_opts_period
+	integration/perf_opts_max_size integration/perf_opts_period integration/perf_opts_cpu_list
 
 need_fixture burn burn
 cp "$T/burn" "$T/po_in"
@@ -34,7 +36,7 @@ cp "$T/burn" "$T/po_out"
 # ---- refused: one line, status 2, no output file.
 name=integration/perf_opts_refused
 bad=
-for args in "-t 1" "-C 0" "--no-inherit" "-i" "-e instructions" "-c 1000" "--call-graph lbr" \
+for args in "-t 1" "-C 9999" "--no-inherit" "-i" "-e instructions" "-c 1000" "--call-graph lbr" \
 	"--call-graph dwarf,70000" "-z30"; do
 	# shellcheck disable=SC2086
 	run_to 30 "$BPFSYM" record -q -o "$T/ref.data" $args -- true > "$T/ref.out" 2> "$T/ref.err"
@@ -246,4 +248,43 @@ else
 	show "$T/per.data.err"
 fi
 stop "$pb"
+
+# ---- -C 0: only CPU 0 is sampled.
+name=integration/perf_opts_cpu_list
+if ! command -v taskset > /dev/null 2>&1; then
+	skip "$name" "taskset not installed"
+elif [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
+	skip "$name" "one CPU online"
+else
+	cp "$T/burn" "$T/po_c0"
+	cp "$T/burn" "$T/po_c1"
+	# taskset execs the burner: $BG_PID is the burner's pid.
+	bg_start taskset -c 0 "$T/po_c0" 600
+	p0=$BG_PID
+	bg_start taskset -c 1 "$T/po_c1" 600
+	p1=$BG_PID
+	wait_until 5 alive "$p1"
+	c1=$(cpu_ms "$p1")
+	if cpu_record "$T/cpu.data" 500 "$p0" -a -C 0; then
+		c1=$(( $(cpu_ms "$p1") - c1 ))
+		if record_ok "$name" "$T/cpu.data" "$T/cpu.data.err" $REC_RC && folded "$name" "$T/cpu.data" "$T/cpu.folded"; then
+			n0=$(folded_count "$T/cpu.folded" '^po_c0;')
+			n1=$(folded_count "$T/cpu.folded" '^po_c1;')
+			note "record -a -C 0: po_c0 (on CPU 0) $n0 samples for $REC_CPU ms, po_c1 (on CPU 1) $n1 for $c1 ms"
+			if ! cpu_enough "$name" po_c1 "$c1" 250 || ! cpu_enough "$name" po_c0 "$REC_CPU" 500 ||
+			   ! samples_ok "$name" "po_c0 (on CPU 0)" "$n0" "$REC_CPU" "$REC_FREQ"; then
+				:
+			elif [ "$n1" -ne 0 ]; then
+				fail "$name" "po_c1, pinned to CPU 1, has $n1 samples under -C 0"
+			else
+				pass "$name"
+			fi
+		fi
+	else
+		fail "$name" "the recording did not start"
+		show "$T/cpu.data.err"
+	fi
+	stop "$p0"
+	stop "$p1"
+fi
 lib_done

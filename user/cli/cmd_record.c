@@ -113,7 +113,7 @@ static const char record_usage[] =
 "                            perf's (N 1 to 22): the file is always zstd, at\n"
 "                            bpfsym's level; a note says so\n"
 "  -t, --tid TID             refused: bpfsym records whole processes (-p)\n"
-"  -C, --cpu CPUS            refused: bpfsym samples every CPU\n"
+"  -C, --cpu CPUS            sample only these CPUs (perf's list: 0,2-3)\n"
 "  -i, --no-inherit          refused: a target's new threads and children\n"
 "                            are always recorded\n"
 "  -q, --quiet               no live status line\n"
@@ -167,12 +167,14 @@ struct record_args {
 	bool freq_set;			/* -F given */
 	uint64_t period;		/* -c: events per sample; 0: none */
 	const char *event;		/* -e as typed; NULL: none */
+	bool *cpus;			/* -C: one per CPU this machine can have */
 };
 
 static void record_args__free(struct record_args *a)
 {
 	free(a->pids);
 	free(a->hints);
+	free(a->cpus);
 }
 
 /* Add one --map-anon hint: CLI_RUN, or the exit status. */
@@ -274,6 +276,46 @@ static int parse_call_graph(struct record_opts *o, const char *arg)
 }
 
 /*
+ * -C CPU-LIST as perf writes it ("0,2-3"): the CPUs to sample, each one
+ * this machine can have.  CLI_RUN, or the exit status.
+ */
+static int parse_cpu_list(struct record_args *a, const char *arg)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long lo, hi, c;
+	const char *p = arg;
+	char *end;
+
+	if (n < 1)
+		return cli__usage_error("-C: the number of CPUs is unknown: %s", strerror(errno));
+	free(a->cpus);
+	a->cpus = calloc((size_t)n, sizeof(*a->cpus));
+	if (!a->cpus)
+		return cli__usage_error("out of memory");
+	for (;;) {
+		if (*p < '0' || *p > '9')
+			break;
+		errno = 0;
+		lo = hi = strtoul(p, &end, 10);
+		if (*end == '-' && end[1] >= '0' && end[1] <= '9')
+			hi = strtoul(end + 1, &end, 10);
+		if (errno || hi < lo || hi >= (unsigned long)n)
+			break;
+		for (c = lo; c <= hi; c++)
+			a->cpus[c] = true;
+		if (!*end) {
+			a->o.cpus = a->cpus;
+			a->o.nr_cpus = (size_t)n;
+			return CLI_RUN;
+		}
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+	return cli__usage_error("-C '%s': expected CPUs 0 to %ld as perf writes them (0,2-3)", arg, n - 1);
+}
+
+/*
  * perf record's options that bpfsym takes with the nearest meaning (a note
  * where it differs), or refuses with the reason: a perf user never reads
  * "unknown option".  CLI_RUN, or the exit status.
@@ -311,7 +353,7 @@ static int perf_option(struct record_args *a, int c, const char *arg, char **arg
 	case 't':
 		return cli__usage_error("-t: bpfsym records whole processes, not single threads; use -p PID");
 	case 'C':
-		return cli__usage_error("-C: bpfsym samples every CPU; it cannot keep some CPUs only");
+		return parse_cpu_list(a, arg);
 	case 'i':
 		return cli__usage_error("--no-inherit: bpfsym always follows its targets' new threads and children");
 	case ':':

@@ -507,7 +507,7 @@ static int recorder__attach(struct recorder *r)
 			"kernel frames stay unnamed\n", preflight__has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
 	record_header__fill(&r->hdr, r->o, r->sym ? symbolizer__text_addr(r->sym) : 0, event);
 	kfeatures__describe(&r->kf, lazy_maps(o), r->hdr.kfeatures, sizeof(r->hdr.kfeatures));
-	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event))
+	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event, o->cpus, o->nr_cpus))
 		return RUN_FAILED;
 	snprintf(r->hdr.event, sizeof(r->hdr.event), "%s", event);
 	r->w = output__writer(&r->out, &r->hdr);

@@ -96,6 +96,8 @@ struct record_opts {
 	uint32_t call_graph;		/* enum bpfsym_ustack_mode; the default: tables */
 	uint64_t unwind_mem;		/* --unwind-mem: bytes of tables; 0: the default */
 	struct rotate_opts rotate;	/* --switch-output, --switch-max-files */
+	const bool *cpus;		/* -C: sample CPU i where cpus[i], i < nr_cpus; NULL: all */
+	size_t nr_cpus;
 	bool cpu_clock;			/* -e cpu-clock: the software clock even with a PMU */
 	uint64_t max_size;		/* --max-size: stop once the file has this many bytes; 0: never */
 	const struct record_hook *hook;	/* NULL: none (--listen sets one) */
