@@ -29,6 +29,13 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -liberty
 WARN	:= -Wall -Wextra -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
 CFLAGS	?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I$(BUILD) $(PKG_CFLAGS)
+# `bpfsym --version`: the release, and the commit it was built from where git
+# knows one (cmd_record.o is rebuilt with the sources it depends on, not on
+# every commit: a build from a clean tree names its own commit).
+VERSION	:= 0.1
+GIT_DESC := $(shell git describe --always --dirty 2>/dev/null)
+$(BUILD)/rel/cli/cmd_record.o $(BUILD)/san/cli/cmd_record.o: ALL_CFLAGS += \
+	-DBPFSYM_VERSION='"$(VERSION)$(if $(GIT_DESC), (git $(GIT_DESC)))"'
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDLIBS	:= $(PKG_LIBS) -lm
 

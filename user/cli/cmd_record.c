@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,16 +31,26 @@ static const char record_usage[] =
 "command, with BPF, and write a zstd-compressed report (bpfsym.data).\n"
 "\n"
 "Target (one; the whole system when none is given):\n"
-"  -a, --all                 every process on every CPU\n"
+"  -a, --all                 every process on every CPU; with -- COMMAND,\n"
+"                            until COMMAND exits (perf's -a -- COMMAND)\n"
+"      --all-cpus            the same as -a (perf's name)\n"
 "  -p, --pid PID[,PID...]    these processes and all their threads\n"
 "  -G, --cgroup PATH         every task in this cgroup v2 and below it (a\n"
 "                            container); PATH absolute or relative to the\n"
-"                            unified hierarchy\n"
+"                            unified hierarchy; -a -G PATH (perf's spelling)\n"
+"                            is the same\n"
 "  -- COMMAND [ARGS...]      run COMMAND, profile it and what it forks,\n"
-"                            stop when it exits\n"
+"                            stop when it exits; after -a or -G: record\n"
+"                            those until COMMAND exits\n"
 "\n"
 "Options:\n"
 "  -F, --freq HZ             samples per second per CPU (default 99)\n"
+"  -e, --event EVENT         cycles (the default; cpu-clock where the CPU has\n"
+"                            no PMU), cpu-clock, or task-clock (sampled as\n"
+"                            cpu-clock); perf's other events are refused\n"
+"  -c, --count PERIOD        with -e cpu-clock: a sample every PERIOD ns of\n"
+"                            CPU time, recorded as -F 1e9/PERIOD (bpfsym\n"
+"                            samples by frequency); refused for cycles\n"
 "  -d, --duration SECONDS    stop after this long (fractions allowed)\n"
 "  -o, --output FILE         the report file (default bpfsym.data), created\n"
 "                            0600; an existing FILE is not replaced, nor a\n"
@@ -53,7 +64,9 @@ static const char record_usage[] =
 "                            stacks at -F on every CPU, at least 1 MiB);\n"
 "                            smaller loses samples sooner, counted in the\n"
 "                            report\n"
-"      --call-graph MODE     how user stacks are walked: dwarf (default):\n"
+"      --call-graph MODE     how user stacks are walked: dwarf[,SIZE] (default;\n"
+"                            perf's stack-copy SIZE checked, 8 to 65528, and\n"
+"                            not used: bpfsym copies no stack):\n"
 "                            by each file's call-frame tables (.eh_frame,\n"
 "                            .debug_frame), built once per file and walked\n"
 "                            in BPF, frame pointers where a file has none;\n"
@@ -81,6 +94,8 @@ static const char record_usage[] =
 "                            renamed too); each file stands alone; a full disk\n"
 "                            costs samples (counted), not the recording\n"
 "      --switch-max-files N  keep the N newest rotated files, delete older\n"
+"      --max-size SIZE       stop once the file has SIZE bytes (B/K/M/G); it\n"
+"                            ends a little above (not with --switch-output)\n"
 "      --listen [ADDR:]PORT|unix:PATH\n"
 "                            serve the pull endpoint while recording: GET\n"
 "                            /debug/pprof/profile?seconds=N (the next N\n"
@@ -93,9 +108,19 @@ static const char record_usage[] =
 "      --listen-group GROUP  with --listen unix:PATH: the socket is 0660 in\n"
 "                            GROUP and GROUP's members may connect too\n"
 CLI_DEBUGINFOD_HELP
+"  -g                        perf's: stacks are always recorded (perf -g is\n"
+"                            --call-graph fp); a note says so\n"
+"  -z, --compression-level[=N]\n"
+"                            perf's (N 1 to 22): the file is always zstd, at\n"
+"                            bpfsym's level; a note says so\n"
+"  -t, --tid TID             refused: bpfsym records whole processes (-p)\n"
+"  -C, --cpu CPUS            sample only these CPUs (perf's list: 0,2-3)\n"
+"  -i, --no-inherit          refused: a target's new threads and children\n"
+"                            are always recorded\n"
 "  -q, --quiet               no live status line\n"
 "  -v, --verbose             libbpf and debug messages on stderr\n"
 "  -h, --help                this help\n"
+"      --version             the version, then exit\n"
 "\n"
 "Recording ends on Ctrl-C, SIGTERM, -d, or when the command or every -p\n"
 "process exits, always with a complete report.  Exit status: 0 success,\n"
@@ -106,6 +131,7 @@ CLI_DEBUGINFOD_HELP
 "  sudo bpfsym -p 1234 -F 999 -o app.data # one process at 999 Hz\n"
 "  sudo bpfsym -p 1234 --call-graph fp    # frame pointers only, as perf -g\n"
 "  sudo bpfsym -- make -j8                # a build and everything it runs\n"
+"  sudo bpfsym -a -g -- sleep 10          # perf's way: the system for 10 s\n"
 "  sudo bpfsym -G system.slice/docker-ID.scope -d 30   # one container\n"
 "  sudo bpfsym -p 257 --map-anon ./plugin.o@257,0x7f864c0000,0x60\n"
 "  sudo bpfsym -a -F 19 --switch-output=1h --switch-max-files=24   # a day in hours\n"
@@ -123,9 +149,14 @@ void cli__record_help(FILE *out)
 	fputs(record_usage, out);
 }
 
+#ifndef BPFSYM_VERSION
+#define BPFSYM_VERSION "0.1"
+#endif
+
 /* Options without a short letter. */
 enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON, OPT_CALL_GRAPH, OPT_UNWIND_MEM,
-       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_LISTEN, OPT_LISTEN_GROUP };
+       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_LISTEN, OPT_LISTEN_GROUP, OPT_MAX_SIZE,
+       OPT_VERSION };
 
 /* What the parse step fills: the options, and the arrays they point into. */
 struct record_args {
@@ -134,12 +165,17 @@ struct record_args {
 	struct anon_hint *hints;
 	bool all;
 	struct agent_opts agent;	/* --listen, --listen-group */
+	bool freq_set;			/* -F given */
+	uint64_t period;		/* -c: events per sample; 0: none */
+	const char *event;		/* -e as typed; NULL: none */
+	bool *cpus;			/* -C: one per CPU this machine can have */
 };
 
 static void record_args__free(struct record_args *a)
 {
 	free(a->pids);
 	free(a->hints);
+	free(a->cpus);
 }
 
 /* Add one --map-anon hint: CLI_RUN, or the exit status. */
@@ -184,6 +220,150 @@ static int parse_switch_output(struct rotate_opts *ro, const char *arg)
 	return CLI_RUN;
 }
 
+/* Say once on stderr how bpfsym reads a perf option that means something else here. */
+static void note_once(unsigned int *noted, unsigned int bit, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note_once(unsigned int *noted, unsigned int bit, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*noted & bit)
+		return;
+	*noted |= bit;
+	va_start(ap, fmt);
+	fputs("bpfsym: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+enum { NOTE_G = 1, NOTE_DWARF_SIZE = 2, NOTE_Z = 4, NOTE_TASK_CLOCK = 8, NOTE_PERIOD = 16 };
+static unsigned int noted;
+
+/*
+ * --call-graph MODE[,SIZE], perf's spelling: dwarf's SIZE checked as perf
+ * checks it (rounded up to 8 bytes, 8 to 65528), then not used: bpfsym
+ * unwinds in BPF and copies no stack.  CLI_RUN, or the exit status.
+ */
+static int parse_call_graph(struct record_opts *o, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	size_t n = comma ? (size_t)(comma - arg) : strlen(arg);
+	unsigned long long size;
+	char *end;
+
+	if (n == 5 && !strncmp(arg, "dwarf", 5)) {
+		o->call_graph = BPFSYM_USTACK_TABLES;
+		if (!comma)
+			return CLI_RUN;
+		errno = 0;
+		size = strtoull(comma + 1, &end, 0);
+		if (!comma[1] || *end || errno || comma[1] == '-' || !size || size > 65528)
+			return cli__usage_error("--call-graph '%s': expected dwarf,SIZE with SIZE 1 to 65528 bytes, as perf", arg);
+		note_once(&noted, NOTE_DWARF_SIZE, "--call-graph %s: bpfsym unwinds in BPF and copies no stack; SIZE is not used", arg);
+		return CLI_RUN;
+	}
+	if (comma)
+		return cli__usage_error("--call-graph '%s': only dwarf takes a SIZE", arg);
+	if (!strcmp(arg, "fp"))
+		o->call_graph = BPFSYM_USTACK_FP;
+	else if (!strcmp(arg, "fp-kernel"))
+		o->call_graph = BPFSYM_USTACK_KERNEL_FP;
+	else if (!strcmp(arg, "lbr"))
+		return cli__usage_error("--call-graph lbr: bpfsym does not read the CPU's last branch records; use dwarf or fp");
+	else
+		return cli__usage_error("--call-graph '%s': expected dwarf[,SIZE], fp or fp-kernel", arg);
+	return CLI_RUN;
+}
+
+/*
+ * -C CPU-LIST as perf writes it ("0,2-3"): the CPUs to sample, each one
+ * this machine can have.  CLI_RUN, or the exit status.
+ */
+static int parse_cpu_list(struct record_args *a, const char *arg)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned long lo, hi, c;
+	const char *p = arg;
+	char *end;
+
+	if (n < 1)
+		return cli__usage_error("-C: the number of CPUs is unknown: %s", strerror(errno));
+	free(a->cpus);
+	a->cpus = calloc((size_t)n, sizeof(*a->cpus));
+	if (!a->cpus)
+		return cli__usage_error("out of memory");
+	for (;;) {
+		if (*p < '0' || *p > '9')
+			break;
+		errno = 0;
+		lo = hi = strtoul(p, &end, 10);
+		if (*end == '-' && end[1] >= '0' && end[1] <= '9')
+			hi = strtoul(end + 1, &end, 10);
+		if (errno || hi < lo || hi >= (unsigned long)n)
+			break;
+		for (c = lo; c <= hi; c++)
+			a->cpus[c] = true;
+		if (!*end) {
+			a->o.cpus = a->cpus;
+			a->o.nr_cpus = (size_t)n;
+			return CLI_RUN;
+		}
+		if (*end != ',')
+			break;
+		p = end + 1;
+	}
+	return cli__usage_error("-C '%s': expected CPUs 0 to %ld as perf writes them (0,2-3)", arg, n - 1);
+}
+
+/*
+ * perf record's options that bpfsym takes with the nearest meaning (a note
+ * where it differs), or refuses with the reason: a perf user never reads
+ * "unknown option".  CLI_RUN, or the exit status.
+ */
+static int perf_option(struct record_args *a, int c, const char *arg, char **argv)
+{
+	uint32_t level;
+
+	switch (c) {
+	case 'g':
+		note_once(&noted, NOTE_G, "-g: stacks are always recorded; user stacks are walked by call-frame "
+			  "tables (perf -g: frame pointers, bpfsym's --call-graph fp)");
+		return CLI_RUN;
+	case 'z':
+		if (arg && (parse_u32(arg, &level) || level < 1 || level > 22))
+			return cli__usage_error("--compression-level '%s': expected 1 to 22, as perf", arg);
+		note_once(&noted, NOTE_Z, "-z: recordings are always zstd-compressed, at bpfsym's own level");
+		return CLI_RUN;
+	case 'e':
+		if (strcmp(arg, "cycles") && strcmp(arg, "cpu-cycles") && strcmp(arg, "cpu-clock") && strcmp(arg, "task-clock"))
+			return cli__usage_error("-e '%s': bpfsym samples only cycles (cpu-clock without a PMU), cpu-clock or task-clock", arg);
+		a->event = arg;
+		return CLI_RUN;
+	case 'c':
+		if (parse_u64(arg, &a->period) || !a->period)
+			return cli__usage_error("-c '%s': expected a period of at least 1 event", arg);
+		return CLI_RUN;
+	case OPT_MAX_SIZE:
+		if (parse_size(arg, &a->o.max_size) || !a->o.max_size)
+			return cli__usage_error("--max-size '%s': expected a size (B, K, M or G)", arg);
+		return CLI_RUN;
+	case OPT_VERSION:
+		printf("bpfsym %s\n", BPFSYM_VERSION);
+		return 0;
+	case 't':
+		return cli__usage_error("-t: bpfsym records whole processes, not single threads; use -p PID");
+	case 'C':
+		return parse_cpu_list(a, arg);
+	case 'i':
+		return cli__usage_error("--no-inherit: bpfsym always follows its targets' new threads and children");
+	case ':':
+		return cli__usage_error("option '%s' needs a value", cli__bad_option(argv));
+	default:
+		return cli__usage_error("unknown option '%s'", cli__bad_option(argv));
+	}
+}
+
 /* One option @c with @arg: CLI_RUN, or the exit status. */
 static int record_option(struct record_args *a, int c, const char *arg, char **argv)
 {
@@ -207,6 +387,7 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 		o->cgroup = arg;
 		return CLI_RUN;
 	case 'F':
+		a->freq_set = true;
 		if (parse_u32(arg, &o->freq) || o->freq == 0)
 			return cli__usage_error("-F '%s': expected a frequency of at least 1 Hz", arg);
 		return CLI_RUN;
@@ -236,15 +417,7 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 	case OPT_MAP_ANON:
 		return add_hint(a, arg);
 	case OPT_CALL_GRAPH:
-		if (!strcmp(arg, "dwarf"))
-			o->call_graph = BPFSYM_USTACK_TABLES;
-		else if (!strcmp(arg, "fp"))
-			o->call_graph = BPFSYM_USTACK_FP;
-		else if (!strcmp(arg, "fp-kernel"))
-			o->call_graph = BPFSYM_USTACK_KERNEL_FP;
-		else
-			return cli__usage_error("--call-graph '%s': expected dwarf, fp or fp-kernel", arg);
-		return CLI_RUN;
+		return parse_call_graph(o, arg);
 	case OPT_UNWIND_MEM:
 		if (parse_size(arg, &o->unwind_mem) || o->unwind_mem < (1u << 20))
 			return cli__usage_error("--unwind-mem '%s': expected a size of at least 1M (B, K, M or G)", arg);
@@ -275,11 +448,38 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 	case 'h':
 		fputs(record_usage, stdout);
 		return 0;
-	case ':':
-		return cli__usage_error("option '%s' needs a value", cli__bad_option(argv));
 	default:
-		return cli__usage_error("unknown option '%s'", cli__bad_option(argv));
+		return perf_option(a, c, arg, argv);
 	}
+}
+
+/*
+ * -e and -c: the clock asked for, and -c's period as the nearest frequency
+ * (bpfsym samples by frequency).  cpu-clock counts nanoseconds, so its
+ * period is exact; cycles' rate is the CPU's, unknown here: refused.
+ * CLI_RUN, or the exit status.
+ */
+static int record_event(struct record_args *a)
+{
+	struct record_opts *o = &a->o;
+	bool clock = a->event && (!strcmp(a->event, "cpu-clock") || !strcmp(a->event, "task-clock"));
+	uint64_t hz;
+
+	o->cpu_clock = clock;
+	if (a->event && !strcmp(a->event, "task-clock"))
+		note_once(&noted, NOTE_TASK_CLOCK, "-e task-clock: sampled as cpu-clock (the same clock, counted per CPU)");
+	if (!a->period)
+		return CLI_RUN;
+	if (a->freq_set)
+		return cli__usage_error("-c and -F exclude each other (a period, or a frequency)");
+	if (!clock)
+		return cli__usage_error("-c %llu: bpfsym samples by frequency and cannot know the rate of cycles; "
+					"use -F HZ, or -e cpu-clock -c NANOSECONDS", (unsigned long long)a->period);
+	hz = (1000000000ull + a->period / 2) / a->period;	/* ns per second */
+	o->freq = hz ? (uint32_t)(hz > UINT32_MAX ? UINT32_MAX : hz) : 1;
+	note_once(&noted, NOTE_PERIOD, "-c %llu: sampling at %u Hz, the nearest frequency (a sample every %llu ns of CPU time)",
+		  (unsigned long long)a->period, o->freq, (unsigned long long)a->period);
+	return CLI_RUN;
 }
 
 /* The target, from what was given; CLI_RUN, or the exit status. */
@@ -291,16 +491,19 @@ static int record_target(struct record_args *a, int argc, char **argv)
 	if (o->user_only && o->kernel_only)
 		return cli__usage_error("--user-only and --kernel-only exclude each other");
 	o->pids = a->pids;
-	if (optind < argc) {
-		o->target = RECORD_COMMAND;
+	if (optind < argc)
 		o->argv = &argv[optind];
-	} else if (a->pids) {
+	if (a->pids && (a->all || o->argv || o->cgroup))
+		return cli__usage_error("give one target: -p PID goes with none of -a, -G CGROUP, -- COMMAND");
+	/* -a or -G with a command: the system or the cgroup while it runs, as perf's -a -- COMMAND. */
+	if (a->pids)
 		o->target = RECORD_PIDS;
-	} else if (o->cgroup) {
-		o->target = RECORD_CGROUP;
-	}
-	if (a->all + !!a->pids + !!o->argv + !!o->cgroup > 1)
-		return cli__usage_error("give one target: -a, -p PID, -G CGROUP, or -- COMMAND");
+	else if (o->cgroup)
+		o->target = RECORD_CGROUP;	/* -a -G CGROUP: perf's spelling of the same */
+	else if (o->argv && !a->all)
+		o->target = RECORD_COMMAND;
+	if (o->max_size && o->rotate.mode != ROTATE_OFF)
+		return cli__usage_error("--max-size bounds one file; with --switch-output there are many");
 	if (o->nr_hints && o->argv)
 		return cli__usage_error("--map-anon names a running process; it does not go with -- COMMAND");
 	o->hints = a->hints;
@@ -309,6 +512,8 @@ static int record_target(struct record_args *a, int argc, char **argv)
 		return cli__usage_error("--listen-group goes with --listen unix:PATH (TCP has no peer credentials)");
 	if (o->rotate.max_files && o->rotate.mode == ROTATE_OFF)
 		return cli__usage_error("--switch-max-files goes with --switch-output");
+	if (record_event(a) != CLI_RUN)
+		return EXIT_USAGE;
 	/* Rotation renames the output: a device or FIFO cannot be. */
 	if (o->rotate.mode != ROTATE_OFF && stat(o->output, &st) == 0 && !S_ISREG(st.st_mode))
 		return cli__usage_error("--switch-output: '%s' is not a regular file, it cannot be renamed", o->output);
@@ -320,6 +525,7 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
+		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ "freq", required_argument, NULL, 'F' },
@@ -337,6 +543,14 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 		{ "listen", required_argument, NULL, OPT_LISTEN },
 		{ "listen-group", required_argument, NULL, OPT_LISTEN_GROUP },
 		CLI_DEBUGINFOD_OPTIONS,
+		{ "compression-level", optional_argument, NULL, 'z' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "tid", required_argument, NULL, 't' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "no-inherit", no_argument, NULL, 'i' },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -346,7 +560,7 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 
 	opterr = 0;
 	/* '+': stop at the first non-option, the start of COMMAND. */
-	while ((c = getopt_long(argc, argv, "+:ap:G:F:d:o:fm:qvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:ap:G:F:d:o:fm:qvhgz::e:c:t:C:i", longopts, NULL)) != -1) {
 		ret = record_option(a, c, optarg, argv);
 		if (ret != CLI_RUN)
 			return ret;

@@ -460,11 +460,14 @@ static int open_cpu_event(int cpu, uint32_t freq, int hw, bool kernel_only)
 	return fd < 0 ? -errno : fd;
 }
 
-int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, const char **event)
+int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, const char **event,
+			   const bool *cpus, size_t nr_cpus)
 {
-	int cpu, hw = 1, fd, err, attached = 0;
+	int cpu, hw = !(*event && !strcmp(*event, "cpu-clock")), fd, err, attached = 0;
 
 	for (cpu = 0; cpu < p->nr_cpus; cpu++) {
+		if (cpus && ((size_t)cpu >= nr_cpus || !cpus[cpu]))
+			continue;	/* -C: not one of the CPUs asked for */
 		fd = open_cpu_event(cpu, freq, hw, kernel_only);
 		if (fd < 0 && hw && fd != -ENODEV) {
 			hw = 0;

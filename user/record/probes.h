@@ -76,11 +76,15 @@ int probes__snapshot(struct probes *p, int (*cb)(void *ctx, const void *rec, siz
 
 /*
  * One sampling event per online CPU at @freq Hz: `cycles` where the
- * hardware has a PMU, else `cpu-clock`; *@event names the one used.
+ * hardware has a PMU, else `cpu-clock`; *@event names the one used.  An
+ * *@event of "cpu-clock" on entry asks for it even where there is a PMU
+ * (-e cpu-clock); NULL or "cycles" for the default.  @cpus (-C), when not
+ * NULL, names the CPUs to sample: CPU i where i < @nr_cpus and @cpus[i].
  * @kernel_only excludes user mode from the event itself.  0 or -errno
  * (printed).
  */
-int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, const char **event);
+int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, const char **event,
+			   const bool *cpus, size_t nr_cpus);
 
 /* Stop sampling (the tracker stays, so the ring buffer can be drained). */
 void probes__detach_sampler(struct probes *p);

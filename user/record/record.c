@@ -138,7 +138,13 @@ static int targets_gone(struct recorder *r)
 {
 	size_t i;
 
-	if (r->o->target == RECORD_COMMAND)
+	/* --max-size: what the writer has written, as perf counts its output. */
+	if (r->o->max_size && r->w && report_writer__bytes(r->w) >= r->o->max_size) {
+		fprintf(stderr, "bpfsym: '%s' reached --max-size, stopping\n", r->o->output);
+		return 1;
+	}
+	/* A command's run, also with -a or -G (perf's -a -- COMMAND: the system while it runs). */
+	if (r->o->argv)
 		return workload__exited(&r->cmd);
 	if (r->o->target == RECORD_PIDS) {
 		/* The EXIT record can be lost when the ring buffer is full: ask the kernel. */
@@ -180,6 +186,8 @@ static int run_loop(struct recorder *r)
 	uint64_t start = clock_ns(CLOCK_MONOTONIC), now, last_flush = start, last_status = 0;
 	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * NSEC_PER_SEC) : 0;
 	int status_line = !o->quiet && isatty(STDERR_FILENO);
+	/* --max-size sees the bytes flushed: more often, so the file ends nearer the bound. */
+	uint64_t flush_ns = o->max_size ? FLUSH_INTERVAL_NS / 10 : FLUSH_INTERVAL_NS;
 	const struct ingest_stats *ist = ingest__stats(r->ing);
 	int err, timeout;
 	struct pace pace;
@@ -215,7 +223,7 @@ static int run_loop(struct recorder *r)
 			return err;
 		call_hook(r, false);
 		now = clock_ns(CLOCK_MONOTONIC);
-		if (now - last_flush >= FLUSH_INTERVAL_NS) {
+		if (now - last_flush >= flush_ns) {
 			err = r->w ? report_writer__flush(r->w) : 0;
 			if (err && r->rot)
 				err = rotate__drop(r->rot, err);
@@ -245,7 +253,7 @@ static void print_summary(struct recorder *r, const uint64_t *stats, uint64_t nb
 			 (unsigned long long)stats[BPFSYM_STAT_LOST_SAMPLES],
 			 (unsigned long long)stats[BPFSYM_STAT_LOST_TASK_EVENTS]);
 	/* The recording succeeded either way; say how the command ended if it failed. */
-	if (r->o->target == RECORD_COMMAND && r->cmd.pid == 0) {
+	if (r->o->argv && r->cmd.pid == 0) {
 		if (WIFEXITED(st) && WEXITSTATUS(st))
 			snprintf(cmd, sizeof(cmd), "; the command exited with status %d", WEXITSTATUS(st));
 		else if (WIFSIGNALED(st))
@@ -361,7 +369,7 @@ static int recorder__check(struct recorder *r)
 	kfeatures__describe(&r->kf, lazy_maps(o), what, sizeof(what));
 	pr_debug("bpfsym: kernel: %s\n", what);
 	preflight__warn_optional_caps(o);
-	if (o->target == RECORD_COMMAND) {
+	if (o->argv) {
 		err = workload__check(o->argv[0]);
 		if (err) {
 			pr_err("bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));
@@ -443,13 +451,13 @@ static int recorder__load(struct recorder *r)
 	for (i = 0; i < o->nr_pids; i++)
 		if (probes__add_target(r->bpf, o->pids[i]))
 			return RUN_FAILED;
-	if (o->target == RECORD_COMMAND) {
+	if (o->argv) {
 		err = workload__prepare(&r->cmd, o->argv);
 		if (err) {
 			pr_err("bpfsym: starting '%s' failed: %s\n", o->argv[0], strerror(-err));
 			return RUN_FAILED;
 		}
-		if (probes__add_target(r->bpf, (uint32_t)r->cmd.pid))
+		if (o->target == RECORD_COMMAND && probes__add_target(r->bpf, (uint32_t)r->cmd.pid))
 			return RUN_FAILED;
 	}
 	r->rb = ring_buffer__new(probes__events_fd(r->bpf), on_record, r, NULL);
@@ -471,7 +479,7 @@ static int recorder__load(struct recorder *r)
 static int recorder__attach(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
-	const char *event = "cpu-clock";
+	const char *event = o->cpu_clock ? "cpu-clock" : "cycles";
 	size_t n;
 
 	if (probes__attach_tracker(r->bpf))
@@ -506,7 +514,7 @@ static int recorder__attach(struct recorder *r)
 			"kernel frames stay unnamed\n", preflight__has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
 	record_header__fill(&r->hdr, r->o, r->sym ? symbolizer__text_addr(r->sym) : 0, event);
 	kfeatures__describe(&r->kf, lazy_maps(o), r->hdr.kfeatures, sizeof(r->hdr.kfeatures));
-	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event))
+	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event, o->cpus, o->nr_cpus))
 		return RUN_FAILED;
 	snprintf(r->hdr.event, sizeof(r->hdr.event), "%s", event);
 	r->w = output__writer(&r->out, &r->hdr);
@@ -590,7 +598,7 @@ static int recorder__start(struct recorder *r)
 		return RUN_FAILED;
 	}
 	r->t0 = clock_ns(CLOCK_MONOTONIC);
-	if (o->target == RECORD_COMMAND) {
+	if (o->argv) {
 		err = workload__start(&r->cmd);
 		if (err) {
 			pr_err("bpfsym: cannot execute '%s': %s\n", o->argv[0], strerror(-err));

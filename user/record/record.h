@@ -78,7 +78,11 @@ struct record_opts {
 	enum record_target target;
 	const uint32_t *pids;
 	size_t nr_pids;
-	char *const *argv;		/* RECORD_COMMAND: NULL-terminated */
+	/*
+	 * NULL-terminated.  RECORD_COMMAND: the target; RECORD_ALL or
+	 * RECORD_CGROUP: run it and record until it exits (perf's -a -- COMMAND).
+	 */
+	char *const *argv;
 	const char *cgroup;		/* RECORD_CGROUP: a cgroup v2 path */
 	uint32_t freq;			/* Hz per CPU */
 	double duration;		/* seconds; 0: until a signal or the command exits */
@@ -92,6 +96,10 @@ struct record_opts {
 	uint32_t call_graph;		/* enum bpfsym_ustack_mode; the default: tables */
 	uint64_t unwind_mem;		/* --unwind-mem: bytes of tables; 0: the default */
 	struct rotate_opts rotate;	/* --switch-output, --switch-max-files */
+	const bool *cpus;		/* -C: sample CPU i where cpus[i], i < nr_cpus; NULL: all */
+	size_t nr_cpus;
+	bool cpu_clock;			/* -e cpu-clock: the software clock even with a PMU */
+	uint64_t max_size;		/* --max-size: stop once the file has this many bytes; 0: never */
 	const struct record_hook *hook;	/* NULL: none (--listen sets one) */
 };
 
