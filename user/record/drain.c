@@ -11,7 +11,7 @@
 #define DRAIN_SLICE_NS		100000000ull	/* 100 ms: the loop's other work waits no longer */
 #define DRAIN_CHECK_EVERY	64		/* records between clock reads */
 
-bool drain__admit(struct drain *d)
+bool drain__more(struct drain *d)
 {
 	uint64_t now;
 

@@ -10,6 +10,7 @@
 #ifndef BPFSYM_RECORD_DRAIN_H
 #define BPFSYM_RECORD_DRAIN_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,17 +24,17 @@ struct drain {
 };
 
 /*
- * Called first by the ring buffer's callback: false when the slice is
- * spent, and the callback must then return drain__refused() without
- * taking the record, which libbpf leaves in the ring.  Outside
- * drain__run() always true.
+ * Called by the ring buffer's callback after it took a record: false when
+ * the slice is spent, and the callback then returns drain__stop() to end
+ * libbpf's loop.  libbpf (1.1, Debian 12's) moves the consumer past a
+ * record before its callback runs, so a record refused rather than taken
+ * would be lost: the slice ends after one.  Outside drain__run() always
+ * true.
  */
-bool drain__admit(struct drain *d);
+bool drain__more(struct drain *d);
 
-/* What the callback returns for a record drain__admit() refused. */
-#include <errno.h>
-
-static inline int drain__refused(void)
+/* What the callback returns when drain__more() said no. */
+static inline int drain__stop(void)
 {
 	return -EAGAIN;
 }

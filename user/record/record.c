@@ -111,8 +111,6 @@ static int on_record(void *ctx, void *data, size_t len)
 	struct recorder *r = ctx;
 	int err;
 
-	if (!drain__admit(&r->drain))
-		return drain__refused();
 	err = ingest__record(r->ing, data, len);
 
 	/* With rotation, a full disk costs the file, not the recording. */
@@ -120,6 +118,8 @@ static int on_record(void *ctx, void *data, size_t len)
 		err = rotate__drop(r->rot, err);
 	if (err)
 		r->err = err;	/* the file is unusable */
+	else if (!drain__more(&r->drain))
+		err = drain__stop();	/* taken: libbpf has moved past it */
 	return err;
 }
 
