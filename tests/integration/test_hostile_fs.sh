@@ -134,6 +134,13 @@ summary() {
 	grep -q '^bpfsym: [0-9]* samples' "$1"
 }
 
+# The bound on a signal's end: 1 s, or 3 s in a VM under TCG, where
+# qemu runs the vCPUs in turn and timings mean nothing (the recorder
+# ended in 1019-1561 ms there); what it tells apart is an end from a
+# recorder stuck in a file that never answers, which never ends.
+END_MS=1000
+[ "${BPFSYM_VM_ACCEL:-}" = tcg ] && END_MS=3000
+
 # end_hung SIG LABEL: send SIG to the recorder $rec and time its summary
 # line (in $DATA.err): $ms from the kill, $ended 1 when it came within 5 s;
 # then the mount down (only the daemon's death ends the waits it left, and
@@ -192,8 +199,8 @@ run_hung() {
 		show "$DATA.err"
 		return
 	fi
-	if [ "$ms" -ge 1000 ]; then
-		fail "$name" "SIG$sig ended the recording after $ms ms, not within 1 s"
+	if [ "$ms" -ge "$END_MS" ]; then
+		fail "$name" "SIG$sig ended the recording after $ms ms, not within $END_MS ms"
 		return
 	fi
 	# One hostile mount holds one worker per path (symbols, unwind tables),
@@ -277,8 +284,8 @@ reads_hang() {
 	end_hung INT reads
 	stop "$late"
 	stop "$mapper"
-	if [ "$ended" = 0 ] || [ "$ms" -ge 1000 ] || [ "$rc" -ne 0 ]; then
-		fail "$name" "SIGINT: ended $ended after $ms ms, status $rc (within 1 s and 0 wanted)"
+	if [ "$ended" = 0 ] || [ "$ms" -ge "$END_MS" ] || [ "$rc" -ne 0 ]; then
+		fail "$name" "SIGINT: ended $ended after $ms ms, status $rc (within $END_MS ms and 0 wanted)"
 		show "$DATA.err"
 		return
 	fi
@@ -390,8 +397,8 @@ jit_perfmap_hang() {
 	end_hung INT jit
 	stop "$burn"
 	stop "$ns"
-	if [ "$ended" = 0 ] || [ "$ms" -ge 1000 ]; then
-		fail "$name" "SIGINT did not end the recording within 1 s (ended $ended, after $ms ms)"
+	if [ "$ended" = 0 ] || [ "$ms" -ge "$END_MS" ]; then
+		fail "$name" "SIGINT did not end the recording within $END_MS ms (ended $ended, after $ms ms)"
 		show "$DATA.err"
 		return
 	fi

@@ -102,9 +102,14 @@ check() {
 	# Rotated files are DATA.TIME; `report` merges what it is given.
 	run_to 60 "$BPFSYM" report $(ls "$T/$name".data "$T/$name".data.2* 2> /dev/null) --folded \
 		> "$T/$name.folded" 2> "$T/$name.folded.err"
-	k=$(folded_count "$T/$name.folded" '^burn;(.*;)?burn_inner$')
+	# burn_inner anywhere in burn's stack: under TCG many samples carry
+	# kernel frames above it (an interrupt's way back to user space).
+	k=$(folded_count "$T/$name.folded" '^burn;(.*;)?burn_inner(;|$)')
+	note "$name: $k samples of burn name burn_inner, in $(ls "$T/$name".data "$T/$name".data.2* 2> /dev/null | grep -c .) files"
 	if [ "$k" -lt 1 ]; then
 		fail "integration/$name" "no sample names burn_inner after the drop"
+		show "$T/$name.folded.err"
+		grep '^burn;' "$T/$name.folded" | sort -t' ' -k2,2nr | head -5 | show
 		return
 	fi
 	pass "integration/$name"

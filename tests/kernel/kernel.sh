@@ -10,8 +10,9 @@
 # host's /boot: the point is to test on another kernel than the one running.
 # The initramfs holds only a static busybox, tests/kernel/init and the
 # modules that mount the host's root over virtio-9p, and overlayfs, ext4
-# (with crc32c, its checksums: without, its mount says ENOENT) and the
-# loop driver for the tests that mount them (the VM has no /lib/modules of
+# (with crc32c, its checksums: without, its mount says ENOENT), the
+# loop driver and fuse (test_hostile_fs's file system that never answers)
+# for the tests that mount them (the VM has no /lib/modules of
 # its own to modprobe from: the host's root is read-only and has none)
 # (their order from modules.dep, which depmod -b makes: the package has
 # none).  Everything goes to build/kernel/ (ignored by git).
@@ -93,7 +94,7 @@ if [ ! -f "$kdir/initrd.img" ] || [ "$top/tests/kernel/init" -nt "$kdir/initrd.i
 	# Each wanted module after its dependencies: modules.dep lists a
 	# module's whole closure, deepest last (modprobe loads it backwards).
 	# A module built into the kernel is in modules.builtin, not here.
-	awk -v want="virtio_pci 9pnet_virtio 9p overlay loop ext4 crc32c_generic" '
+	awk -v want="virtio_pci 9pnet_virtio 9p overlay loop ext4 crc32c_generic fuse" '
 		{ sub(/:$/, "", $1); mod = $1; n = split(mod, p, "/"); name = p[n]
 		  sub(/\.ko(\.[a-z]+)?$/, "", name); gsub(/-/, "_", name)
 		  line[name] = $0 }
@@ -108,7 +109,7 @@ if [ ! -f "$kdir/initrd.img" ] || [ "$top/tests/kernel/init" -nt "$kdir/initrd.i
 		}
 		function emit(m) { if (!(m in seen)) { seen[m] = 1; print m } }
 	' "$mods/modules.dep" > "$kdir/modules.list"
-	for w in virtio_pci 9pnet_virtio 9p overlay loop ext4 crc32c_generic; do
+	for w in virtio_pci 9pnet_virtio 9p overlay loop ext4 crc32c_generic fuse; do
 		grep -Eq "/$w\.ko" "$kdir/modules.list" "$mods/modules.builtin" ||
 			die "$KERNEL has no module $w (modules.dep, modules.builtin)"
 	done

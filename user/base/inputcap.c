@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "base/inputcap.h"
+#include "base/util.h"
 
 static uint64_t counts[INPUTCAP__NR];
 
@@ -35,4 +36,14 @@ const char *inputcap__what(enum inputcap cap)
 const char *inputcap__label(enum inputcap cap)
 {
 	return (unsigned int)cap < INPUTCAP__NR ? caps[cap].label : NULL;
+}
+
+void inputcap__log_counts(void)
+{
+	enum inputcap i;
+
+	for (i = 0; i < INPUTCAP__NR; i++)
+		if (inputcap__count(i))
+			pr_debug("bpfsym: input caps: %llu %s\n", (unsigned long long)inputcap__count(i),
+				 inputcap__what(i));
 }

@@ -35,6 +35,9 @@ uint64_t inputcap__count(enum inputcap cap);
 /* What @cap refused, for people ("call-frame sections over 64 MiB"), or NULL. */
 const char *inputcap__what(enum inputcap cap);
 
+/* Each cap that refused something, a -v line each. */
+void inputcap__log_counts(void);
+
 /* @cap's label in /metrics ("cfi_section"), or NULL. */
 const char *inputcap__label(enum inputcap cap);
 

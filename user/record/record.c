@@ -637,7 +637,6 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 {
 	const struct mapevents_stats *mst = mapevents__stats(r->mev);
 	const struct ingest_stats *ist = ingest__stats(r->ing);
-	enum inputcap i;
 
 	/* The ring buffer was drained after sampling stopped: all it held was read. */
 	if (stats[BPFSYM_STAT_SAMPLES] > ist->symbolized + ist->bad)
@@ -647,16 +646,8 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 	if (ist->bad || mst->bad)
 		pr_warn("bpfsym: %llu malformed ring-buffer records skipped\n",
 			(unsigned long long)(ist->bad + mst->bad));
-	for (i = 0; i < INPUTCAP__NR; i++)
-		if (inputcap__count(i))
-			pr_debug("bpfsym: input caps: %llu %s\n", (unsigned long long)inputcap__count(i),
-				 inputcap__what(i));
-	if (dinfod__count(DINFOD_ASKED))
-		pr_debug("bpfsym: debuginfod: %llu build-ids asked, %llu found, %llu missed, %llu timed out\n",
-			 (unsigned long long)dinfod__count(DINFOD_ASKED),
-			 (unsigned long long)dinfod__count(DINFOD_FOUND),
-			 (unsigned long long)dinfod__count(DINFOD_MISSED),
-			 (unsigned long long)dinfod__count(DINFOD_TIMED_OUT));
+	inputcap__log_counts();
+	dinfod__log_counts();
 	pr_debug("bpfsym: mapping events: %llu map, %llu unmap, %llu fork, %llu exec, %llu exit; "
 		 "%llu model misses, %llu pin failures, %llu map errors, %llu busy VMA lookups\n",
 		 (unsigned long long)mst->maps, (unsigned long long)mst->unmaps,

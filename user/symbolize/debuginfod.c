@@ -229,3 +229,14 @@ const char *dinfod__what(enum dinfod_count c)
 
 	return (unsigned int)c < DINFOD__NR ? what[c] : NULL;
 }
+
+void dinfod__log_counts(void)
+{
+	if (!dinfod__count(DINFOD_ASKED))
+		return;
+	pr_debug("bpfsym: debuginfod: %llu build-ids asked, %llu found, %llu missed, %llu timed out\n",
+		 (unsigned long long)dinfod__count(DINFOD_ASKED),
+		 (unsigned long long)dinfod__count(DINFOD_FOUND),
+		 (unsigned long long)dinfod__count(DINFOD_MISSED),
+		 (unsigned long long)dinfod__count(DINFOD_TIMED_OUT));
+}

@@ -64,4 +64,7 @@ uint64_t dinfod__count(enum dinfod_count c);
 /* @c for people ("build-ids asked"), or NULL. */
 const char *dinfod__what(enum dinfod_count c);
 
+/* The counts on one -v line, when a build-id was asked at all. */
+void dinfod__log_counts(void);
+
 #endif /* BPFSYM_DEBUGINFOD_H */
