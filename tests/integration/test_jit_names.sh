@@ -40,40 +40,19 @@ start_jit() {
 	wait_until 10 grep -q ready "$T/$f.out"
 }
 
-# leaf_share FOLDED COMM A B: "TOTAL A B ANON" over the user leaves of COMM.
+# leaf_share FOLDED COMM A B [re]: "TOTAL A B ANON KERNEL ALL" over the
+# user leaves of COMM: A and B are leaf names, or with "re" patterns;
+# KERNEL counts the samples with kernel frames above the user leaf, ALL
+# every sample of COMM, those without a user frame too.
 leaf_share() {
-	awk -v comm="$2" -v fa="$3" -v fb="$4" '
+	awk -v comm="$2" -v fa="$3" -v fb="$4" -v re="${5:-}" '
 	{
 		n = $NF
 		stack = substr($0, 1, length($0) - length($NF) - 1)
 		k = split(stack, f, ";")
 		if (f[1] != comm)
 			next
-		leaf = ""
-		for (i = 2; i <= k; i++)
-			if (f[i] !~ /_\[k\]$/)
-				leaf = f[i]
-		if (leaf == "")
-			next
-		t += n
-		if (leaf == fa) a += n
-		else if (leaf == fb) b += n
-		else if (leaf ~ /^\[anon\+0x[0-9a-f]+\]$/) an += n
-	}
-	END { print t + 0, a + 0, b + 0, an + 0 }' "$1"
-}
-
-# js_leaves FOLDED: "TOTAL ALPHA BETA KERNEL" over node's samples by user
-# leaf (JS:hotAlpha, JS:hotBeta, any tier mark); KERNEL counts those with
-# kernel frames above the user leaf.
-js_leaves() {
-	awk '
-	{
-		n = $NF
-		stack = substr($0, 1, length($0) - length($NF) - 1)
-		k = split(stack, f, ";")
-		if (f[1] != "node")
-			next
+		all += n
 		leaf = ""
 		kern = 0
 		for (i = 2; i <= k; i++)
@@ -81,12 +60,15 @@ js_leaves() {
 				leaf = f[i]
 			else if (leaf != "")
 				kern = 1
+		if (leaf == "")
+			next
 		t += n
 		if (kern) kt += n
-		if (leaf ~ /^JS:[*^~]?hotAlpha( |$)/) a += n
-		else if (leaf ~ /^JS:[*^~]?hotBeta( |$)/) b += n
+		if (re ? leaf ~ fa : leaf == fa) a += n
+		else if (re ? leaf ~ fb : leaf == fb) b += n
+		else if (leaf ~ /^\[anon\+0x[0-9a-f]+\]$/) an += n
 	}
-	END { print t + 0, a + 0, b + 0, kt + 0 }' "$1"
+	END { print t + 0, a + 0, b + 0, an + 0, kt + 0, all + 0 }' "$1"
 }
 
 # kleaves FOLDED COMM: the top kernel leaves of COMM's samples.
@@ -217,8 +199,8 @@ EOF
 		# By the user leaf: a sample taken while the kernel served an
 		# interrupt or fault from hotAlpha is hotAlpha's (under TCG the
 		# kernel's share of a busy loop is large and varies by run).
-		set -- $(js_leaves "$T/node.folded")
-		tot=$1 a=$2 b=$3 kern=$4
+		set -- $(leaf_share "$T/node.folded" node '^JS:[*^~]?hotAlpha( |$)' '^JS:[*^~]?hotBeta( |$)' re)
+		tot=$6 a=$2 b=$3 kern=$5
 		note "$name: $tot samples of node; user leaf hotAlpha $a, hotBeta $b; with kernel frames on top $kern; $RP_CPU ms of CPU time (~$(samples_for "$RP_CPU" 199) samples)"
 		[ "$kern" -gt 0 ] && kleaves "$T/node.folded" node
 		if ! cpu_enough "$name" node "$RP_CPU" 500 || ! samples_ok "$name" node "$tot" "$RP_CPU" 199; then
