@@ -12,7 +12,8 @@
 #                     the examples under /usr/share/doc/bpfsym/examples, the
 #                     copyright; no maintainer script (nothing enables the unit)
 #   package_install   in the namespace: `apt-get install ./bpfsym_*.deb`, then
-#                     the installed `bpfsym -a -d 1` exits 0 with samples,
+#                     the installed `bpfsym -a -d 1` exits 0 with samples
+#                     (a shell loop burns CPU meanwhile),
 #                     the unit is not enabled; `apt-get remove` leaves none of
 #                     the package's files, `apt-get purge` leaves dpkg no
 #                     trace of it and no path naming bpfsym in the overlays
@@ -118,8 +119,14 @@ apt-get install -y -q --no-install-recommends "$T/pkg.deb" > "$T/apt-install.out
 step "installed $(dpkg-query -W -f='${Version} ${Status}' bpfsym)"
 command -v bpfsym > /dev/null || { step "no bpfsym in PATH"; exit 1; }
 mkdir -p "$T/run"
+# -a samples only what runs: on an idle machine a second holds no sample
+# (CI saw 0), so something burns CPU for the whole recording.
+sh -c 'while :; do :; done' &
+burner=$!
 (cd "$T/run" && bpfsym -a -d 1 > "$T/run.out" 2> "$T/run.err")
 rc=$?
+kill $burner 2> /dev/null
+wait $burner 2> /dev/null
 step "bpfsym -a -d 1: status $rc"
 [ $rc -eq 0 ] || exit 1
 bpfsym report "$T/run/bpfsym.data" --folded > "$T/run.folded" 2> "$T/report.err" ||
@@ -156,7 +163,8 @@ if grep -qx 'STEP ok' "$T/inns.out"; then
 	pass $name
 else
 	fail $name "$(grep '^STEP' "$T/inns.out" | tail -1 | sed 's/^STEP //')"
-	for f in inns.out apt-install.out run.err apt-remove.out apt-purge.out; do
+	# Shortest first: CI keeps only part of a long failure.
+	for f in inns.out run.err report.err apt-remove.out apt-purge.out apt-install.out; do
 		[ -s "$T/$f" ] && show "$T/$f"
 	done
 fi
