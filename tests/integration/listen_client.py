@@ -433,21 +433,23 @@ def cmd_parca(path):
     interval = j["scrape_interval"]
     if not interval.endswith("s") or not interval[:-1].isdigit():
         raise SystemExit("parca: scrape_interval %r is not whole seconds" % interval)
-    timeout = j.get("scrape_timeout", interval)
-    # Parca's rules (pkg/config/config.go, ScrapeConfig.UnmarshalYAML): a
-    # timeout past the interval is refused, and process_cpu needs 2 s at
-    # least.  Its delta profiles ask for scrape_interval seconds
-    # (pkg/scrape/target.go), so a timeout below the interval would cut
-    # every profile short: equal is the one setting that works.
+    # Parca's rules since v0.15 (pkg/config/config.go, ScrapeConfig.Validate):
+    # an unset timeout is the interval + 3 s, a timeout not past the
+    # interval is refused ("scrape timeout must be greater than the
+    # interval"), and process_cpu needs 2 s at least.  Its delta profiles ask
+    # for pprof_config's `seconds`, else scrape_interval seconds
+    # (pkg/scrape/target.go): the timeout must outlast that profile.
+    timeout = j.get("scrape_timeout", "%ds" % (int(interval[:-1]) + 3))
     if not timeout.endswith("s") or not timeout[:-1].isdigit():
         raise SystemExit("parca: scrape_timeout %r is not whole seconds" % timeout)
-    if int(timeout[:-1]) > int(interval[:-1]):
-        raise SystemExit("parca: scrape_timeout past scrape_interval (Parca refuses it)")
+    if int(timeout[:-1]) <= int(interval[:-1]):
+        raise SystemExit("parca: scrape_timeout not past scrape_interval (Parca refuses it)")
     if int(timeout[:-1]) < 2:
         raise SystemExit("parca: scrape_timeout under 2 s (Parca refuses it for process_cpu)")
-    if cpu.get("delta") and int(timeout[:-1]) < int(interval[:-1]):
-        raise SystemExit("parca: scrape_timeout under scrape_interval: the delta profile asks for "
-                         "scrape_interval seconds and would time out")
+    seconds = int(cpu.get("seconds") or interval[:-1])
+    if cpu.get("delta") and int(timeout[:-1]) <= seconds:
+        raise SystemExit("parca: scrape_timeout %s is not past the delta profile's %d seconds: "
+                         "every scrape would time out" % (timeout, seconds))
     print("job", j["job_name"])
     print("targets", " ".join(t for sc in j["static_configs"] for t in sc["targets"]))
     print("scheme", j.get("scheme", "http"))
@@ -459,8 +461,7 @@ def cmd_parca(path):
     print("enabled_profiles", " ".join(sorted(enabled)))
     print("interval", interval[:-1])
     print("timeout", timeout[:-1])
-    # Parca's delta profiles ask for scrape_interval seconds.
-    print("seconds", interval[:-1])
+    print("seconds", seconds)
 
 
 def main():

@@ -285,7 +285,7 @@ cfg_fetch() {	# cfg_fetch KIND FILE: parse, build the URL, fetch it in the backg
 	target=$(f targets "" "$1")
 	secs=$(f seconds "" "$1")
 	tmo=$(f timeout "" "$1")
-	# The target's port is the example's (6060); the test's recorder is on $port.
+	# The target's port is the example's (7470); the test's recorder is on $port.
 	url="$(f scheme "" "$1")://${target%:*}:$port$(f path "" "$1")?seconds=$secs"
 	echo "$url" > "$T/$1.url"
 	curl -sS --max-time $((secs + ${tmo:-10} + 10)) -o "$T/$1.pb.gz" -w '%{http_code}' "$url" > "$T/$1.code" 2>&1 &
