@@ -352,7 +352,65 @@ enum bpfsym_stat {
 	 * counted in the sampler's run_time_ns (kernel.bpf_stats_enabled)
 	 */
 	BPFSYM_STAT_FIRST_NS,
+	/* Python (bpf/python.bpf.h), per sample of a process with an interpreter: */
+	BPFSYM_STAT_PY_SAMPLES,		/* walked with its thread's interpreter frames */
+	BPFSYM_STAT_PY_NO_THREAD,	/* its thread has no thread state (a thread Python did not start) */
+	BPFSYM_STAT_PY_READ_FAULT,	/* the interpreter's memory could not be read: frames missing */
+	BPFSYM_STAT_PY_LEFT,		/* interpreter frames left when the native walk ended */
 	BPFSYM_STAT_MAX,
+};
+
+/*
+ * Interpreter frames (issue 27).  User-side entries of bpfsym_sample.ips[]
+ * are slots; bits 63..60 of a frame's first slot are its kind (x86-64 user
+ * addresses never set them):
+ *   BPFSYM_FK_NATIVE  one slot, a native address;
+ *   BPFSYM_FK_PYTHON  two: (kind << 60 | code object address), then
+ *                     (co_firstlineno << 32 | instruction index), the index
+ *                     in 2-byte code units from the start of the bytecode,
+ *                     0xffffffff when the frame has not started; the line
+ *                     lets user space check the code object it reads there
+ *                     is still the one seen here.
+ * nr_user counts slots.
+ */
+#define BPFSYM_FK_SHIFT		60
+#define BPFSYM_FK_NATIVE	0ull
+#define BPFSYM_FK_PYTHON	1ull
+#define BPFSYM_FK_ADDR_MASK	((1ull << 48) - 1)
+#define BPFSYM_PY_NO_INDEX	0xffffffffu
+
+/* bpfsym_py_proc.flags */
+#define BPFSYM_PY_CFRAME	(1u << 0)	/* the frame via tstate->cframe->current_frame (3.11, 3.12) */
+#define BPFSYM_PY_OWNER		(1u << 1)	/* fr_entry is `owner`, a C-stack shim ends a call (3.12+); else `is_entry` (3.11) */
+
+#define BPFSYM_PY_FRAME_OWNED_BY_CSTACK	3	/* enum _frameowner, 3.12 and 3.13 */
+
+/*
+ * py_procs[tgid]: where a process's CPython keeps its threads and frames,
+ * from its interpreter file (user/runtime/python/): runtime addresses and
+ * the version's offsets, each checked against the file before it gets
+ * here.  How the walker uses them: bpf/python.bpf.h.
+ */
+struct bpfsym_py_proc {
+	__u64 runtime;		/* &_PyRuntime */
+	__u64 eval_start;	/* _PyEval_EvalFrameDefault: [start, end) */
+	__u64 eval_end;
+	__u64 code_type;	/* &PyCode_Type */
+	__u32 flags;		/* BPFSYM_PY_* */
+	__u16 interp_head;	/* _PyRuntimeState.interpreters.head */
+	__u16 threads_head;	/* PyInterpreterState.threads.head */
+	__u16 ts_next;		/* PyThreadState.next */
+	__u16 ts_thread_id;	/* PyThreadState.thread_id: pthread_self(), the thread's fs base */
+	__u16 ts_frame;		/* PyThreadState.cframe (PY_CFRAME) or .current_frame */
+	__u16 cframe_frame;	/* _PyCFrame.current_frame (PY_CFRAME) */
+	__u16 fr_code;		/* _PyInterpreterFrame.f_code (3.13: f_executable) */
+	__u16 fr_previous;	/* .previous */
+	__u16 fr_instr;		/* .prev_instr (3.13: instr_ptr) */
+	__u16 fr_entry;		/* .is_entry (3.11) or .owner (PY_OWNER): one byte */
+	__u16 co_code;		/* PyCodeObject.co_code_adaptive: the bytecode */
+	__u16 co_firstlineno;	/* PyCodeObject.co_firstlineno (int) */
+	__u16 ob_type;		/* PyObject.ob_type */
+	__u16 pad;
 };
 
 /* Values of the rodata setting `target_mode`. */
