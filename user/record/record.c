@@ -339,6 +339,7 @@ static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
 		.follow_children = o->target == RECORD_COMMAND,
 		.want_kernel = !o->user_only,
 		.want_user = !o->kernel_only,
+		.want_interp = !o->no_interp,
 		.freq = o->freq,
 		.ring_size = o->mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE),
 		/* a command's whole process tree; -p's pids */
