@@ -333,8 +333,8 @@ static void test_crafted(void)
 	expect_bad(&c, "bad magic");
 
 	craft_begin(&c);
-	rpt_put_le32(c.file.data + 8, 2);
-	expect_bad(&c, "unsupported version 2");
+	rpt_put_le32(c.file.data + 8, RPT_VERSION + 1);
+	expect_bad(&c, "unsupported version 3");
 
 	craft_begin(&c);
 	rpt_put_le32(c.file.data + 8, 0);
@@ -378,9 +378,34 @@ static void test_crafted(void)
 
 	craft_begin(&c);
 	craft_header(&c);
+	craft_recv(&c, RPT_REC_FRAME, 7, 3, 0, 0, 0, 0, 0, 0);
+	craft_block(&c);
+	expect_bad(&c, "unknown kind 3");
+
+	/* Version 1 had no interpreter frames: kind 2 there is damage. */
+	craft_begin(&c);
+	rpt_put_le32(c.file.data + 8, 1);
+	craft_header(&c);
 	craft_recv(&c, RPT_REC_FRAME, 7, 2, 0, 0, 0, 0, 0, 0);
 	craft_block(&c);
 	expect_bad(&c, "unknown kind 2");
+
+	/* A source module is an interpreter frame's, and only theirs. */
+	craft_begin(&c);
+	craft_header(&c);
+	craft_rec(&c, RPT_REC_STRING, "x.py", 4);
+	craft_recv(&c, RPT_REC_MODULE, 6, RPT_MOD_SOURCE, 0, 0, 0, 0, RPT_RT_PYTHON);
+	craft_recv(&c, RPT_REC_FRAME, 7, RPT_FRAME_USER, 1, 3, 0, 0, 0, 0);
+	craft_block(&c);
+	expect_bad(&c, "kind 1 in a module of kind 4");
+
+	craft_begin(&c);
+	craft_header(&c);
+	craft_rec(&c, RPT_REC_STRING, "x", 1);
+	craft_recv(&c, RPT_REC_MODULE, 5, RPT_MOD_FILE, 0, 0, 0, 0);
+	craft_recv(&c, RPT_REC_FRAME, 7, RPT_FRAME_INTERP, 1, 3, 0, 0, 0, 0);
+	craft_block(&c);
+	expect_bad(&c, "kind 2 in a module of kind 1");
 
 	craft_begin(&c);
 	craft_header(&c);
