@@ -90,6 +90,9 @@ static void interp_name(struct ingest *in, uint32_t pid, const struct proc *p, s
 
 	nf->rt_wait = runtimes__name(in->o.runtimes, nf->fk, &f, p, &nm) == -EAGAIN;
 	nf->sf = (struct sym_frame){ .sym = nm.func, .offset = nm.line, .reason = miss_reason(nm.reason) };
+	/* The line's offset into its function, as a native frame's into its symbol. */
+	if (nm.func && nm.first_line && nm.line >= nm.first_line)
+		nf->sf.sym_off = nm.line - nm.first_line;
 	if (nm.func && nm.file)
 		nf->sf.module = source_module(&in->src, nm.file, nf->fk);
 }

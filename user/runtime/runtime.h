@@ -54,12 +54,14 @@ enum rt_miss {
  * runtime object (a sample kept by ingest holds them for a minute at
  * most, the writer copies them).  file may be NULL (unknown) when func is
  * set; line 0 is unknown.  reason: RT_MISS_NONE when func is set, else
- * why not.
+ * why not.  Recorded as a frame (report.h, RPT_FRAME_INTERP): func its
+ * symbol, file its module, line its offset, line - first_line its sym_off.
  */
 struct rt_name {
 	const char *func;	/* qualified name ("Outer.method", "<module>") */
 	const char *file;	/* the source file as the interpreter names it (co_filename) */
-	uint32_t line;
+	uint32_t line;		/* of the instruction sampled */
+	uint32_t first_line;	/* the function's (co_firstlineno); 0: unknown */
 	uint32_t reason;	/* enum rt_miss */
 };
 
