@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * ingest_int: internal to ingest.c (the records' dispatch, the writers)
- * and ingest_sample.c (a sample's slots decoded into frames and named).
+ * ingest_int: internal to ingest.c (the records' dispatch),
+ * ingest_sample.c (a sample's slots decoded into frames and named) and
+ * ingest_out.c (a named sample to every writer).
  */
 #ifndef BPFSYM_INGEST_INT_H
 #define BPFSYM_INGEST_INT_H
@@ -67,15 +68,18 @@ bool ingest__rt_retry(void *ctx, uint32_t pid, struct named_frame *f);
 /* ingest_sample.c: free the source modules. */
 void ingest__src_free(struct src_mods *sm);
 
+/* ingest_out.c: point @out at writer @w (NULL: none), forgetting the ids of the writer before. */
+void ingest_out__reset(struct ingest_out *out, struct report_writer *w);
+
 /*
- * ingest.c: write sample @out taken at @ts, whose @nr frames are @frames,
+ * ingest_out.c: write sample @out taken at @ts, whose @nr frames are @frames,
  * to every writer (counted), after its cgroup's path (@cgpath, NULL:
  * unknown).  0 or -errno (the file's: a tap's error stops only that tap).
  */
 int ingest__write(struct ingest *in, const struct named_frame *frames, struct rpt_sample *out,
 		  uint32_t nr, uint64_t ts, const char *cgpath);
 
-/* ingest.c: defer's hand-back (defer_write_fn), @ctx the ingest. */
+/* ingest_out.c: defer's hand-back (defer_write_fn), @ctx the ingest. */
 int ingest__deferred_write(void *ctx, struct deferred *e, enum defer_why why);
 
 #endif /* BPFSYM_INGEST_INT_H */
