@@ -72,9 +72,64 @@ enum bpfsym_uend {
 };
 
 /*
+ * Frame kinds of the user side (issue 27).  The nr_user entries of
+ * bpfsym_sample.ips[] after the kernel ones are *slots*; bits 63..60 of a
+ * frame's first slot say its kind, and so how many slots it takes:
+ *   BPFSYM_FK_NATIVE: one slot, a native user address.  x86-64 user
+ *     addresses never set bits 60-63, so every slot written before
+ *     frame kinds existed reads as a native frame, unchanged.
+ *   BPFSYM_FK_PYTHON: two slots.
+ *     slot 0: BPFSYM_FK_PYTHON << BPFSYM_FK_SHIFT | the code object's
+ *             address (bits 0..47, BPFSYM_FK_ADDR_MASK);
+ *     slot 1: co_firstlineno << 32 | the instruction index (2-byte code
+ *             units from the start of the code object's bytecode), as
+ *             read in BPF: user space checks with the firstlineno that
+ *             the code object it reads at that address is the one BPF saw.
+ *   2..15: reserved (a JVM, V8 ...).  A consumer cannot know the slot count
+ *     of a kind it does not know: the rest of that user side is dropped
+ *     there, and counted.
+ * nr_user counts slots, so BPFSYM_MAX_FRAMES stays the cap on slots per
+ * side.  Kernel entries have no kind.
+ */
+#define BPFSYM_FK_SHIFT		60
+#define BPFSYM_FK_MASK		(0xfull << BPFSYM_FK_SHIFT)
+#define BPFSYM_FK_ADDR_MASK	((1ull << 48) - 1)
+
+enum bpfsym_frame_kind {
+	BPFSYM_FK_NATIVE = 0,
+	BPFSYM_FK_PYTHON = 1,
+	BPFSYM_FK_MAX = 16,		/* 4 bits */
+};
+
+/* The kind of the frame whose first slot is @slot (enum bpfsym_frame_kind). */
+static inline __u32 bpfsym_fk_kind(__u64 slot)
+{
+	return (__u32)(slot >> BPFSYM_FK_SHIFT);
+}
+
+/* Slots a frame of @kind takes; 0: a kind this ABI does not define (reserved). */
+static inline __u32 bpfsym_fk_slots(__u32 kind)
+{
+	return kind == BPFSYM_FK_NATIVE ? 1 : kind == BPFSYM_FK_PYTHON ? 2 : 0;
+}
+
+/* A frame's first slot: @kind over @addr (bits 0..47). */
+static inline __u64 bpfsym_fk_slot0(__u32 kind, __u64 addr)
+{
+	return (__u64)kind << BPFSYM_FK_SHIFT | (addr & BPFSYM_FK_ADDR_MASK);
+}
+
+/* A Python frame's second slot: the code object's co_firstlineno, the instruction index. */
+static inline __u64 bpfsym_fk_py_slot1(__u32 firstlineno, __u32 instr)
+{
+	return (__u64)firstlineno << 32 | instr;
+}
+
+/*
  * One CPU sample.  ips[] holds nr_kernel kernel addresses followed by
- * nr_user user addresses, each side leaf first (ips[0] is where the CPU
- * was).  The record is truncated after the last address.
+ * nr_user user slots (above: a native frame's address, or an interpreter
+ * frame's two slots), each side leaf first (ips[0] is where the CPU was).
+ * The record is truncated after the last entry.
  */
 struct bpfsym_sample {
 	struct bpfsym_ev_hdr hdr;
@@ -84,7 +139,7 @@ struct bpfsym_sample {
 	__u64 cgroup_id;	/* cgroup v2 id of the task */
 	char comm[BPFSYM_COMM_LEN];
 	__u16 nr_kernel;
-	__u16 nr_user;
+	__u16 nr_user;		/* slots, not frames: see BPFSYM_FK_SHIFT */
 	__u32 flags;		/* BPFSYM_SF_* */
 	__u64 ips[2 * BPFSYM_MAX_FRAMES];
 };
