@@ -215,8 +215,8 @@ static __always_inline int py_write_frame(struct py_walk *py, struct bpfsym_samp
 		index = (instr - bytecode) / 2;
 	if (idx + 1 >= 2 * BPFSYM_MAX_FRAMES)
 		return 0;
-	s->ips[idx] = BPFSYM_FK_PYTHON << BPFSYM_FK_SHIFT | (code & BPFSYM_FK_ADDR_MASK);
-	s->ips[idx + 1] = line << 32 | index;
+	s->ips[idx] = bpfsym_fk_slot0(BPFSYM_FK_PYTHON, code);
+	s->ips[idx + 1] = bpfsym_fk_py_slot1(line, index);
 	return 1;
 }
 

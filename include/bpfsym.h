@@ -416,22 +416,9 @@ enum bpfsym_stat {
 };
 
 /*
- * Interpreter frames (issue 27).  User-side entries of bpfsym_sample.ips[]
- * are slots; bits 63..60 of a frame's first slot are its kind (x86-64 user
- * addresses never set them):
- *   BPFSYM_FK_NATIVE  one slot, a native address;
- *   BPFSYM_FK_PYTHON  two: (kind << 60 | code object address), then
- *                     (co_firstlineno << 32 | instruction index), the index
- *                     in 2-byte code units from the start of the bytecode,
- *                     0xffffffff when the frame has not started; the line
- *                     lets user space check the code object it reads there
- *                     is still the one seen here.
- * nr_user counts slots.
+ * A Python frame's instruction index (slot 1's low half) when the frame
+ * has not run an instruction yet: its line is then its first line.
  */
-#define BPFSYM_FK_SHIFT		60
-#define BPFSYM_FK_NATIVE	0ull
-#define BPFSYM_FK_PYTHON	1ull
-#define BPFSYM_FK_ADDR_MASK	((1ull << 48) - 1)
 #define BPFSYM_PY_NO_INDEX	0xffffffffu
 
 /* bpfsym_py_proc.flags */
