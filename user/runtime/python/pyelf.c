@@ -268,7 +268,7 @@ static int check_debug_offsets(const struct pyelf_file *f, const struct py_layou
 	return 0;
 }
 
-enum { W_RUNTIME, W_VERSION, W_EVAL, W_CODE_TYPE, W__NR };
+enum { W_RUNTIME, W_VERSION, W_EVAL, W_CODE_TYPE, W_STR_TYPE, W_BYTES_TYPE, W__NR };
 
 /* The symbols, then the version they say, then the table for it. */
 static int find_interp(const struct pyelf_file *f, struct py_layout *out, enum py_miss *why)
@@ -278,6 +278,8 @@ static int find_interp(const struct pyelf_file *f, struct py_layout *out, enum p
 		[W_VERSION] = { .name = "Py_Version" },
 		[W_EVAL] = { .name = "_PyEval_EvalFrameDefault" },
 		[W_CODE_TYPE] = { .name = "PyCode_Type" },
+		[W_STR_TYPE] = { .name = "PyUnicode_Type" },
+		[W_BYTES_TYPE] = { .name = "PyBytes_Type" },
 	};
 	uint64_t version;
 	int err;
@@ -298,7 +300,7 @@ static int find_interp(const struct pyelf_file *f, struct py_layout *out, enum p
 		return 0;
 	}
 	if (!w[W_EVAL].found || !w[W_EVAL].size || !w[W_CODE_TYPE].found ||
-	    w[W_CODE_TYPE].size < TP_SIZE) {
+	    w[W_CODE_TYPE].size < TP_SIZE || !w[W_STR_TYPE].found || !w[W_BYTES_TYPE].found) {
 		*why = PY_MISS_SYMBOLS;
 		return 0;
 	}
@@ -306,6 +308,8 @@ static int find_interp(const struct pyelf_file *f, struct py_layout *out, enum p
 	out->eval_start = w[W_EVAL].value;
 	out->eval_size = w[W_EVAL].size;
 	out->code_type = w[W_CODE_TYPE].value;
+	out->str_type = w[W_STR_TYPE].value;
+	out->bytes_type = w[W_BYTES_TYPE].value;
 	return 0;
 }
 
@@ -352,4 +356,26 @@ int pyelf__probe(int fd, const char *name, struct py_layout *out, enum py_miss *
 	out->minor = minor;
 	pr_debug("pyelf: '%s': %s\n", f.name, pyelf__miss_str(*why));
 	return -ENOENT;
+}
+
+int pyelf__bias(int fd, uint64_t pgoff, uint64_t start, uint64_t *bias)
+{
+	struct pyelf_file f = { .fd = fd, .name = "?" };
+	int err = pyelf_file__open(&f);
+	size_t i;
+
+	if (err)
+		return err;
+	err = -ENOENT;
+	for (i = 0; i < f.nph && err; i++) {
+		const Elf64_Phdr *p = &f.ph[i];
+
+		/* x86-64 maps in 4 KiB pages: the segment's first page is at @pgoff. */
+		if (p->p_type != PT_LOAD || (p->p_offset & ~0xfffull) != pgoff)
+			continue;
+		*bias = start - (p->p_vaddr - (p->p_offset - pgoff));
+		err = 0;
+	}
+	pyelf_file__close(&f);
+	return err;
 }

@@ -40,6 +40,8 @@ struct py_layout {
 	uint64_t eval_start;		/* _PyEval_EvalFrameDefault */
 	uint64_t eval_size;
 	uint64_t code_type;		/* PyCode_Type */
+	uint64_t str_type;		/* PyUnicode_Type */
+	uint64_t bytes_type;		/* PyBytes_Type */
 
 	/* From _PyRuntime to a thread's state. */
 	uint16_t rt_interp_head;	/* _PyRuntimeState.interpreters.head */
@@ -85,7 +87,7 @@ enum py_miss {
 	PY_MISS_NOT_ELF,	/* not an x86-64 ELF64 little-endian executable or library, or malformed */
 	PY_MISS_NOT_PYTHON,	/* no _PyRuntime: not a CPython interpreter */
 	PY_MISS_VERSION,	/* CPython outside 3.11-3.13 (or before 3.11: no Py_Version), or free-threaded */
-	PY_MISS_SYMBOLS,	/* an interpreter without a symbol we need (eval function, PyCode_Type) */
+	PY_MISS_SYMBOLS,	/* an interpreter without a symbol we need (eval function, type objects) */
 	PY_MISS_CHECK,		/* the binary disagrees with the version's table */
 	PY_MISS_CAP,		/* a table over its cap */
 	PY_MISS__NR
@@ -110,5 +112,14 @@ int pyelf__probe(int fd, const char *name, struct py_layout *out, enum py_miss *
  * file: 0, or -ENOENT (not 3.11-3.13).  The addresses are left 0.
  */
 int pyelf__table(uint32_t version, struct py_layout *out);
+
+/*
+ * The load bias of the ELF file open on @fd in a process that maps its
+ * bytes from file offset @pgoff at address @start (a /proc/PID/maps line,
+ * or a MAP record): process address = file vaddr + *@bias.  The PT_LOAD
+ * mapped there is the one whose page-aligned offset is @pgoff.
+ * 0, -ENOENT (no such PT_LOAD), -ENOEXEC (not an ELF file pyelf reads), -EIO.
+ */
+int pyelf__bias(int fd, uint64_t pgoff, uint64_t start, uint64_t *bias);
 
 #endif /* BPFSYM_PYELF_H */
