@@ -2,8 +2,10 @@
 /*
  * The installed CPython interpreters, and a child interpreter that says
  * what its own code objects are (id, co_firstlineno, co_qualname,
- * co_filename and the line of every instruction by co_positions()) and
- * then waits on stdin: the oracle of test_pycode.  No root needed: the
+ * co_filename and the line of every instruction by co_positions()),
+ * then its own stack (qualified names and lines, leaf first: main ->
+ * outer -> a lambda called by map(), from C -> wait) and waits on stdin
+ * in it: the oracle of test_pycode.  No root needed: the
  * child is ours.
  */
 #ifndef BPFSYM_PY_FIXTURE_H
@@ -96,8 +98,19 @@ static const char py_fixture_script[] =
 	"for f in (plain, Outer.Inner.method, gr\xc3\xb6\xc3\x9f" "e, \xe5\x87\xbd\xe6\x95\xb0, "
 	"\xf0\xa0\x80\x80, out):\n"
 	"    out(f.__code__)\n"
-	"print('OTHER', id('not a code object'), id(None), flush=True)\n"
-	"sys.stdin.readline()\n";
+	"def stack():\n"
+	"    f, st = sys._getframe(1), []\n"
+	"    while f:\n"
+	"        st.append('%s:%d' % (f.f_code.co_qualname.encode().hex(), f.f_lineno))\n"
+	"        f = f.f_back\n"
+	"    return ' '.join(st)\n"
+	"def wait():\n"
+	"    print('STACK', stack()); print('OTHER', id('not a code object'), id(None), flush=True); sys.stdin.readline()\n"
+	"def outer():\n"
+	"    return list(map(lambda _: wait(), [0]))\n"
+	"def main():\n"
+	"    outer()\n"
+	"main()\n";
 
 /* The script's file name in its directory: a UCS-2 character (lambda). */
 #define PY_FIXTURE_FILE "pr\xce\xbb" "fung.py"

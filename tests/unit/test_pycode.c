@@ -18,6 +18,7 @@
 #include "runtime/python/pycache.h"
 #include "runtime/python/pycode.h"
 #include "runtime/python/pyproc.h"
+#include "runtime/python/pywalk.h"
 #include "py_fixture.h"
 #include "test.h"
 
@@ -248,6 +249,56 @@ out:
 	return nr;
 }
 
+/*
+ * The main thread's frames walked as BPF is to walk them, named: the
+ * child's own stack (STACK: qualname:line, leaf first), with the entry of
+ * each _PyEval_EvalFrameDefault invocation where CPython starts one: the
+ * lambda map() calls from C, and the module.
+ */
+static size_t check_walk(struct pyproc *pp, const struct py_layout *l, uint64_t bias,
+			 const char *stack, const char *python)
+{
+	struct py_frame fr[32];
+	struct py_code *pc = calloc(1, sizeof(*pc));
+	char want[1024], got[1024], name[256];
+	size_t nr = 0, i, len = 0;
+	int entries = 0;
+
+	if (!ASSERT_OK_PTR(pc, "calloc") ||
+	    !ASSERT_OK(pywalk__thread(pyproc__read, pp, l, bias, pp->pid, fr, ARRAY_SIZE(fr), &nr),
+		       python))
+		goto out;
+	snprintf(want, sizeof(want), "%s", stack);
+	got[0] = 0;
+	for (i = 0; i < nr; i++) {
+		if (!ASSERT_OK(pycode__read(pyproc__read, pp, l, bias, fr[i].code, fr[i].firstlineno,
+					    pc), "walked frame's code"))
+			goto out;
+		name[0] = 0;
+		for (size_t k = 0; k < pc->func_len && 2 * k + 2 < sizeof(name); k++)
+			sprintf(name + 2 * k, "%02x", (unsigned char)pc->func[k]);
+		len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%s:%d", i ? " " : "", name,
+					pycode__line(pc, fr[i].index));
+		pycode__release(pc);
+		if (fr[i].entry)
+			entries++;
+	}
+	ASSERT_STREQ(got, want, python);
+	ASSERT_EQ(nr, (size_t)5, "frames: wait, the lambda, outer, main, the module");
+	if (nr == 5) {
+		ASSERT_TRUE(fr[1].entry && fr[4].entry, "the lambda and the module start invocations");
+		ASSERT_EQ(entries, 2, "two invocations of the eval function");
+	}
+	if (test__failed_now)
+		goto out;
+	ASSERT_EQ(pywalk__thread(pyproc__read, pp, l, bias, 1, fr, ARRAY_SIZE(fr), &nr), -ESRCH,
+		  "no such thread");
+	nr = 5;
+out:
+	free(pc);
+	return nr;
+}
+
 /* Name every code object the child printed; 1 when done, 0 when a check failed first. */
 static int check_child(struct py_fixture *fx, const char *python, const char *lib)
 {
@@ -259,6 +310,7 @@ static int check_child(struct py_fixture *fx, const char *python, const char *li
 	uint64_t bias, start, str_id, none_id;
 	char path[4096], *line, *save;
 	int codes = 0, insns = 0;
+	size_t walked = 0;
 
 	if (!ASSERT_OK(pyproc__find_interp(fx->pid, &l, &bias, path, sizeof(path), &why), python))
 		return 0;
@@ -273,6 +325,10 @@ static int check_child(struct py_fixture *fx, const char *python, const char *li
 	for (line = strtok_r(fx->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct py_code pc;
 
+		if (!strncmp(line, "STACK ", 6)) {
+			walked = check_walk(&pp, &l, bias, line + 6, python);
+			continue;
+		}
 		if (sscanf(line, "OTHER %" SCNu64 " %" SCNu64, &str_id, &none_id) == 2) {
 			ASSERT_EQ(pycode__read(pyproc__read, &pp, &l, bias, str_id, 1, &pc), -EINVAL,
 				  "a str is no code object");
@@ -286,8 +342,9 @@ static int check_child(struct py_fixture *fx, const char *python, const char *li
 		codes++;
 	}
 	ASSERT_EQ(codes, 6, "code objects named");
-	printf("     note: %s (%#x in %s, bias %#" PRIx64 "): %d code objects, %d instructions' lines\n",
-	       python, l.version, path, bias, codes, insns);
+	printf("     note: %s (%#x in %s, bias %#" PRIx64 "): %d code objects, %d instructions' lines, %zu frames walked\n",
+	       python, l.version, path, bias, codes, insns, walked);
+	ASSERT_EQ(walked, (size_t)5, "the main thread walked");
 	pycache__free(cache);
 	pyproc__close(&pp);
 	return 1;
