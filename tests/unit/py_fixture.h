@@ -105,7 +105,7 @@ static const char py_fixture_script[] =
 	"        f = f.f_back\n"
 	"    return ' '.join(st)\n"
 	"def wait():\n"
-	"    print('STACK', stack()); print('OTHER', id('not a code object'), id(None), flush=True); sys.stdin.readline()\n"
+	"    print('STACK', stack()); print('OTHER', id('not a code object'), id(None), __import__('threading').get_ident(), flush=True); sys.stdin.readline()\n"
 	"def outer():\n"
 	"    return list(map(lambda _: wait(), [0]))\n"
 	"def main():\n"

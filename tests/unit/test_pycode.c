@@ -307,7 +307,7 @@ static int check_child(struct py_fixture *fx, const char *python, const char *li
 	struct oracle_code oc;
 	struct pyproc pp;
 	enum py_miss why;
-	uint64_t bias, start, str_id, none_id;
+	uint64_t bias, start, str_id, none_id, ident;
 	char path[4096], *line, *save;
 	int codes = 0, insns = 0;
 	size_t walked = 0;
@@ -329,7 +329,15 @@ static int check_child(struct py_fixture *fx, const char *python, const char *li
 			walked = check_walk(&pp, &l, bias, line + 6, python);
 			continue;
 		}
-		if (sscanf(line, "OTHER %" SCNu64 " %" SCNu64, &str_id, &none_id) == 2) {
+		if (sscanf(line, "OTHER %" SCNu64 " %" SCNu64 " %" SCNu64, &str_id, &none_id,
+			   &ident) == 3) {
+			uint64_t ts, tid = 0;
+
+			/* The thread's pthread_self(), what the BPF walk matches thread states by. */
+			if (ASSERT_OK(pywalk__thread_state(pyproc__read, &pp, &l, bias, fx->pid, &ts),
+				      "thread state") &&
+			    ASSERT_OK(pyproc__read(&pp, ts + l.ts_thread_id, &tid, 8), "thread_id"))
+				ASSERT_EQ(tid, ident, "thread_id is threading.get_ident()");
 			ASSERT_EQ(pycode__read(pyproc__read, &pp, &l, bias, str_id, 1, &pc), -EINVAL,
 				  "a str is no code object");
 			ASSERT_EQ(pycode__read(pyproc__read, &pp, &l, bias, none_id, 1, &pc), -EINVAL,

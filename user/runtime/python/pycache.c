@@ -143,6 +143,7 @@ int pycache__lookup(struct pycache *c, uint32_t pid, uint64_t pstart, uint64_t c
 		 pylinetable__line(e->linetable, e->linetable_len, e->first, index, &line))
 		line = -1;
 	out->line = e->err ? -1 : line;
+	out->firstlineno = e->err ? 0 : e->first;
 	return 0;
 }
 

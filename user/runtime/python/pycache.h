@@ -23,6 +23,7 @@ struct pycache;
 struct py_name {
 	const char *func, *file;
 	int32_t line;		/* -1: unknown */
+	int32_t firstlineno;	/* co_firstlineno (0 with err) */
 	int err;
 };
 

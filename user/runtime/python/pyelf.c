@@ -31,7 +31,8 @@ static const struct py_layout tables[] = {
 	{	/* 3.11 */
 		.minor = 11,
 		.rt_interp_head = 40, .interp_next = 0, .interp_threads_head = 16,
-		.ts_next = 8, .ts_native_tid = 160, .ts_cframe = 56, .cframe_frame = 8, .ts_frame = N,
+		.ts_next = 8, .ts_native_tid = 160, .ts_thread_id = 152,
+		.ts_cframe = 56, .cframe_frame = 8, .ts_frame = N,
 		.fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_is_entry = 68, .fr_owner = 69,
 		.owner_cstack = N,
 		.co_code_adaptive = 184, .co_firstlineno = 72, .co_filename = 112, .co_name = 120,
@@ -42,7 +43,8 @@ static const struct py_layout tables[] = {
 	{	/* 3.12 */
 		.minor = 12,
 		.rt_interp_head = 40, .interp_next = 0, .interp_threads_head = 72,
-		.ts_next = 8, .ts_native_tid = 144, .ts_cframe = 56, .cframe_frame = 0, .ts_frame = N,
+		.ts_next = 8, .ts_native_tid = 144, .ts_thread_id = 136,
+		.ts_cframe = 56, .cframe_frame = 0, .ts_frame = N,
 		.fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_is_entry = N, .fr_owner = 70,
 		.owner_cstack = 3,
 		.co_code_adaptive = 192, .co_firstlineno = 68, .co_filename = 112, .co_name = 120,
@@ -53,7 +55,8 @@ static const struct py_layout tables[] = {
 	{	/* 3.13 */
 		.minor = 13,
 		.rt_interp_head = 632, .interp_next = 7264, .interp_threads_head = 7344,
-		.ts_next = 8, .ts_native_tid = 160, .ts_cframe = N, .cframe_frame = N, .ts_frame = 72,
+		.ts_next = 8, .ts_native_tid = 160, .ts_thread_id = 152,
+		.ts_cframe = N, .cframe_frame = N, .ts_frame = 72,
 		.fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_is_entry = N, .fr_owner = 70,
 		.owner_cstack = 3,
 		.co_code_adaptive = 200, .co_firstlineno = 68, .co_filename = 112, .co_name = 120,
@@ -232,7 +235,8 @@ static int check_debug_offsets(const struct pyelf_file *f, const struct py_layou
 {
 	const struct dbg_field fields[] = {
 		{ 40, l->rt_interp_head }, { 64, l->interp_next }, { 72, l->interp_threads_head },
-		{ 168, l->ts_next }, { 184, l->ts_frame }, { 200, l->ts_native_tid },
+		{ 168, l->ts_next }, { 184, l->ts_frame }, { 192, l->ts_thread_id },
+		{ 200, l->ts_native_tid },
 		{ 232, l->fr_previous }, { 240, l->fr_code }, { 248, l->fr_instr },
 		{ 264, l->fr_owner }, { 280, l->co_filename }, { 288, l->co_name },
 		{ 296, l->co_qualname }, { 304, l->co_linetable }, { 312, l->co_firstlineno },

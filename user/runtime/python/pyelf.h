@@ -48,7 +48,8 @@ struct py_layout {
 	uint16_t interp_next;		/* PyInterpreterState.next */
 	uint16_t interp_threads_head;	/* PyInterpreterState.threads.head */
 	uint16_t ts_next;		/* PyThreadState.next */
-	uint16_t ts_native_tid;		/* PyThreadState.native_thread_id (unsigned long) */
+	uint16_t ts_native_tid;		/* PyThreadState.native_thread_id (unsigned long): the kernel's tid */
+	uint16_t ts_thread_id;		/* PyThreadState.thread_id: pthread_self(), the thread's fs base */
 	/* The current frame: 3.11/3.12 tstate->cframe->current_frame, 3.13 tstate->current_frame. */
 	uint16_t ts_cframe;		/* PyThreadState.cframe, or NONE */
 	uint16_t cframe_frame;		/* _PyCFrame.current_frame, or NONE */

@@ -12,9 +12,8 @@ static int read_ptr(py_read_fn read, void *ctx, uint64_t addr, uint64_t *val)
 	return read(ctx, addr, val, sizeof(*val));
 }
 
-/* The thread state whose native id is @tid, in *@ts. */
-static int find_thread(py_read_fn read, void *ctx, const struct py_layout *l, uint64_t bias,
-		       uint32_t tid, uint64_t *ts)
+int pywalk__thread_state(py_read_fn read, void *ctx, const struct py_layout *l, uint64_t bias,
+			 uint32_t tid, uint64_t *ts)
 {
 	uint64_t interp, id;
 	int i, k, err;
@@ -92,7 +91,7 @@ int pywalk__thread(py_read_fn read, void *ctx, const struct py_layout *l, uint64
 	int err;
 
 	*nr = 0;
-	err = find_thread(read, ctx, l, bias, tid, &ts);
+	err = pywalk__thread_state(read, ctx, l, bias, tid, &ts);
 	if (!err)
 		err = current_frame(read, ctx, l, ts, &frame);
 	/* Shims count as steps too: a cycle in hostile memory still ends. */

@@ -12,6 +12,8 @@
  *   for each interp (interp = *(interp + interp_next)):
  *     for ts = *(interp + interp_threads_head); ts; ts = *(ts + ts_next):
  *       if *(unsigned long *)(ts + ts_native_tid) == tid: found
+ *       (or, as bpf/python.bpf.h does, *(ts + ts_thread_id) == the
+ *       thread's pthread_self(), its fs base)
  *   frame = 3.13: *(ts + ts_frame)
  *           3.11/3.12: *(*(ts + ts_cframe) + cframe_frame)
  *   for (; frame; frame = *(frame + fr_previous)):
@@ -47,6 +49,13 @@ struct py_frame {
 	uint32_t index;		/* slot 1, low half: the instruction, in code units */
 	bool entry;		/* the first frame of its _PyEval_EvalFrameDefault invocation */
 };
+
+/*
+ * The PyThreadState of the thread whose native id is @tid, in *@ts (the
+ * chain's first part): 0, -ESRCH (none has that id), or @read's error.
+ */
+int pywalk__thread_state(py_read_fn read, void *ctx, const struct py_layout *l, uint64_t bias,
+			 uint32_t tid, uint64_t *ts);
 
 /*
  * The Python frames of the thread whose native id is @tid in the process
