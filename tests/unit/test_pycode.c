@@ -17,7 +17,9 @@
 #include "base/util.h"
 #include "runtime/python/pycache.h"
 #include "runtime/python/pycode.h"
+#include "base/offload.h"
 #include "runtime/python/pyproc.h"
+#include "runtime/python/pyrt.h"
 #include "runtime/python/pywalk.h"
 #include "py_fixture.h"
 #include "test.h"
@@ -299,6 +301,52 @@ out:
 	return nr;
 }
 
+/* pyrt__name() until it answers (a read on a worker): its return. */
+static int name_wait(struct pyrt *rt, uint32_t pid, uint64_t pstart, uint64_t code, uint32_t first,
+		     struct py_name *n)
+{
+	int i, err = -EAGAIN;
+
+	for (i = 0; i < 5000 && err == -EAGAIN; i++) {
+		err = pyrt__name(rt, pid, pstart, code, first, 0, n);
+		if (err == -EAGAIN)
+			usleep(1000);
+	}
+	return err;
+}
+
+/* The runtime state the adapter wraps: reads on a pool, answers cached, misses by reason. */
+static void check_pyrt(const struct py_fixture *fx, uint64_t pstart, const struct py_layout *l,
+		       uint64_t bias, const struct oracle_code *oc)
+{
+	struct offload *pool = offload__new(NULL);
+	struct pyrt_opts o = { .pool = pool };
+	struct pyrt *rt = pool ? pyrt__new(&o) : NULL;
+	struct py_name n;
+
+	if (!ASSERT_OK_PTR(rt, "pyrt"))
+		goto out;
+	ASSERT_OK(pyrt__name(rt, fx->pid, pstart, oc->id, oc->first, 0, &n), "no interpreter known");
+	ASSERT_EQ((int)pyrt__miss(n.err), (int)PYRT_MISS_VERSION, "no interpreter: not supported");
+	ASSERT_OK(pyrt__set_interp(rt, fx->pid, pstart, l, bias), "set");
+	if (ASSERT_OK(name_wait(rt, fx->pid, pstart, oc->id, oc->first, &n), "named")) {
+		ASSERT_STREQ(n.func, oc->qual, "through the pool");
+		ASSERT_EQ(n.firstlineno, (int32_t)oc->first, "first line");
+	}
+	ASSERT_OK(pyrt__name(rt, fx->pid, pstart, oc->id, oc->first, 0, &n), "cached: at once");
+	if (ASSERT_OK(name_wait(rt, fx->pid, pstart, oc->id, oc->first + 1, &n), "reused address"))
+		ASSERT_EQ((int)pyrt__miss(n.err), (int)PYRT_MISS_INVALID, "another firstlineno: invalid");
+	ASSERT_OK(pyrt__set_interp(rt, fx->pid, pstart + 1000000000ull, l, bias), "set another");
+	if (ASSERT_OK(name_wait(rt, fx->pid, pstart + 1000000000ull, oc->id, oc->first, &n), "x"))
+		ASSERT_EQ((int)pyrt__miss(n.err), (int)PYRT_MISS_GONE, "another pstart: gone");
+	pyrt__proc_gone(rt, fx->pid, pstart);
+	ASSERT_OK(pyrt__name(rt, fx->pid, pstart, oc->id, oc->first, 0, &n), "gone");
+	ASSERT_EQ((int)pyrt__miss(n.err), (int)PYRT_MISS_VERSION, "forgotten with its process");
+out:
+	pyrt__free(rt);
+	offload__free(pool);
+}
+
 /* Name every code object the child printed; 1 when done, 0 when a check failed first. */
 static int check_child(struct py_fixture *fx, const char *python, const char *lib)
 {
@@ -347,7 +395,8 @@ static int check_child(struct py_fixture *fx, const char *python, const char *li
 		if (!ASSERT_TRUE(parse_code(line, &oc), line))
 			break;
 		insns += check_code(&pp, &l, bias, &oc, python, cache);
-		codes++;
+		if (!codes++)
+			check_pyrt(fx, start, &l, bias, &oc);
 	}
 	ASSERT_EQ(codes, 6, "code objects named");
 	printf("     note: %s (%#x in %s, bias %#" PRIx64 "): %d code objects, %d instructions' lines, %zu frames walked\n",
