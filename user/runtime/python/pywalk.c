@@ -86,7 +86,7 @@ static int read_frame(py_read_fn read, void *ctx, const struct py_layout *l, uin
 int pywalk__thread(py_read_fn read, void *ctx, const struct py_layout *l, uint64_t bias,
 		   uint32_t tid, struct py_frame *out, size_t max, size_t *nr)
 {
-	uint64_t ts, frame, previous;
+	uint64_t ts, frame, previous = 0;
 	size_t steps;
 	int err;
 
