@@ -281,6 +281,11 @@ $(FUZZ_DIR)/fuzz_symfs: tests/fuzz/fuzz_symfs.c $(call fuzz_objs,$(FUZZ_REPORT_M
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_cgroup: tests/fuzz/fuzz_cgroup.c $(call fuzz_objs,cgpaths)
 	$(FUZZ_LINK)
+# The Python runtime's readers of what processes and their files hold (runtime/python/).
+$(FUZZ_DIR)/fuzz_pylinetable: tests/fuzz/fuzz_pylinetable.c $(call fuzz_objs,pycode)
+	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_pyelf: tests/fuzz/fuzz_pyelf.c $(call fuzz_objs,pyelf pyelf_file)
+	$(FUZZ_LINK)
 # A recording's whole per-record path: every module below the loader but the views and the agent.
 $(FUZZ_DIR)/fuzz_ingest: tests/fuzz/fuzz_ingest.c $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(filter \
 		user/base/% user/ingest/% user/model/% user/report/% user/runtime/% user/symbolize/% \
