@@ -27,8 +27,8 @@ const volatile bool want_interp = true;
 /* Threads of one interpreter looked at to find the sampled one. */
 #define PY_MAX_THREADS	256
 /* The bytes of a frame and of a code object read at once: every field used is below. */
-#define PY_FRAME_READ	96
-#define PY_CODE_READ	96
+#define PY_FRAME_READ	BPFSYM_PY_READ
+#define PY_CODE_READ	BPFSYM_PY_READ
 
 /* The Python part of the walk's state (struct unw_walk). */
 struct py_walk {
@@ -246,7 +246,7 @@ static __always_inline int py_step(struct py_walk *py, struct bpfsym_sample *s, 
 	prev = py_field(py, py->p.fr_previous);
 	if (py->p.flags & BPFSYM_PY_OWNER) {
 		/* The shim below a call's frames: not a Python frame, the end of this call's. */
-		if (py_byte(py, py->p.fr_entry) == BPFSYM_PY_FRAME_OWNED_BY_CSTACK) {
+		if (py_byte(py, py->p.fr_entry) == py->p.owner_cstack) {
 			py->frame = prev;
 			py->phase = PY_EVAL;
 			return 0;

@@ -425,8 +425,6 @@ enum bpfsym_stat {
 #define BPFSYM_PY_CFRAME	(1u << 0)	/* the frame via tstate->cframe->current_frame (3.11, 3.12) */
 #define BPFSYM_PY_OWNER		(1u << 1)	/* fr_entry is `owner`, a C-stack shim ends a call (3.12+); else `is_entry` (3.11) */
 
-#define BPFSYM_PY_FRAME_OWNED_BY_CSTACK	3	/* enum _frameowner, 3.12 and 3.13 */
-
 /*
  * py_procs[tgid]: where a process's CPython keeps its threads and frames,
  * from its interpreter file (user/runtime/python/): runtime addresses and
@@ -452,8 +450,11 @@ struct bpfsym_py_proc {
 	__u16 co_code;		/* PyCodeObject.co_code_adaptive: the bytecode */
 	__u16 co_firstlineno;	/* PyCodeObject.co_firstlineno (int) */
 	__u16 ob_type;		/* PyObject.ob_type */
-	__u16 pad;
+	__u16 owner_cstack;	/* FRAME_OWNED_BY_CSTACK's value (PY_OWNER) */
 };
+
+/* The bytes of a frame and of a code object the walker reads: every offset above is below. */
+#define BPFSYM_PY_READ	96
 
 /* Values of the rodata setting `target_mode`. */
 enum bpfsym_target_mode {

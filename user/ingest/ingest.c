@@ -120,6 +120,7 @@ void ingest__fill_header(const struct ingest *in, struct rpt_header *h)
 
 int ingest__tick(struct ingest *in)
 {
+	runtimes__poll(in->o.runtimes, 0);
 	return defer__nr(in->def) ? defer__pass(in->def, 0, false, ingest__deferred_write, in) : 0;
 }
 
@@ -293,11 +294,26 @@ static int on_sample(struct ingest *in, const void *rec, size_t len)
 	return ingest__sample(in, rec, len);
 }
 
+/* A mapping the model took, to the runtimes, which look for their interpreters in it. */
+static void rt_mapped(struct ingest *in, const struct bpfsym_map_ev *e, size_t len)
+{
+	const struct mapping *m;
+	const struct proc *p;
+
+	if (!in->o.runtimes || len < BPFSYM_MAP_EV_HDR_SIZE || !(p = proc_table__find(in->o.procs, e->pid, e->pstart)))
+		return;
+	m = proc__find_mapping(p, e->start);
+	if (m)
+		runtimes__mapped(in->o.runtimes, p, m);
+}
+
 static int on_map(struct ingest *in, const void *rec, size_t len)
 {
 	const struct bpfsym_map_ev *e = rec;
 	int err = mapevents__map(in->o.mev, e, len);
 
+	if (!err)
+		rt_mapped(in, e, len);
 	return err ?: unw_changed(in, rec, len,
 				  len >= BPFSYM_MAP_EV_HDR_SIZE && (e->flags & BPFSYM_MF_VIEWED));
 }
@@ -312,8 +328,12 @@ static int on_unmap(struct ingest *in, const void *rec, size_t len)
 
 static int on_fork(struct ingest *in, const void *rec, size_t len)
 {
+	const struct bpfsym_task_ev *t = rec;
 	int err = mapevents__fork(in->o.mev, rec, len);
 	uint32_t pid;
+
+	if (!err && len >= sizeof(*t))
+		runtimes__forked(in->o.runtimes, t->pid, t->pstart, t->ppid, t->ppstart);
 
 	/*
 	 * The child walks with its parent's views, by loan, until its own:
@@ -327,6 +347,10 @@ static int on_fork(struct ingest *in, const void *rec, size_t len)
 
 static int on_exec(struct ingest *in, const void *rec, size_t len)
 {
+	const struct bpfsym_task_ev *t = rec;
+
+	if (len >= sizeof(*t))
+		runtimes__execed(in->o.runtimes, t->pid, t->pstart);
 	return mapevents__exec(in->o.mev, rec, len) ?: unw_drop(in, rec, len);
 }
 

@@ -128,6 +128,9 @@ static struct proc *proc_of(struct ingest *in, uint32_t pid, uint64_t pstart)
 		err = proc__load_maps(p, path);
 		if (err < 0)
 			pr_debug("ingest: pid %u: reading '%s' failed: %s\n", pid, path, strerror(-err));
+		/* The runtimes look for their interpreters in what was read. */
+		for (size_t i = 0; i < proc__nr_maps(p); i++)
+			runtimes__mapped(in->o.runtimes, p, proc__map_at(p, i));
 	}
 	return p;
 }

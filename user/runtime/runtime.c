@@ -76,6 +76,36 @@ void runtimes__proc_gone(struct runtimes *rs, uint32_t pid, uint64_t pstart)
 			rs->by_kind[k].ops->proc_gone(rs->by_kind[k].ctx, pid, pstart);
 }
 
+/* Each registered runtime with op @op set: its slot in @s. */
+#define EACH_WITH(rs, s, op) \
+	for (const struct rt_slot *s = (rs) ? (rs)->by_kind : NULL; \
+	     s && s < (rs)->by_kind + BPFSYM_FK_MAX; s++) \
+		if (s->ops && s->ops->op)
+
+void runtimes__mapped(struct runtimes *rs, const struct proc *p, const struct mapping *m)
+{
+	EACH_WITH(rs, s, mapped)
+		s->ops->mapped(s->ctx, p, m);
+}
+
+void runtimes__forked(struct runtimes *rs, uint32_t pid, uint64_t pstart, uint32_t ppid, uint64_t ppstart)
+{
+	EACH_WITH(rs, s, forked)
+		s->ops->forked(s->ctx, pid, pstart, ppid, ppstart);
+}
+
+void runtimes__execed(struct runtimes *rs, uint32_t pid, uint64_t pstart)
+{
+	EACH_WITH(rs, s, execed)
+		s->ops->execed(s->ctx, pid, pstart);
+}
+
+void runtimes__poll(struct runtimes *rs, uint64_t wait_ns)
+{
+	EACH_WITH(rs, s, poll)
+		s->ops->poll(s->ctx, wait_ns);
+}
+
 const char *runtimes__kind_name(const struct runtimes *rs, uint32_t kind)
 {
 	return rs && kind < BPFSYM_FK_MAX && rs->by_kind[kind].ops ? rs->by_kind[kind].ops->name : NULL;

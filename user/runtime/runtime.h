@@ -99,6 +99,22 @@ struct runtime_ops {
 	 * grace its late samples get): drop what is cached for it.  May be NULL.
 	 */
 	void (*proc_gone)(void *ctx, uint32_t pid, uint64_t pstart);
+	/*
+	 * Mapping time: where a runtime finds its interpreter in a process
+	 * and tells its BPF walker (through whatever its constructor was
+	 * given: record/ owns the maps).  Each may be NULL.
+	 * mapped: process @p gained mapping @m (both in the model now; also
+	 * every mapping of a process the model loaded from /proc).
+	 * forked: child (@pid, @pstart) of (@ppid, @ppstart), which runs its
+	 * parent's image until it execs.
+	 * execed: (@pid, @pstart) exec'd: the old image's interpreter is gone.
+	 * poll: after each batch (@wait_ns 0), and at start-up with a wait
+	 * for the processes already running: take the work that ended.
+	 */
+	void (*mapped)(void *ctx, const struct proc *p, const struct mapping *m);
+	void (*forked)(void *ctx, uint32_t pid, uint64_t pstart, uint32_t ppid, uint64_t ppstart);
+	void (*execed)(void *ctx, uint32_t pid, uint64_t pstart);
+	void (*poll)(void *ctx, uint64_t wait_ns);
 	/* Free @ctx: the registry is freed.  May be NULL (the caller owns ctx). */
 	void (*free)(void *ctx);
 };
@@ -130,6 +146,12 @@ int runtimes__name(struct runtimes *rs, uint32_t kind, const struct rt_frame *f,
 
 /* Process (@pid, @pstart) left the model: every runtime forgets it.  @rs NULL: a no-op. */
 void runtimes__proc_gone(struct runtimes *rs, uint32_t pid, uint64_t pstart);
+
+/* The mapping-time calls of struct runtime_ops, to every runtime that has them.  @rs NULL: no-ops. */
+void runtimes__mapped(struct runtimes *rs, const struct proc *p, const struct mapping *m);
+void runtimes__forked(struct runtimes *rs, uint32_t pid, uint64_t pstart, uint32_t ppid, uint64_t ppstart);
+void runtimes__execed(struct runtimes *rs, uint32_t pid, uint64_t pstart);
+void runtimes__poll(struct runtimes *rs, uint64_t wait_ns);
 
 /* The name of the runtime registered for @kind ("python"), or NULL. */
 const char *runtimes__kind_name(const struct runtimes *rs, uint32_t kind);
