@@ -303,8 +303,11 @@ static int find_interp(const struct pyelf_file *f, struct py_layout *out, enum p
 		*why = PY_MISS_VERSION;
 		return 0;
 	}
-	if (!w[W_EVAL].found || !w[W_EVAL].size || !w[W_CODE_TYPE].found ||
-	    w[W_CODE_TYPE].size < TP_SIZE || !w[W_STR_TYPE].found || !w[W_BYTES_TYPE].found) {
+	/* An address 0 is no object: and 0 is what the BPF side reads as "none". */
+	if (!w[W_EVAL].found || !w[W_EVAL].size || !w[W_EVAL].value || !w[W_RUNTIME].value ||
+	    !w[W_CODE_TYPE].found || w[W_CODE_TYPE].size < TP_SIZE || !w[W_CODE_TYPE].value ||
+	    !w[W_STR_TYPE].found || !w[W_STR_TYPE].value || !w[W_BYTES_TYPE].found ||
+	    !w[W_BYTES_TYPE].value) {
 		*why = PY_MISS_SYMBOLS;
 		return 0;
 	}
