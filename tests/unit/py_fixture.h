@@ -68,7 +68,7 @@ static inline bool py_fixture_glob(const char *pattern, char *out, size_t cap)
  * a line.
  */
 static const char py_fixture_script[] =
-	"import sys\n"
+	"import sys, threading\n"
 	"def plain():\n"
 	"    return 1\n"
 	"class Outer:\n"
@@ -104,8 +104,10 @@ static const char py_fixture_script[] =
 	"        st.append('%s:%d' % (f.f_code.co_qualname.encode().hex(), f.f_lineno))\n"
 	"        f = f.f_back\n"
 	"    return ' '.join(st)\n"
+	"def other():\n"
+	"    return 'OTHER %d %d %d' % (id('not a code object'), id(None), threading.get_ident())\n"
 	"def wait():\n"
-	"    print('STACK', stack()); print('OTHER', id('not a code object'), id(None), __import__('threading').get_ident(), flush=True); sys.stdin.readline()\n"
+	"    print('STACK', stack()); print(other(), flush=True); sys.stdin.readline()\n"
 	"def outer():\n"
 	"    return list(map(lambda _: wait(), [0]))\n"
 	"def main():\n"

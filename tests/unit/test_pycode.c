@@ -399,8 +399,8 @@ static int check_child(struct py_fixture *fx, const char *python, const char *li
 			check_pyrt(fx, start, &l, bias, &oc);
 	}
 	ASSERT_EQ(codes, 6, "code objects named");
-	printf("     note: %s (%#x in %s, bias %#" PRIx64 "): %d code objects, %d instructions' lines, %zu frames walked\n",
-	       python, l.version, path, bias, codes, insns, walked);
+	printf("     note: %s (%#x in %s, bias %#" PRIx64 "): %d code objects, %d instructions'"
+	       " lines, %zu frames walked\n", python, l.version, path, bias, codes, insns, walked);
 	ASSERT_EQ(walked, (size_t)5, "the main thread walked");
 	pycache__free(cache);
 	pyproc__close(&pp);
