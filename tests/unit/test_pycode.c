@@ -501,7 +501,7 @@ static void check_adapter(const struct py_fixture *fx, const struct py_layout *l
 	if (!ASSERT_OK_PTR(line, "a CODE line"))
 		goto out;
 	f = (struct rt_frame){ .pid = (uint32_t)fx->pid, .pstart = start,
-			       .slot0 = BPFSYM_FK_PYTHON << BPFSYM_FK_SHIFT | oc.id,
+			       .slot0 = (uint64_t)BPFSYM_FK_PYTHON << BPFSYM_FK_SHIFT | oc.id,
 			       .slot1 = (uint64_t)oc.first << 32 | PY_INDEX_BEFORE };
 	ASSERT_OK(runtimes__name(rs, BPFSYM_FK_PYTHON, &f, NULL, &nm), "named");
 	ASSERT_STREQ(nm.func, oc.qual, "through the registry");
