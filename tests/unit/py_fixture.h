@@ -68,7 +68,7 @@ static inline bool py_fixture_glob(const char *pattern, char *out, size_t cap)
  * a line.
  */
 static const char py_fixture_script[] =
-	"import sys, threading\n"
+	"import dis, sys, threading\n"
 	"def plain():\n"
 	"    return 1\n"
 	"class Outer:\n"
@@ -90,13 +90,16 @@ static const char py_fixture_script[] =
 	"        return a / b\n"
 	"    except ZeroDivisionError:\n"
 	"        return None\n"
+	"def gen(n):\n"
+	"    yield n\n"
 	"def out(c):\n"
 	"    ls = ' '.join('%d:%d' % (i, -1 if p[0] is None else p[0])\n"
 	"                  for i, p in enumerate(c.co_positions()))\n"
-	"    print('CODE', id(c), c.co_firstlineno, c.co_qualname.encode().hex(),\n"
+	"    resume = next(i.offset // 2 for i in dis.get_instructions(c) if i.opname == 'RESUME')\n"
+	"    print('CODE', id(c), c.co_firstlineno, resume, c.co_qualname.encode().hex(),\n"
 	"          c.co_filename.encode().hex(), ls)\n"
 	"for f in (plain, Outer.Inner.method, gr\xc3\xb6\xc3\x9f" "e, \xe5\x87\xbd\xe6\x95\xb0, "
-	"\xf0\xa0\x80\x80, out):\n"
+	"\xf0\xa0\x80\x80, gen, out):\n"
 	"    out(f.__code__)\n"
 	"def stack():\n"
 	"    f, st = sys._getframe(1), []\n"

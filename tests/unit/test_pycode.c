@@ -196,6 +196,7 @@ static void test_cache_keys(void)
 struct oracle_code {
 	uint64_t id;
 	uint32_t first;
+	int resume;		/* the first RESUME's index: _co_firsttraceable */
 	char qual[256], file[512];
 	char *pairs;		/* "index:line ..." in the fixture's text */
 };
@@ -205,8 +206,8 @@ static bool parse_code(char *line, struct oracle_code *oc)
 	char qual[512], file[1024];
 	int at;
 
-	if (sscanf(line, "CODE %" SCNu64 " %u %511s %1023s %n", &oc->id, &oc->first, qual, file,
-		   &at) != 4)
+	if (sscanf(line, "CODE %" SCNu64 " %u %d %511s %1023s %n", &oc->id, &oc->first, &oc->resume,
+		   qual, file, &at) != 5)
 		return false;
 	oc->pairs = line + at;
 	return py_fixture_unhex(qual, oc->qual, sizeof(oc->qual)) &&
@@ -235,7 +236,7 @@ static int check_code(struct pyproc *pp, const struct py_layout *l, uint64_t bia
 {
 	struct py_code *pc = calloc(1, sizeof(*pc));
 	struct py_name n;
-	int nr = 0;
+	int nr = 0, traceable;
 
 	if (!ASSERT_OK_PTR(pc, "calloc"))
 		return 0;
@@ -243,6 +244,8 @@ static int check_code(struct pyproc *pp, const struct py_layout *l, uint64_t bia
 		goto out;
 	ASSERT_STREQ(pc->func, oc->qual, python);
 	ASSERT_STREQ(pc->file, oc->file, python);
+	if (ASSERT_OK(pyproc__read(pp, oc->id + l->co_firsttraceable, &traceable, 4), "traceable"))
+		ASSERT_EQ(traceable, oc->resume, "_co_firsttraceable is the first RESUME");
 	nr = check_lines(pc, oc, python);
 	ASSERT_TRUE(nr >= 2, "instructions compared");
 	ASSERT_OK(pycache__add(cache, pp->pid, pp->pstart, oc->id, oc->first, pc, 0), "cache");
@@ -289,6 +292,7 @@ static size_t check_walk(struct pyproc *pp, const struct py_layout *l, uint64_t 
 		pycode__release(pc);
 		if (fr[i].entry)
 			entries++;
+		ASSERT_FALSE(fr[i].incomplete, "a frame blocked in a call has started");
 	}
 	ASSERT_STREQ(got, want, python);
 	ASSERT_EQ(nr, (size_t)5, "frames: wait, the lambda, outer, main, the module");
@@ -403,7 +407,7 @@ static int check_child(struct py_fixture *fx, const char *python, const char *li
 		if (!codes++)
 			check_pyrt(fx, start, &l, bias, &oc);
 	}
-	ASSERT_EQ(codes, 6, "code objects named");
+	ASSERT_EQ(codes, 7, "code objects named");
 	printf("     note: %s (%#x in %s, bias %#" PRIx64 "): %d code objects, %d instructions'"
 	       " lines, %zu frames walked\n", python, l.version, path, bias, codes, insns, walked);
 	ASSERT_EQ(walked, (size_t)5, "the main thread walked");
