@@ -20,6 +20,10 @@
 #include "base/offload.h"
 #include "runtime/python/pyproc.h"
 #include "runtime/python/pyrt.h"
+#include "runtime/python/python.h"
+#include "bpfsym.h"
+#include "model/procmap.h"
+#include "runtime/runtime.h"
 #include "runtime/python/pywalk.h"
 #include "py_fixture.h"
 #include "test.h"
@@ -191,6 +195,7 @@ static void test_cache_keys(void)
 struct oracle_code {
 	uint64_t id;
 	uint32_t first;
+	int resume;		/* the first RESUME's index: _co_firsttraceable */
 	char qual[256], file[512];
 	char *pairs;		/* "index:line ..." in the fixture's text */
 };
@@ -200,8 +205,8 @@ static bool parse_code(char *line, struct oracle_code *oc)
 	char qual[512], file[1024];
 	int at;
 
-	if (sscanf(line, "CODE %" SCNu64 " %u %511s %1023s %n", &oc->id, &oc->first, qual, file,
-		   &at) != 4)
+	if (sscanf(line, "CODE %" SCNu64 " %u %d %511s %1023s %n", &oc->id, &oc->first, &oc->resume,
+		   qual, file, &at) != 5)
 		return false;
 	oc->pairs = line + at;
 	return py_fixture_unhex(qual, oc->qual, sizeof(oc->qual)) &&
@@ -230,7 +235,7 @@ static int check_code(struct pyproc *pp, const struct py_layout *l, uint64_t bia
 {
 	struct py_code *pc = calloc(1, sizeof(*pc));
 	struct py_name n;
-	int nr = 0;
+	int nr = 0, traceable;
 
 	if (!ASSERT_OK_PTR(pc, "calloc"))
 		return 0;
@@ -238,6 +243,8 @@ static int check_code(struct pyproc *pp, const struct py_layout *l, uint64_t bia
 		goto out;
 	ASSERT_STREQ(pc->func, oc->qual, python);
 	ASSERT_STREQ(pc->file, oc->file, python);
+	if (ASSERT_OK(pyproc__read(pp, oc->id + l->co_firsttraceable, &traceable, 4), "traceable"))
+		ASSERT_EQ(traceable, oc->resume, "_co_firsttraceable is the first RESUME");
 	nr = check_lines(pc, oc, python);
 	ASSERT_TRUE(nr >= 2, "instructions compared");
 	ASSERT_OK(pycache__add(cache, pp->pid, pp->pstart, oc->id, oc->first, pc, 0), "cache");
@@ -284,6 +291,7 @@ static size_t check_walk(struct pyproc *pp, const struct py_layout *l, uint64_t 
 		pycode__release(pc);
 		if (fr[i].entry)
 			entries++;
+		ASSERT_FALSE(fr[i].incomplete, "a frame blocked in a call has started");
 	}
 	ASSERT_STREQ(got, want, python);
 	ASSERT_EQ(nr, (size_t)5, "frames: wait, the lambda, outer, main, the module");
@@ -398,9 +406,9 @@ static int check_child(struct py_fixture *fx, const char *python, const char *li
 		if (!codes++)
 			check_pyrt(fx, start, &l, bias, &oc);
 	}
-	ASSERT_EQ(codes, 6, "code objects named");
-	printf("     note: %s (%#x in %s, bias %#" PRIx64 "): %d code objects, %d instructions' lines, %zu frames walked\n",
-	       python, l.version, path, bias, codes, insns, walked);
+	ASSERT_EQ(codes, 7, "code objects named");
+	printf("     note: %s (%#x in %s, bias %#" PRIx64 "): %d code objects, %d instructions'"
+	       " lines, %zu frames walked\n", python, l.version, path, bias, codes, insns, walked);
 	ASSERT_EQ(walked, (size_t)5, "the main thread walked");
 	pycache__free(cache);
 	pyproc__close(&pp);
@@ -474,6 +482,78 @@ static void test_live_gone(void)
 	rmdir(dir);
 }
 
+/*
+ * The runtime through the registry, as a recording drives it: the
+ * process's mappings (from its /proc/PID/maps, as ingest's model has
+ * them) to the mapping-time call, which finds the interpreter (no pool:
+ * here), then the child's first code object named.
+ */
+static void check_adapter(const struct py_fixture *fx)
+{
+	struct runtimes *rs = runtimes__new();
+	struct proc_table *pt = proc_table__new(0);
+	struct oracle_code oc;
+	struct rt_name nm;
+	struct rt_frame f;
+	struct proc *p = NULL;
+	uint64_t start;
+	char maps[64], *text = strdup(fx->text), *line, *save;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)fx->pid);
+	if (!ASSERT_OK_PTR(rs, "registry") || !ASSERT_OK_PTR(pt, "model") || !ASSERT_OK_PTR(text, "strdup") ||
+	    !ASSERT_OK(python__register(rs, &(struct python_opts){ 0 }), "register") ||
+	    !ASSERT_OK(pyproc__start_ns(fx->pid, &start), "start") ||
+	    !ASSERT_OK_PTR(p = proc_table__add(pt, (uint32_t)fx->pid, start), "proc") ||
+	    !ASSERT_OK(proc__load_maps(p, maps) < 0, "maps"))
+		goto out;
+	for (size_t i = 0; i < proc__nr_maps(p); i++)
+		runtimes__mapped(rs, p, proc__map_at(p, i));
+	runtimes__poll(rs, 0);
+	for (line = strtok_r(text, "\n", &save); line && !parse_code(line, &oc);)
+		line = strtok_r(NULL, "\n", &save);
+	if (!ASSERT_OK_PTR(line, "a CODE line"))
+		goto out;
+	f = (struct rt_frame){ .pid = (uint32_t)fx->pid, .pstart = start,
+			       .slot0 = bpfsym_fk_slot0(BPFSYM_FK_PYTHON, oc.id),
+			       .slot1 = bpfsym_fk_py_slot1((uint32_t)oc.first, PY_INDEX_BEFORE) };
+	ASSERT_OK(runtimes__name(rs, BPFSYM_FK_PYTHON, &f, NULL, &nm), "named");
+	ASSERT_STREQ(nm.func, oc.qual, "through the registry");
+	ASSERT_STREQ(nm.file, oc.file, "file");
+	ASSERT_EQ(nm.first_line, oc.first, "first line");
+	ASSERT_EQ(nm.line, oc.first, "before the first instruction: the first line");
+	f.slot1 += 1ull << 32;
+	ASSERT_OK(runtimes__name(rs, BPFSYM_FK_PYTHON, &f, NULL, &nm), "reused address");
+	ASSERT_EQ(nm.reason, (uint32_t)RT_MISS_INVALID, "another firstlineno");
+	runtimes__proc_gone(rs, (uint32_t)fx->pid, start);
+	ASSERT_OK(runtimes__name(rs, BPFSYM_FK_PYTHON, &f, NULL, &nm), "gone");
+	ASSERT_EQ(nm.reason, (uint32_t)RT_MISS_VERSION, "its interpreter forgotten");
+out:
+	free(text);
+	runtimes__free(rs);
+	proc_table__free(pt);
+}
+
+/* runtime.h's Python runtime (python.c), found at mapping time and naming. */
+static void test_adapter(void)
+{
+	char dir[] = "/tmp/bpfsym-pycode.XXXXXX", script[256], python[512];
+	struct py_fixture fx;
+
+	if (!py_fixture_glob(py_fixture_pythons[0], python, sizeof(python)) &&
+	    !py_fixture_glob(py_fixture_pythons[3], python, sizeof(python))) {
+		test__skip("no CPython 3.11 or 3.13 installed");
+		return;
+	}
+	if (!ASSERT_OK_PTR(mkdtemp(dir), "mkdtemp") ||
+	    !ASSERT_OK(py_fixture_write(dir, script, sizeof(script)), "script"))
+		return;
+	if (ASSERT_OK(py_fixture_start(&fx, python, script), python))
+		check_adapter(&fx);
+	py_fixture_stop(&fx);
+	unlink(script);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	RUN_TEST(test_linetable_forms);
@@ -482,5 +562,6 @@ int main(void)
 	RUN_TEST(test_cache_keys);
 	RUN_TEST(test_live_names);
 	RUN_TEST(test_live_gone);
+	RUN_TEST(test_adapter);
 	return TEST_EXIT();
 }

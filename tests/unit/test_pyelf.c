@@ -269,21 +269,25 @@ static void test_probe_tampered(void)
 			  "the copy unchanged probes as the file");
 		ASSERT_EQ((int)probe_patched(lib, copy, l.code_type + 32, l.co_code_adaptive + 8),
 			  (int)PY_MISS_CHECK, "PyCode_Type's tp_basicsize is not co_code_adaptive");
-		ASSERT_EQ((int)probe_patched(lib, copy, ver, 0x030a0cf0), (int)PY_MISS_VERSION, "3.10 in Py_Version");
-		ASSERT_EQ((int)probe_patched(lib, copy, ver, 0x030e00f0), (int)PY_MISS_VERSION, "3.14 in Py_Version");
+		ASSERT_EQ((int)probe_patched(lib, copy, ver, 0x030a0cf0), (int)PY_MISS_VERSION,
+			  "3.10 in Py_Version");
+		ASSERT_EQ((int)probe_patched(lib, copy, ver, 0x030e00f0), (int)PY_MISS_VERSION,
+			  "3.14 in Py_Version");
 		size = firstlineno_member(lib, &l);
-		if (size)
-			printf("     note: %s: co_firstlineno's PyMemberDef at %#" PRIx64 "\n", lib, size);
-		if (size)
+		if (size) {
+			printf("     note: %s: co_firstlineno's PyMemberDef at %#" PRIx64 "\n", lib,
+			       size);
 			ASSERT_EQ((int)probe_patched(lib, copy, size, l.co_firstlineno + 4),
 				  (int)PY_MISS_CHECK, "tp_members' co_firstlineno moved");
+		}
 		if (l.minor < 13)
 			continue;
 		ASSERT_EQ((int)probe_patched(lib, copy, l.runtime + 72, l.interp_threads_head + 8),
 			  (int)PY_MISS_CHECK, "_Py_DebugOffsets' threads_head moved");
 		ASSERT_EQ((int)probe_patched(lib, copy, l.runtime + 360, 16), (int)PY_MISS_CHECK,
 			  "_Py_DebugOffsets' ob_type moved");
-		ASSERT_EQ((int)probe_patched(lib, copy, l.runtime + 16, 1), (int)PY_MISS_VERSION, "free-threaded");
+		ASSERT_EQ((int)probe_patched(lib, copy, l.runtime + 16, 1), (int)PY_MISS_VERSION,
+			  "free-threaded");
 		ASSERT_EQ((int)probe_patched(lib, copy, l.runtime, 0), (int)PY_MISS_CHECK, "no cookie");
 	}
 	rmdir(dir);

@@ -30,7 +30,7 @@ typedef int (*py_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);
 #define PY_FILE_MAX	4096
 /* co_linetable read at most (bytes): past it the line is unknown. */
 #define PY_LINETABLE_MAX (256u * 1024)
-/* The instruction index of a 3.11 frame that has not run an instruction yet (prev_instr one before). */
+/* The index of a 3.11 frame that ran no instruction yet (prev_instr one before the first). */
 #define PY_INDEX_BEFORE	UINT32_MAX
 
 /* A code object as read: what names its frames, whatever their instruction. */

@@ -34,9 +34,9 @@ static const struct py_layout tables[] = {
 		.ts_next = 8, .ts_native_tid = 160, .ts_thread_id = 152,
 		.ts_cframe = 56, .cframe_frame = 8, .ts_frame = N,
 		.fr_code = 32, .fr_previous = 48, .fr_instr = 56, .fr_is_entry = 68, .fr_owner = 69,
-		.owner_cstack = N,
-		.co_code_adaptive = 184, .co_firstlineno = 72, .co_filename = 112, .co_name = 120,
-		.co_qualname = 128, .co_linetable = 136,
+		.owner_cstack = N, .owner_generator = 1,
+		.co_code_adaptive = 184, .co_firsttraceable = 168, .co_firstlineno = 72,
+		.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136,
 		.ob_type = 8, .bytes_size = 16, .bytes_sval = 32, .str_length = 16, .str_state = 32,
 		.str_ascii_size = 48, .str_compact_size = 72, .str_data = 72,
 	},
@@ -46,9 +46,9 @@ static const struct py_layout tables[] = {
 		.ts_next = 8, .ts_native_tid = 144, .ts_thread_id = 136,
 		.ts_cframe = 56, .cframe_frame = 0, .ts_frame = N,
 		.fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_is_entry = N, .fr_owner = 70,
-		.owner_cstack = 3,
-		.co_code_adaptive = 192, .co_firstlineno = 68, .co_filename = 112, .co_name = 120,
-		.co_qualname = 128, .co_linetable = 136,
+		.owner_cstack = 3, .owner_generator = 1,
+		.co_code_adaptive = 192, .co_firsttraceable = 176, .co_firstlineno = 68,
+		.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136,
 		.ob_type = 8, .bytes_size = 16, .bytes_sval = 32, .str_length = 16, .str_state = 32,
 		.str_ascii_size = 40, .str_compact_size = 56, .str_data = 56,
 	},
@@ -58,9 +58,9 @@ static const struct py_layout tables[] = {
 		.ts_next = 8, .ts_native_tid = 160, .ts_thread_id = 152,
 		.ts_cframe = N, .cframe_frame = N, .ts_frame = 72,
 		.fr_code = 0, .fr_previous = 8, .fr_instr = 56, .fr_is_entry = N, .fr_owner = 70,
-		.owner_cstack = 3,
-		.co_code_adaptive = 200, .co_firstlineno = 68, .co_filename = 112, .co_name = 120,
-		.co_qualname = 128, .co_linetable = 136,
+		.owner_cstack = 3, .owner_generator = 1,
+		.co_code_adaptive = 200, .co_firsttraceable = 184, .co_firstlineno = 68,
+		.co_filename = 112, .co_name = 120, .co_qualname = 128, .co_linetable = 136,
 		.ob_type = 8, .bytes_size = 16, .bytes_sval = 32, .str_length = 16, .str_state = 32,
 		.str_ascii_size = 40, .str_compact_size = 56, .str_data = 56,
 	},
@@ -303,8 +303,11 @@ static int find_interp(const struct pyelf_file *f, struct py_layout *out, enum p
 		*why = PY_MISS_VERSION;
 		return 0;
 	}
-	if (!w[W_EVAL].found || !w[W_EVAL].size || !w[W_CODE_TYPE].found ||
-	    w[W_CODE_TYPE].size < TP_SIZE || !w[W_STR_TYPE].found || !w[W_BYTES_TYPE].found) {
+	/* An address 0 is no object: and 0 is what the BPF side reads as "none". */
+	if (!w[W_EVAL].found || !w[W_EVAL].size || !w[W_EVAL].value || !w[W_RUNTIME].value ||
+	    !w[W_CODE_TYPE].found || w[W_CODE_TYPE].size < TP_SIZE || !w[W_CODE_TYPE].value ||
+	    !w[W_STR_TYPE].found || !w[W_STR_TYPE].value || !w[W_BYTES_TYPE].found ||
+	    !w[W_BYTES_TYPE].value) {
 		*why = PY_MISS_SYMBOLS;
 		return 0;
 	}

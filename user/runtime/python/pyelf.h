@@ -62,6 +62,7 @@ struct py_layout {
 	uint16_t fr_is_entry;		/* 3.11: bool is_entry; NONE after */
 	uint16_t fr_owner;		/* char owner */
 	uint16_t owner_cstack;		/* 3.12+: FRAME_OWNED_BY_CSTACK; NONE in 3.11 */
+	uint16_t owner_generator;	/* FRAME_OWNED_BY_GENERATOR: never incomplete */
 
 	/* PyCodeObject */
 	uint16_t co_code_adaptive;	/* the bytecode: 2-byte code units */
@@ -70,6 +71,7 @@ struct py_layout {
 	uint16_t co_name;
 	uint16_t co_qualname;
 	uint16_t co_linetable;		/* PyObject * (bytes) */
+	uint16_t co_firsttraceable;	/* int _co_firsttraceable: a frame before it is incomplete */
 
 	/* Objects */
 	uint16_t ob_type;		/* PyObject.ob_type */

@@ -50,7 +50,8 @@ void pyrt__free(struct pyrt *rt);
 
 /*
  * Process (@pid, @pstart) runs the interpreter @l (a layout pyelf__probe
- * gave), loaded at @bias.  0 or -ENOMEM.  Said again, the new one holds.
+ * gave), loaded at @bias.  0, -ENOMEM, or -E2BIG (65536 processes known).
+ * Said again, the new one holds.
  */
 int pyrt__set_interp(struct pyrt *rt, uint32_t pid, uint64_t pstart, const struct py_layout *l,
 		     uint64_t bias);

@@ -8,6 +8,11 @@
 #include "runtime/python/python.h"
 #include "runtime/runtime.h"
 
+_Static_assert((int)PYRT_MISS_GONE == RT_MISS_GONE && (int)PYRT_MISS_VERSION == RT_MISS_VERSION &&
+		       (int)PYRT_MISS_INVALID == RT_MISS_INVALID && (int)PYRT_MISS_READ == RT_MISS_READ &&
+		       (int)PYRT_MISS_NO_ANSWER == RT_MISS_NO_ANSWER,
+	       "pyrt's reasons are runtime.h's");
+
 struct python {
 	struct pyrt *rt;
 	struct pyattach *att;

@@ -58,7 +58,7 @@ static int read_frame(py_read_fn read, void *ctx, const struct py_layout *l, uin
 	uint8_t h[80];
 	uint64_t instr, type;
 	int64_t units;
-	int32_t first;
+	int32_t first, traceable;
 	int err;
 
 	err = read(ctx, frame, h, sizeof(h));
@@ -75,11 +75,14 @@ static int read_frame(py_read_fn read, void *ctx, const struct py_layout *l, uin
 		err = -EINVAL;
 	if (!err)
 		err = read(ctx, f->code + l->co_firstlineno, &first, sizeof(first));
+	if (!err)
+		err = read(ctx, f->code + l->co_firsttraceable, &traceable, sizeof(traceable));
 	if (err)
 		return err;
 	f->firstlineno = (uint32_t)first;
 	units = (int64_t)(instr - (f->code + l->co_code_adaptive)) / 2;
 	f->index = units < 0 || units >= PY_INDEX_BEFORE ? PY_INDEX_BEFORE : (uint32_t)units;
+	f->incomplete = h[l->fr_owner] != l->owner_generator && units < traceable;
 	return 0;
 }
 

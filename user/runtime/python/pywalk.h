@@ -25,6 +25,9 @@
  *             (negative, 3.11's prev_instr before the first: PY_INDEX_BEFORE)
  *     firstlineno = *(int *)(code + co_firstlineno)
  *     3.11: the byte at fr_is_entry says this frame is its invocation's first
+ *     incomplete (still in its prologue, before RESUME): owner is not
+ *     owner_generator and index < *(int *)(code + co_firsttraceable)
+ *     (signed: 3.11's -1 too); sys._current_frames() skips such frames
  * Each invocation of _PyEval_EvalFrameDefault on the native stack runs
  * one run of frames: leaf first, up to the one marked entry.  The BPF
  * walk emits, where the native walk meets the eval function's n-th frame
@@ -48,6 +51,7 @@ struct py_frame {
 	uint32_t firstlineno;	/* slot 1, high half */
 	uint32_t index;		/* slot 1, low half: the instruction, in code units */
 	bool entry;		/* the first frame of its _PyEval_EvalFrameDefault invocation */
+	bool incomplete;	/* not started: CPython's own views skip it (_PyFrame_IsIncomplete) */
 };
 
 /*
