@@ -109,7 +109,7 @@ static void expect_slots(struct expect *x, const uint8_t *rec, uint32_t nk, uint
 }
 
 /* The fuzz runtime: by the code address's low bits, a name, a miss, no answer ever, a breach. */
-static int frt_name(void *ctx, const struct rt_frame *f, const struct proc *p, struct rt_name *out)
+static int frt_name(void *ctx, const struct rt_frame *f, const struct proc *p, struct rt_name *nm)
 {
 	static const char *const funcs[] = { "main", "Outer.run", "<listcomp>", "leaf" };
 	uint64_t a = f->slot0 & BPFSYM_FK_ADDR_MASK;
@@ -117,16 +117,16 @@ static int frt_name(void *ctx, const struct rt_frame *f, const struct proc *p, s
 	(void)ctx, (void)p;
 	switch (a & 3) {
 	case 0:
-		*out = (struct rt_name){ .func = funcs[(a >> 2) & 3], .file = (a & 16) ? "/a.py" : NULL,
+		*nm = (struct rt_name){ .func = funcs[(a >> 2) & 3], .file = (a & 16) ? "/a.py" : NULL,
 					 .line = (uint32_t)f->slot1, .first_line = (uint32_t)(f->slot1 >> 32) };
 		return 0;
 	case 1:
-		*out = (struct rt_name){ .reason = (uint32_t)(a >> 2) % RT_MISS_MAX };
+		*nm = (struct rt_name){ .reason = (uint32_t)(a >> 2) % RT_MISS_MAX };
 		return 0;
 	case 2:
 		return -EAGAIN;
 	default:
-		*out = (struct rt_name){ .reason = (uint32_t)(a >> 2) };
+		*nm = (struct rt_name){ .reason = (uint32_t)(a >> 2) };
 		return (a & 4) ? -EIO : 0;
 	}
 }
