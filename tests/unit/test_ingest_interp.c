@@ -35,6 +35,7 @@
 
 #include "test.h"
 #include "ingest_fixture.h"
+#include "view_render.h"
 #include "profile.pb-c.h"
 #include "runtime/runtime.h"
 #include "view/format/report_flame.h"
@@ -181,20 +182,6 @@ static void interp_is(const struct rec *r, size_t si, uint32_t i, const char *fu
 	ASSERT_EQ(m->build_id_len, 0u, "no build-id");
 }
 
-static char *render(int (*fn)(FILE *, const struct report *, const struct view_opts *),
-		    const struct report *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!ASSERT_OK_PTR(f, "open_memstream"))
-		return NULL;
-	ASSERT_OK(fn(f, r, NULL), "render");
-	fclose(f);
-	return buf;
-}
-
 static int flame(FILE *f, const struct report *r, const struct view_opts *o)
 {
 	return report_flame__fprint(f, r, o, NULL);
@@ -260,18 +247,18 @@ static void check_pprof(const struct rec *r)
 
 static void check_views(const struct rec *r)
 {
-	has(render(report_view__folded, r->rpt),
+	has(render(report_view__folded, r->rpt, NULL),
 	    "main_[p];ing_gamma;Outer.middle_[p];ing_beta;leaf_a_[p];ing_alpha;k_one_[k] 1",
 	    "folded: qualified names marked _[p], interleaved");
-	has(render(report_view__table, r->rpt), "Outer.middle", "table: the qualified name");
-	has(render(report_view__table, r->rpt), "app.py", "table: its file in the module column");
-	has(render(report_view__table, r->rpt), "# interpreter frames: 3 named", "table header");
-	has(render(report_script__write, r->rpt), "5000 py::leaf_a (" APP ":13)\n",
+	has(render(report_view__table, r->rpt, NULL), "Outer.middle", "table: the qualified name");
+	has(render(report_view__table, r->rpt, NULL), "app.py", "table: its file in the module column");
+	has(render(report_view__table, r->rpt, NULL), "# interpreter frames: 3 named", "table header");
+	has(render(report_script__write, r->rpt, NULL), "5000 py::leaf_a (" APP ":13)\n",
 	    "perf-script: as perf prints Python's, the file and line for the DSO");
-	has(render(report_script__write, r->rpt), " ing_beta+0x5 (",
+	has(render(report_script__write, r->rpt, NULL), " ing_beta+0x5 (",
 	    "perf-script: a native caller after a Python frame is a return address");
-	has(render(flame, r->rpt), "Outer.middle_[p]", "flame graph: the marked name");
-	has(render(flame, r->rpt), ">Python</text>", "flame graph: the legend says which colour");
+	has(render(flame, r->rpt, NULL), "Outer.middle_[p]", "flame graph: the marked name");
+	has(render(flame, r->rpt, NULL), ">Python</text>", "flame graph: the legend says which colour");
 	check_pprof(r);
 }
 
@@ -315,7 +302,7 @@ static void test_interp_same_line(void)
 	interp_is(&r, 0, 0, "<listcomp>", 34, 30, 0x5300);
 	interp_is(&r, 0, 1, "main", 34, 30, 0x5200);
 	ASSERT_EQ(report__nr_frames(r.rpt), (size_t)2, "two frames, not one named twice");
-	has(render(report_view__folded, r.rpt), "main_[p];<listcomp>_[p] 1", "folded");
+	has(render(report_view__folded, r.rpt, NULL), "main_[p];<listcomp>_[p] 1", "folded");
 out:
 	rec_close(&r);
 	drop_runtime();
@@ -344,7 +331,7 @@ static void test_interp_cut(void)
 	frame_is(&r, 1, 0, "ing_alpha", 4, lib_path);
 	ASSERT_EQ(report__header(r.rpt)->interp[RPT_IC_CUT_KIND], (uint64_t)1, "END: cut at a kind");
 	ASSERT_EQ(report__header(r.rpt)->interp[RPT_IC_CUT_SHORT], (uint64_t)1, "END: cut short");
-	has(render(report_view__table, r.rpt),
+	has(render(report_view__table, r.rpt, NULL),
 	    "1 stacks cut: unknown frame kind, 1 stacks cut: frame missing its slot", "table header");
 out:
 	rec_close(&r);
@@ -379,8 +366,8 @@ static void test_interp_misses(void)
 		goto out;
 	unnamed_is(&r, 0, 0, 0x5000, RPT_INTERP_UNSUPPORTED);
 	ASSERT_EQ(report__header(r.rpt)->interp[RPT_IC_UNSUPPORTED], (uint64_t)1, "END: not supported");
-	has(render(report_view__folded, r.rpt), ";[interpreter]_[p] 1", "folded: unnamed, still marked");
-	has(render(report_script__write, r.rpt), "5000 [unknown] ([interpreter])", "perf-script");
+	has(render(report_view__folded, r.rpt, NULL), ";[interpreter]_[p] 1", "folded: unnamed, still marked");
+	has(render(report_script__write, r.rpt, NULL), "5000 [unknown] ([interpreter])", "perf-script");
 	rec_close(&r);
 
 	if (!with_runtime() || !rec_open(&r, "interp_misses", false))
@@ -395,7 +382,7 @@ static void test_interp_misses(void)
 	unnamed_is(&r, 1, 0, 0x5400, RPT_INTERP_GONE);
 	ASSERT_EQ(report__header(r.rpt)->interp[RPT_IC_INVALID], (uint64_t)1, "END: invalid");
 	ASSERT_EQ(report__header(r.rpt)->interp[RPT_IC_GONE], (uint64_t)1, "END: gone");
-	has(render(report_view__table, r.rpt), "1 process gone, 1 invalid frame", "table header");
+	has(render(report_view__table, r.rpt, NULL), "1 process gone, 1 invalid frame", "table header");
 out:
 	rec_close(&r);
 	drop_runtime();

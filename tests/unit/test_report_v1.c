@@ -22,6 +22,7 @@
 TEST_SUITE("report_v1");
 
 #include "report_craft.h"
+#include "view_render.h"
 
 static char errbuf[512];
 
@@ -55,20 +56,6 @@ static void craft_v1(struct craft *c)
 	craft_block(c);
 }
 
-static char *render(int (*fn)(FILE *, const struct report *, const struct view_opts *),
-		    const struct report *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!ASSERT_OK_PTR(f, "open_memstream"))
-		return NULL;
-	ASSERT_OK(fn(f, r, NULL), "render");
-	fclose(f);
-	return buf;
-}
-
 static void test_reads_version1(void)
 {
 	const struct rpt_header *h;
@@ -95,7 +82,7 @@ static void test_reads_version1(void)
 		ASSERT_STREQ(f->sym, "memcpy", "user frame");
 		ASSERT_EQ(f->addr, 0x7f0000001234ULL, "its address");
 	}
-	out = render(report_view__folded, r);
+	out = render(report_view__folded, r, NULL);
 	ASSERT_STREQ(out, "bash;memcpy;do_syscall_64_[k] 1\n", "folded as before");
 	free(out);
 	report__free(r);

@@ -110,17 +110,3 @@ const char *runtimes__kind_name(const struct runtimes *rs, uint32_t kind)
 {
 	return rs && kind < BPFSYM_FK_MAX && rs->by_kind[kind].ops ? rs->by_kind[kind].ops->name : NULL;
 }
-
-const char *rt_miss__str(uint32_t reason)
-{
-	static const char *const names[RT_MISS_MAX] = {
-		[RT_MISS_NONE] = "named",
-		[RT_MISS_GONE] = "process gone",
-		[RT_MISS_VERSION] = "not supported",
-		[RT_MISS_INVALID] = "invalid frame",
-		[RT_MISS_READ] = "memory unreadable",
-		[RT_MISS_NO_ANSWER] = "read did not answer",
-	};
-
-	return reason < RT_MISS_MAX ? names[reason] : "unknown reason";
-}

@@ -156,7 +156,4 @@ void runtimes__poll(struct runtimes *rs, uint64_t wait_ns);
 /* The name of the runtime registered for @kind ("python"), or NULL. */
 const char *runtimes__kind_name(const struct runtimes *rs, uint32_t kind);
 
-/* "process gone", "not supported" ... for messages. */
-const char *rt_miss__str(uint32_t reason);
-
 #endif /* BPFSYM_RUNTIME_H */
