@@ -281,9 +281,15 @@ $(FUZZ_DIR)/fuzz_symfs: tests/fuzz/fuzz_symfs.c $(call fuzz_objs,$(FUZZ_REPORT_M
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_cgroup: tests/fuzz/fuzz_cgroup.c $(call fuzz_objs,cgpaths)
 	$(FUZZ_LINK)
+# The Python runtime's readers of what processes and their files hold (runtime/python/).
+$(FUZZ_DIR)/fuzz_pylinetable: tests/fuzz/fuzz_pylinetable.c $(call fuzz_objs,pycode)
+	$(FUZZ_LINK)
+$(FUZZ_DIR)/fuzz_pyelf: tests/fuzz/fuzz_pyelf.c $(call fuzz_objs,pyelf pyelf_file)
+	$(FUZZ_LINK)
 # A recording's whole per-record path: every module below the loader but the views and the agent.
 $(FUZZ_DIR)/fuzz_ingest: tests/fuzz/fuzz_ingest.c $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(filter \
-		user/base/% user/ingest/% user/model/% user/report/% user/symbolize/% user/unwind/%,$(LIB_SRCS)))
+		user/base/% user/ingest/% user/model/% user/report/% user/runtime/% user/symbolize/% \
+		user/unwind/%,$(LIB_SRCS)))
 	$(FUZZ_LINK)
 $(FUZZ_DIR)/fuzz_pprof: tests/fuzz/fuzz_pprof.c $(call fuzz_objs,report_pprof report_pprof_pack $(FUZZ_REPORT_MODS)) \
 		$(patsubst $(BUILD)/%.pb-c.h,$(FUZZ_DIR)/obj/%.pb-c.o,$(PROTO_HDRS))

@@ -63,6 +63,19 @@ struct {
 } unw_procs SEC(".maps");
 
 /*
+ * py_procs[tgid]: the process's CPython (bpf/python.bpf.h), written by
+ * userspace when an interpreter file is mapped, dropped by the tracker at
+ * exec; a child that has not exec'd uses its parent's (unw_alias).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);	/* tgid */
+	__type(value, struct bpfsym_py_proc);
+} py_procs SEC(".maps");
+
+/*
  * A forked child without a view of its own walks with its parent's
  * (child tgid -> parent tgid, written by the tracker at fork).  Copying
  * the parent's view instead (6 KiB into a hash) cost 5-8 us a fork, and

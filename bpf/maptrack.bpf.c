@@ -315,6 +315,9 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	 * for the others, most of them.  Where the sample takes it from the
 	 * process's list, the list starts here, with the loader's mappings.
 	 */
+	/* The old image's interpreter is gone with it (one look-up for most). */
+	if (bpf_map_lookup_elem(&py_procs, &tgid))
+		bpf_map_delete_elem(&py_procs, &tgid);
 	if (lazy_maps) {
 		if (bpf_map_lookup_elem(&unw_fresh, &tgid)) {
 			bpf_map_delete_elem(&unw_fresh, &tgid);
@@ -344,6 +347,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 			bpf_map_delete_elem(&unw_procs, &tgid);
 		bpf_map_delete_elem(&unw_alias, &tgid);
 	}
+
 	/* The new image's view starts here, filled by the MAP records below. */
 	bpf_map_update_elem(&unw_fresh, &tgid, &fresh_empty, BPF_ANY);
 

@@ -1,9 +1,22 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * Stack capture, behind one interface so the way user stacks are walked can
- * change (frame pointers today; unwinding without them later) without
- * touching the sampler.  Each function fills at most BPFSYM_MAX_FRAMES
- * addresses, leaf first, and returns how many, or a negative error.
+ * Stack capture.  The kernel side is always bpf_get_stack's.  The user side
+ * is taken one of three ways (rodata `ustack_mode`, enum
+ * bpfsym_ustack_mode): by the kernel's frame-pointer walk here
+ * (capture_user_stack, BPFSYM_USTACK_KERNEL_FP), or by the walk in
+ * unwind.bpf.h (unw_walk_user: the files' call-frame tables with the
+ * frame-pointer rule where a file has none, --call-graph dwarf, the
+ * default; or frame pointers alone, --call-graph fp), which also says why
+ * the stack ended (enum bpfsym_uend).  The sampler (on_sample) chooses.
+ *
+ * What lands in the sample's user side are slots (include/bpfsym.h,
+ * BPFSYM_FK_SHIFT): every walk here writes native frames, one slot each
+ * (kind 0, the address as sampled).  An interpreter's walker (a runtime:
+ * bpf/NAME.bpf.h, its frame kind in include/bpfsym.h) is entered from
+ * the native walk where it meets the interpreter's eval function and
+ * writes that kind's slots in between.  Each function fills at most
+ * BPFSYM_MAX_FRAMES entries, leaf first, and returns how many, or a
+ * negative error.
  */
 #ifndef BPFSYM_STACK_BPF_H
 #define BPFSYM_STACK_BPF_H

@@ -20,6 +20,7 @@
 #define BPFSYM_UNWIND_BPF_H
 
 #include "inode.bpf.h"
+#include "python.bpf.h"
 
 /* How user stacks are walked: enum bpfsym_ustack_mode. */
 const volatile __u32 ustack_mode = BPFSYM_USTACK_TABLES;
@@ -92,6 +93,7 @@ struct unw_walk {
 	__u32 vma_tried, vma_found;
 	__u64 v_start, v_end, v_pgoff;
 	struct bpfsym_unw_file vkey;
+	struct py_walk py;	/* the interpreter's frames, if the process has one */
 };
 
 /*
@@ -561,6 +563,18 @@ static long unw_step(__u64 i, void *ctx)
 	idx = w->base + w->n;
 	if (idx >= 2 * BPFSYM_MAX_FRAMES)
 		return 1;
+	/* A frame of the eval function: the Python frames it runs first, one a step. */
+	if (w->py.phase == PY_NATIVE && py_in_eval(&w->py, w->pc, w->exact))
+		w->py.phase = PY_FRAMES;
+	if (w->py.phase == PY_FRAMES) {
+		if (w->n + 2 > BPFSYM_MAX_FRAMES) {
+			w->end = BPFSYM_UEND_DEPTH;
+			return 1;
+		}
+		w->n += py_step(&w->py, s, idx);
+		return 0;
+	}
+	w->py.phase = PY_NATIVE;
 	s->ips[idx] = w->pc;
 	w->n++;
 	if (unw_rule_at(w, &rule) || unw_step_rule(w, rule))
@@ -582,7 +596,8 @@ static long unw_step(__u64 i, void *ctx)
  */
 __noinline int unw_run(void)
 {
-	bpf_loop(BPFSYM_MAX_FRAMES + 1, unw_step, NULL, 0);
+	/* A step writes a frame, or none: a Python call's shim, entering or leaving its frames. */
+	bpf_loop(2 * BPFSYM_MAX_FRAMES + 2, unw_step, NULL, 0);
 	return 0;
 }
 
@@ -615,7 +630,13 @@ static __always_inline long unw_walk_regs(__u64 pc, __u64 sp, __u64 fp, __u32 tg
 		*end = BPFSYM_UEND_ROOT;
 		return 0;
 	}
+	py_start(&w->py, tgid);
 	unw_run();
+	w = bpf_map_lookup_elem(&unw_walks, &zero);
+	if (!w)
+		return -2;	/* -ENOENT */
+	if (w->py.on && w->py.frame)
+		stat_inc(BPFSYM_STAT_PY_LEFT);
 	/* Without a view the whole walk was by frame pointers: say why when it fell short. */
 	if (ustack_mode == BPFSYM_USTACK_TABLES && w->no_view && w->end != BPFSYM_UEND_ROOT)
 		w->end = BPFSYM_UEND_NO_PROC;

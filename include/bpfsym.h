@@ -72,9 +72,64 @@ enum bpfsym_uend {
 };
 
 /*
+ * Frame kinds of the user side (issue 27).  The nr_user entries of
+ * bpfsym_sample.ips[] after the kernel ones are *slots*; bits 63..60 of a
+ * frame's first slot say its kind, and so how many slots it takes:
+ *   BPFSYM_FK_NATIVE: one slot, a native user address.  x86-64 user
+ *     addresses never set bits 60-63, so every slot written before
+ *     frame kinds existed reads as a native frame, unchanged.
+ *   BPFSYM_FK_PYTHON: two slots.
+ *     slot 0: BPFSYM_FK_PYTHON << BPFSYM_FK_SHIFT | the code object's
+ *             address (bits 0..47, BPFSYM_FK_ADDR_MASK);
+ *     slot 1: co_firstlineno << 32 | the instruction index (2-byte code
+ *             units from the start of the code object's bytecode), as
+ *             read in BPF: user space checks with the firstlineno that
+ *             the code object it reads at that address is the one BPF saw.
+ *   2..15: reserved (a JVM, V8 ...).  A consumer cannot know the slot count
+ *     of a kind it does not know: the rest of that user side is dropped
+ *     there, and counted.
+ * nr_user counts slots, so BPFSYM_MAX_FRAMES stays the cap on slots per
+ * side.  Kernel entries have no kind.
+ */
+#define BPFSYM_FK_SHIFT		60
+#define BPFSYM_FK_MASK		(0xfull << BPFSYM_FK_SHIFT)
+#define BPFSYM_FK_ADDR_MASK	((1ull << 48) - 1)
+
+enum bpfsym_frame_kind {
+	BPFSYM_FK_NATIVE = 0,
+	BPFSYM_FK_PYTHON = 1,
+	BPFSYM_FK_MAX = 16,		/* 4 bits */
+};
+
+/* The kind of the frame whose first slot is @slot (enum bpfsym_frame_kind). */
+static inline __u32 bpfsym_fk_kind(__u64 slot)
+{
+	return (__u32)(slot >> BPFSYM_FK_SHIFT);
+}
+
+/* Slots a frame of @kind takes; 0: a kind this ABI does not define (reserved). */
+static inline __u32 bpfsym_fk_slots(__u32 kind)
+{
+	return kind == BPFSYM_FK_NATIVE ? 1 : kind == BPFSYM_FK_PYTHON ? 2 : 0;
+}
+
+/* A frame's first slot: @kind over @addr (bits 0..47). */
+static inline __u64 bpfsym_fk_slot0(__u32 kind, __u64 addr)
+{
+	return (__u64)kind << BPFSYM_FK_SHIFT | (addr & BPFSYM_FK_ADDR_MASK);
+}
+
+/* A Python frame's second slot: the code object's co_firstlineno, the instruction index. */
+static inline __u64 bpfsym_fk_py_slot1(__u32 firstlineno, __u32 instr)
+{
+	return (__u64)firstlineno << 32 | instr;
+}
+
+/*
  * One CPU sample.  ips[] holds nr_kernel kernel addresses followed by
- * nr_user user addresses, each side leaf first (ips[0] is where the CPU
- * was).  The record is truncated after the last address.
+ * nr_user user slots (above: a native frame's address, or an interpreter
+ * frame's two slots), each side leaf first (ips[0] is where the CPU was).
+ * The record is truncated after the last entry.
  */
 struct bpfsym_sample {
 	struct bpfsym_ev_hdr hdr;
@@ -84,7 +139,7 @@ struct bpfsym_sample {
 	__u64 cgroup_id;	/* cgroup v2 id of the task */
 	char comm[BPFSYM_COMM_LEN];
 	__u16 nr_kernel;
-	__u16 nr_user;
+	__u16 nr_user;		/* slots, not frames: see BPFSYM_FK_SHIFT */
 	__u32 flags;		/* BPFSYM_SF_* */
 	__u64 ips[2 * BPFSYM_MAX_FRAMES];
 };
@@ -352,8 +407,54 @@ enum bpfsym_stat {
 	 * counted in the sampler's run_time_ns (kernel.bpf_stats_enabled)
 	 */
 	BPFSYM_STAT_FIRST_NS,
+	/* Python (bpf/python.bpf.h), per sample of a process with an interpreter: */
+	BPFSYM_STAT_PY_SAMPLES,		/* walked with its thread's interpreter frames */
+	BPFSYM_STAT_PY_NO_THREAD,	/* its thread has no thread state (a thread Python did not start) */
+	BPFSYM_STAT_PY_READ_FAULT,	/* the interpreter's memory could not be read: frames missing */
+	BPFSYM_STAT_PY_LEFT,		/* interpreter frames left when the native walk ended */
 	BPFSYM_STAT_MAX,
 };
+
+/*
+ * A Python frame's instruction index (slot 1's low half) when the frame
+ * has not run an instruction yet: its line is then its first line.
+ */
+#define BPFSYM_PY_NO_INDEX	0xffffffffu
+
+/* bpfsym_py_proc.flags */
+#define BPFSYM_PY_CFRAME	(1u << 0)	/* the frame via tstate->cframe->current_frame (3.11, 3.12) */
+#define BPFSYM_PY_OWNER		(1u << 1)	/* fr_entry is `owner`, a C-stack shim ends a call (3.12+); else `is_entry` (3.11) */
+
+/*
+ * py_procs[tgid]: where a process's CPython keeps its threads and frames,
+ * from its interpreter file (user/runtime/python/): runtime addresses and
+ * the version's offsets, each checked against the file before it gets
+ * here.  How the walker uses them: bpf/python.bpf.h.
+ */
+struct bpfsym_py_proc {
+	__u64 runtime;		/* &_PyRuntime */
+	__u64 eval_start;	/* _PyEval_EvalFrameDefault: [start, end) */
+	__u64 eval_end;
+	__u64 code_type;	/* &PyCode_Type */
+	__u32 flags;		/* BPFSYM_PY_* */
+	__u16 interp_head;	/* _PyRuntimeState.interpreters.head */
+	__u16 threads_head;	/* PyInterpreterState.threads.head */
+	__u16 ts_next;		/* PyThreadState.next */
+	__u16 ts_thread_id;	/* PyThreadState.thread_id: pthread_self(), the thread's fs base */
+	__u16 ts_frame;		/* PyThreadState.cframe (PY_CFRAME) or .current_frame */
+	__u16 cframe_frame;	/* _PyCFrame.current_frame (PY_CFRAME) */
+	__u16 fr_code;		/* _PyInterpreterFrame.f_code (3.13: f_executable) */
+	__u16 fr_previous;	/* .previous */
+	__u16 fr_instr;		/* .prev_instr (3.13: instr_ptr) */
+	__u16 fr_entry;		/* .is_entry (3.11) or .owner (PY_OWNER): one byte */
+	__u16 co_code;		/* PyCodeObject.co_code_adaptive: the bytecode */
+	__u16 co_firstlineno;	/* PyCodeObject.co_firstlineno (int) */
+	__u16 ob_type;		/* PyObject.ob_type */
+	__u16 owner_cstack;	/* FRAME_OWNED_BY_CSTACK's value (PY_OWNER) */
+};
+
+/* The bytes of a frame and of a code object the walker reads: every offset above is below. */
+#define BPFSYM_PY_READ	96
 
 /* Values of the rodata setting `target_mode`. */
 enum bpfsym_target_mode {

@@ -11,6 +11,9 @@ cd "$top" || exit 2
 
 # Folder: what it may include, besides itself.  Headers outside user/
 # (include/bpfsym.h, the ABI; build/*.skel.h, build/*.pb-c.h) are below all.
+# runtime/*: each runtime's folder (runtime/python/ ...), behind
+# runtime/runtime.h; a rule or an allowed folder "runtime/*" stands for
+# every one of them.
 rules='
 base
 report base
@@ -20,22 +23,30 @@ symbolize/kernel base
 symbolize/jit base symbolize
 symbolize base model report symbolize/elf symbolize/jit symbolize/kernel
 unwind base model symbolize/elf
-ingest base model report symbolize unwind
-record base model report symbolize ingest unwind
+runtime base model report symbolize/elf
+runtime/* base model report symbolize/elf runtime
+ingest base model report symbolize unwind runtime
+record base model report symbolize ingest unwind runtime runtime/*
 agent base model report symbolize ingest record view view/format
 view base report symbolize symbolize/kernel
 view/format base report view
 cli base model report symbolize symbolize/kernel record agent view view/format
 main cli
 '
+set -f	# "runtime/*" in the rules is a pattern of ours, not a glob
 find user -name '*.[ch]' | sort | while read -r f; do
 	rel=${f#user/}
 	case $rel in
 	*/*) dir=${rel%/*} ;;
 	*) dir=main ;;
 	esac
-	allowed=$(echo "$rules" | awk -v d="$dir" '$1 == d { $1 = ""; print; exit }')
-	if ! echo "$rules" | awk -v d="$dir" '$1 == d { found = 1 } END { exit !found }'; then
+	rule=$dir
+	case $dir in
+	runtime/*/*) ;;		# deeper than a runtime's folder: no rule
+	runtime/*) rule='runtime/*' ;;
+	esac
+	allowed=$(echo "$rules" | awk -v d="$rule" '$1 == d { $1 = ""; print; exit }')
+	if ! echo "$rules" | awk -v d="$rule" '$1 == d { found = 1 } END { exit !found }'; then
 		echo "$f: folder '$dir' has no include rule (add it to scripts/check-layout.sh and docs/ARCHITECTURE.md)"
 		continue
 	fi
@@ -50,6 +61,10 @@ find user -name '*.[ch]' | sort | while read -r f; do
 		# Exact folders: a subfolder is allowed only when it is listed.
 		for a in $allowed; do
 			[ "$idir" = "$a" ] && ok=1
+			case $a:$idir in
+			'runtime/*':runtime/*/*) ;;
+			'runtime/*':runtime/*) ok=1 ;;
+			esac
 		done
 		[ $ok = 1 ] || echo "$f: includes $inc ($dir may include: ${allowed# })"
 	done

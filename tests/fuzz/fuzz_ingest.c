@@ -12,12 +12,16 @@
  * without root: a small process table (evictions), a symbolizer with a
  * saved kallsyms, an empty fake /proc and no perf maps (nothing of this
  * machine's processes is read), cgroup paths over a fake cgroup2 mount,
- * two watched pids, and a report writer, whose file is read back.
+ * two watched pids, a runtime for Python frames (named, missed, never
+ * answering or breaking its contract, by the code address's low bits),
+ * and a report writer, whose file is read back.
  * Besides not crashing: every record taken (0 returned), each whole
  * sample (its header, frame counts within BPFSYM_MAX_FRAMES, its frames
- * within the record) counted and written, the file holding exactly
- * those, with END's count of malformed records the stats' count, and a
- * watched pid gone exactly when an EXIT record named it.
+ * within the record) counted and written (those waiting for the runtime
+ * at the end), the file holding exactly those, with END's count of
+ * malformed records the stats' count, its interpreter counters those the
+ * slots make as include/bpfsym.h defines them, and a watched pid gone
+ * exactly when an EXIT record named it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -33,6 +37,7 @@
 #include "model/cgpaths.h"
 #include "model/procmap.h"
 #include "report/report.h"
+#include "runtime/runtime.h"
 #include "symbolize/symbolizer.h"
 
 #define FUZZ_NAME "fuzz_ingest"
@@ -77,7 +82,59 @@ static void setup(void)
 /* What this file expects from the records fed: counted here, not by ingest. */
 struct expect {
 	uint64_t samples;
+	uint64_t interp, cut_kind, cut_short;	/* interpreter frames; user sides cut */
 	bool gone[sizeof(watched) / sizeof(watched[0])];
+};
+
+/* A whole sample's user slots (@nu after @nk), as include/bpfsym.h lays them out. */
+static void expect_slots(struct expect *x, const uint8_t *rec, uint32_t nk, uint32_t nu)
+{
+	uint32_t i, kind, slots;
+	__u64 slot;
+
+	for (i = 0; i < nu; i += slots) {
+		memcpy(&slot, rec + BPFSYM_SAMPLE_HDR_SIZE + (size_t)(nk + i) * sizeof(slot), sizeof(slot));
+		kind = (uint32_t)(slot >> 60);
+		slots = kind == 0 ? 1 : kind == 1 ? 2 : 0;
+		if (!slots) {
+			x->cut_kind++;
+			return;
+		}
+		if (i + slots > nu) {
+			x->cut_short++;
+			return;
+		}
+		x->interp += kind == 1;
+	}
+}
+
+/* The fuzz runtime: by the code address's low bits, a name, a miss, no answer ever, a breach. */
+static int frt_name(void *ctx, const struct rt_frame *f, const struct proc *p, struct rt_name *nm)
+{
+	static const char *const funcs[] = { "main", "Outer.run", "<listcomp>", "leaf" };
+	uint64_t a = f->slot0 & BPFSYM_FK_ADDR_MASK;
+
+	(void)ctx, (void)p;
+	switch (a & 3) {
+	case 0:
+		*nm = (struct rt_name){ .func = funcs[(a >> 2) & 3], .file = (a & 16) ? "/a.py" : NULL,
+					 .line = (uint32_t)f->slot1, .first_line = (uint32_t)(f->slot1 >> 32) };
+		return 0;
+	case 1:
+		*nm = (struct rt_name){ .reason = (uint32_t)(a >> 2) % RT_MISS_MAX };
+		return 0;
+	case 2:
+		return -EAGAIN;
+	default:
+		*nm = (struct rt_name){ .reason = (uint32_t)(a >> 2) };
+		return (a & 4) ? -EIO : 0;
+	}
+}
+
+static const struct runtime_ops frt_ops = {
+	.name = "python",
+	.frame_kind = BPFSYM_FK_PYTHON,
+	.name_frame = frt_name,
 };
 
 /* Count @rec (@len bytes) into @x as include/bpfsym.h defines a whole record. */
@@ -96,8 +153,10 @@ static void expect_record(struct expect *x, const uint8_t *rec, size_t len)
 	if (h.type == BPFSYM_EV_SAMPLE && len >= BPFSYM_SAMPLE_HDR_SIZE) {
 		memcpy(&s, rec, BPFSYM_SAMPLE_HDR_SIZE);
 		if (s.nr_kernel <= BPFSYM_MAX_FRAMES && s.nr_user <= BPFSYM_MAX_FRAMES &&
-		    len >= BPFSYM_SAMPLE_HDR_SIZE + (size_t)(s.nr_kernel + s.nr_user) * sizeof(__u64))
+		    len >= BPFSYM_SAMPLE_HDR_SIZE + (size_t)(s.nr_kernel + s.nr_user) * sizeof(__u64)) {
 			x->samples++;
+			expect_slots(x, rec, s.nr_kernel, s.nr_user);
+		}
 	}
 	if (h.type == BPFSYM_EV_EXIT && len >= sizeof(t)) {
 		memcpy(&t, rec, sizeof(t));
@@ -113,6 +172,7 @@ struct rec {
 	struct mapevents *mev;
 	struct cgpaths *cgroups;
 	struct report_writer *w;
+	struct runtimes *rts;
 	struct ingest *in;
 	struct rpt_header hdr;
 };
@@ -133,12 +193,13 @@ static void rec_open(struct rec *r)
 	r->mev = r->sym ? mapevents__new(r->pt, r->sym) : NULL;
 	r->cgroups = r->mev ? cgpaths__new(&co) : NULL;
 	r->w = r->cgroups ? report_writer__open(out, &r->hdr) : NULL;
-	CHECK(r->w);
+	r->rts = runtimes__new();
+	CHECK(r->w && r->rts && !runtimes__add(r->rts, &frt_ops, NULL));
 	r->in = ingest__new(&(struct ingest_opts){
 		.procs = r->pt, .mev = r->mev, .sym = r->sym, .w = r->w,
 		.start_mono_ns = r->hdr.start_mono_ns, .kernel_only = true,
 		.pids = watched, .nr_pids = sizeof(watched) / sizeof(watched[0]),
-		.cgroups = r->cgroups,
+		.cgroups = r->cgroups, .runtimes = r->rts,
 	});
 	CHECK(r->in);
 }
@@ -146,6 +207,7 @@ static void rec_open(struct rec *r)
 static void rec_close(struct rec *r)
 {
 	ingest__free(r->in);
+	runtimes__free(r->rts);
 	cgpaths__free(r->cgroups);
 	mapevents__free(r->mev);
 	symbolizer__free(r->sym);
@@ -159,8 +221,11 @@ static void check_file(struct rec *r, const struct expect *x)
 	const struct rpt_header *h;
 	char err[256] = "";
 	struct report *rpt;
+	uint64_t interp = 0;
 	size_t i;
 
+	/* The end of a recording: what waits for the runtime is written now, unnamed. */
+	CHECK(ingest__flush_deferred(r->in, 0, NULL) == 0);
 	CHECK(st->samples == x->samples && st->symbolized == x->samples);
 	for (i = 0; i < sizeof(watched) / sizeof(watched[0]); i++)
 		CHECK(ingest__pid_is_gone(r->in, watched[i]) == x->gone[i]);
@@ -174,6 +239,10 @@ static void check_file(struct rec *r, const struct expect *x)
 	h = report__header(rpt);
 	CHECK(report__nr_samples(rpt) == x->samples && h->samples == x->samples);
 	CHECK(h->bad_records == st->bad + mapevents__stats(r->mev)->bad);
+	for (i = RPT_IC_NAMED; i <= RPT_IC_NO_ANSWER; i++)
+		interp += h->interp[i];
+	CHECK(interp == x->interp && h->interp[RPT_IC_CUT_KIND] == x->cut_kind &&
+	      h->interp[RPT_IC_CUT_SHORT] == x->cut_short);
 	for (i = 0; i < report__nr_samples(rpt); i++) {
 		const struct rpt_sample *s = report__sample(rpt, i);
 		uint32_t n;

@@ -7,7 +7,10 @@
 # anonymous and special memory, sampled with kernel and user frames
 # (watched pids among them), unmapped, resynced and exited; the same
 # with a late MAP after the EXIT, samples cut short, and records of
-# unknown types and wrong sizes.
+# unknown types and wrong sizes; samples whose user side holds Python
+# frames (two slots each, include/bpfsym.h) among native ones, and
+# malformed ones: a reserved kind, a Python frame missing its second
+# slot, a side full of Python pairs and one slot over.
 set -u
 [ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
 d=$1
@@ -82,6 +85,52 @@ static void sample(__u32 pid, __u16 nk, __u16 nu, __u64 cg, __u64 ts, size_t cut
 	put(&s, n - cut, n - cut);
 }
 
+/*
+ * A sample of @pid whose @nu user slots are @slots (native addresses and
+ * Python pairs as the BPF walker writes them), after one kernel frame.
+ */
+static void sample_slots(__u32 pid, const __u64 *slots, __u16 nu, __u64 ts)
+{
+	struct bpfsym_sample s = { .hdr = { .type = BPFSYM_EV_SAMPLE, .cpu = 3, .ts = ts },
+				   .pid = pid, .tid = pid, .pstart = pid + 1000,
+				   .nr_kernel = 1, .nr_user = nu };
+	size_t n = BPFSYM_SAMPLE_HDR_SIZE + (size_t)(1 + nu) * 8;
+
+	memcpy(s.comm, "python3", 8);
+	s.ips[0] = 0xffffffff81000100ull;
+	memcpy(&s.ips[1], slots, nu * sizeof(*slots));
+	put(&s, n, n);
+}
+
+/* Python interleaved with native code, then the malformed sides. */
+static void interp(void)
+{
+	__u64 v[BPFSYM_MAX_FRAMES];
+	__u16 i;
+
+	v[0] = 0x7f0000001040ull;				/* a C function */
+	v[1] = bpfsym_fk_slot0(BPFSYM_FK_PYTHON, 0x7f1200000010ull);	/* named, with a file */
+	v[2] = bpfsym_fk_py_slot1(10, 6);
+	v[3] = 0x7f0000001100ull;				/* the eval loop */
+	v[4] = bpfsym_fk_slot0(BPFSYM_FK_PYTHON, 0x7f1200000005ull);	/* a miss */
+	v[5] = bpfsym_fk_py_slot1(3, 0);
+	v[6] = bpfsym_fk_slot0(BPFSYM_FK_PYTHON, 0x7f1200000002ull);	/* never answers */
+	v[7] = bpfsym_fk_py_slot1(40, 2);
+	v[8] = bpfsym_fk_slot0(BPFSYM_FK_PYTHON, 0x7f120000000full);	/* breaks the contract */
+	v[9] = bpfsym_fk_py_slot1(1, 1);
+	sample_slots(4343, v, 10, 7000);
+	sample_slots(4343, v, 3, 7001);
+	v[3] = 9ull << BPFSYM_FK_SHIFT | 0x1234;		/* a reserved kind */
+	sample_slots(4343, v, 10, 7002);
+	sample_slots(4343, v, 2, 7003);				/* a pair cut in two */
+	for (i = 0; i + 1 < BPFSYM_MAX_FRAMES; i += 2) {
+		v[i] = bpfsym_fk_slot0(BPFSYM_FK_PYTHON, 0x7f1200000010ull + 0x20 * i);
+		v[i + 1] = bpfsym_fk_py_slot1(i, i);
+	}
+	v[BPFSYM_MAX_FRAMES - 1] = bpfsym_fk_slot0(BPFSYM_FK_PYTHON, 0x7f1200000030ull);
+	sample_slots(4343, v, BPFSYM_MAX_FRAMES, 7004);		/* 63 pairs and one slot over */
+}
+
 static FILE *seed(const char *dir, const char *name)
 {
 	char p[4096];
@@ -134,6 +183,13 @@ int main(int argc, char **argv)
 	}
 	map(9, 0x2000, 0x1000, "/backwards", 0, 8);
 	unmap(9, 0x2000, 0x1000, 9);
+	fclose(out);
+	/* Interpreter frames, well and badly formed. */
+	out = seed(argv[1], "interp");
+	task(BPFSYM_EV_EXEC, 4343, 0, 6000);
+	map(4343, 0x7f0000000000ull, 0x7f0000010000ull, "/usr/bin/python3.11", 0, 6001);
+	interp();
+	task(BPFSYM_EV_EXIT, 4343, 0, 6002);
 	fclose(out);
 	return 0;
 }

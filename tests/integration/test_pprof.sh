@@ -49,7 +49,7 @@ CPU_NEED=${PPROF_CPU_NEED:-2}
 # The shell writes its pid, then becomes the fixture: the recorded pid.
 hot_secs=4	# not "secs": run_to sets that
 while :; do
-	rm -f "$T/hot.cpu"
+	rm -f "$T/hot.cpu" "$T/bpfsym.data"	# a second try records again, and record replaces nothing unasked
 	run_to $((hot_secs + 60)) "$BPFSYM" record -F 397 -q -o "$T/bpfsym.data" -- \
 		sh -c "echo \$\$ > '$T/hot.pid'; exec '$T/hot' $hot_secs 2 '$T/hot.cpu'" 2> "$T/record.err"
 	rc=$?

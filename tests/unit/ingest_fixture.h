@@ -190,6 +190,7 @@ static struct unwinder *watch_unw;	/* given to the next rec_open() */
 static struct offload *watch_offload;	/* given to the next rec_open()'s symbolizer */
 static size_t watch_max_modules;	/* ditto (0: its default) */
 static uint64_t watch_stall_ns, watch_max_ns;	/* given to the next rec_open(): deferral */
+static struct runtimes *watch_runtimes;	/* given to the next rec_open(): interpreter frames */
 
 IFX bool rec_open(struct rec *r, const char *name, bool kernel_only)
 {
@@ -213,6 +214,7 @@ IFX bool rec_open(struct rec *r, const char *name, bool kernel_only)
 		.start_mono_ns = START_NS, .kernel_only = kernel_only,
 		.pids = watch_pids, .nr_pids = nr_watch_pids, .cgroups = watch_cgroups,
 		.unw = watch_unw, .defer_stall_ns = watch_stall_ns, .defer_max_ns = watch_max_ns,
+		.runtimes = watch_runtimes,
 	});
 	return ASSERT_OK_PTR(r->in, "ingest__new");
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "view_render.h"
 #include "view/frame_namer.h"
 #include "symbolize/kernel/kallsyms.h"
 #include "report/report.h"
@@ -313,21 +314,6 @@ out:
 	frame_namer__free(n);
 	ksyms__free(ks);
 	report__free(r);
-}
-
-/* Run @fn into a string (freed by the caller). */
-static char *render(int (*fn)(FILE *, const struct report *, const struct view_opts *),
-		    const struct report *r, const struct view_opts *o)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!ASSERT_OK_PTR(f, "open_memstream"))
-		return NULL;
-	ASSERT_OK(fn(f, r, o), "render");
-	fclose(f);
-	return buf;
 }
 
 /* Every format asks the namer: folded, the table, view__frame_name. */

@@ -19,9 +19,37 @@ static struct proc_table *pt;
 static struct mapevents *me;
 static struct mapevents_stats st;	/* a copy, refreshed after each record */
 
+/* As ingest.c's dispatch routes a record (a header too short or too long is ingest's to count). */
+static int route(const void *rec, size_t len)
+{
+	const struct bpfsym_ev_hdr *h = rec;
+
+	if (len < sizeof(*h) || h->size > len) {
+		mapevents__bad(me);
+		return 0;
+	}
+	switch (h->type) {
+	case BPFSYM_EV_MAP:
+		return mapevents__map(me, rec, len);
+	case BPFSYM_EV_UNMAP:
+		return mapevents__unmap(me, rec, len);
+	case BPFSYM_EV_FORK:
+		return mapevents__fork(me, rec, len);
+	case BPFSYM_EV_EXEC:
+		return mapevents__exec(me, rec, len);
+	case BPFSYM_EV_RESYNC:
+		return mapevents__resync(me, rec, len);
+	case BPFSYM_EV_EXIT:
+		return mapevents__exit(me, rec, len);
+	default:
+		mapevents__bad(me);
+		return 0;
+	}
+}
+
 static int apply(const void *rec, size_t len)
 {
-	int err = mapevents__apply(me, rec, len);
+	int err = route(rec, len);
 
 	st = *mapevents__stats(me);
 	return err;

@@ -162,7 +162,7 @@ static void test_dedup(void)
 	f.module = 99;
 	ASSERT_EQ(report_writer__frame(w, &f, &x), -EINVAL, "unknown module");
 	f.module = ma;
-	f.kind = 2;
+	f.kind = RPT_FRAME_INTERP + 1;
 	ASSERT_EQ(report_writer__frame(w, &f, &x), -EINVAL, "unknown frame kind");
 	m.build_id_len = RPT_BUILD_ID_MAX + 1;
 	ASSERT_EQ(report_writer__module(w, &m, &x), -EINVAL, "build-id too long");

@@ -19,6 +19,7 @@
 TEST_SUITE("report_corrupt");
 
 #include "report_fixture.h"
+#include "report_craft.h"
 
 static uint8_t *slurp(const char *path, size_t *len)
 {
@@ -223,81 +224,6 @@ static void test_random(void)
 	}
 }
 
-/* Files built record by record, to reach what the writer never produces. */
-struct craft {
-	struct rpt_buf file, blk;
-};
-
-static void craft_begin(struct craft *c)
-{
-	uint8_t h[RPT_FILE_HDR_LEN];
-
-	memset(c, 0, sizeof(*c));
-	memcpy(h, RPT_FILE_MAGIC, RPT_MAGIC_LEN);
-	rpt_put_le32(h + 8, RPT_VERSION);
-	rpt_put_le32(h + 12, 0);
-	rpt_buf__put(&c->file, h, sizeof(h));
-}
-
-static void craft_rec(struct craft *c, uint64_t type, const void *payload, size_t n)
-{
-	rpt_buf__uv(&c->blk, type);
-	rpt_buf__uv(&c->blk, n);
-	rpt_buf__put(&c->blk, payload, n);
-}
-
-/* A record of @nr varint fields. */
-static void craft_recv(struct craft *c, uint64_t type, int nr, ...)
-{
-	struct rpt_buf p = {};
-	va_list ap;
-
-	va_start(ap, nr);
-	while (nr--)
-		rpt_buf__uv(&p, va_arg(ap, uint64_t));
-	va_end(ap);
-	craft_rec(c, type, p.data, p.len);
-	rpt_buf__free(&p);
-}
-
-static void craft_header(struct craft *c)
-{
-	/* Five empty strings, six zero numbers. */
-	static const uint8_t zeros[11];
-
-	craft_rec(c, RPT_REC_HEADER, zeros, sizeof(zeros));
-}
-
-/* Compress the pending records into one block, with @ulen_adj added to the header's ulen. */
-static void craft_block_adj(struct craft *c, int ulen_adj)
-{
-	size_t bound = ZSTD_compressBound(c->blk.len), n;
-	ZSTD_CCtx *cctx = ZSTD_createCCtx();
-	uint8_t *hdr;
-
-	ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-	rpt_buf__reserve(&c->file, RPT_BLOCK_HDR_LEN + bound);
-	hdr = c->file.data + c->file.len;
-	n = ZSTD_compress2(cctx, hdr + RPT_BLOCK_HDR_LEN, bound, c->blk.data, c->blk.len);
-	ZSTD_freeCCtx(cctx);
-	if (!ASSERT_FALSE(ZSTD_isError(n), "ZSTD_compress2"))
-		return;
-	rpt_block_hdr_fill(hdr, (uint32_t)n, (uint32_t)(c->blk.len + ulen_adj));
-	c->file.len += RPT_BLOCK_HDR_LEN + n;
-	c->blk.len = 0;
-}
-
-static void craft_block(struct craft *c)
-{
-	craft_block_adj(c, 0);
-}
-
-static void craft_free(struct craft *c)
-{
-	rpt_buf__free(&c->file);
-	rpt_buf__free(&c->blk);
-}
-
 /* Expect @c to be refused with a message holding "offset" and @what; frees @c. */
 static void expect_bad(struct craft *c, const char *what)
 {
@@ -333,8 +259,8 @@ static void test_crafted(void)
 	expect_bad(&c, "bad magic");
 
 	craft_begin(&c);
-	rpt_put_le32(c.file.data + 8, 2);
-	expect_bad(&c, "unsupported version 2");
+	rpt_put_le32(c.file.data + 8, RPT_VERSION + 1);
+	expect_bad(&c, "unsupported version 3");
 
 	craft_begin(&c);
 	rpt_put_le32(c.file.data + 8, 0);
@@ -378,9 +304,34 @@ static void test_crafted(void)
 
 	craft_begin(&c);
 	craft_header(&c);
+	craft_recv(&c, RPT_REC_FRAME, 7, 3, 0, 0, 0, 0, 0, 0);
+	craft_block(&c);
+	expect_bad(&c, "unknown kind 3");
+
+	/* Version 1 had no interpreter frames: kind 2 there is damage. */
+	craft_begin(&c);
+	rpt_put_le32(c.file.data + 8, 1);
+	craft_header(&c);
 	craft_recv(&c, RPT_REC_FRAME, 7, 2, 0, 0, 0, 0, 0, 0);
 	craft_block(&c);
 	expect_bad(&c, "unknown kind 2");
+
+	/* A source module is an interpreter frame's, and only theirs. */
+	craft_begin(&c);
+	craft_header(&c);
+	craft_rec(&c, RPT_REC_STRING, "x.py", 4);
+	craft_recv(&c, RPT_REC_MODULE, 6, RPT_MOD_SOURCE, 0, 0, 0, 0, RPT_RT_PYTHON);
+	craft_recv(&c, RPT_REC_FRAME, 7, RPT_FRAME_USER, 1, 3, 0, 0, 0, 0);
+	craft_block(&c);
+	expect_bad(&c, "kind 1 in a module of kind 4");
+
+	craft_begin(&c);
+	craft_header(&c);
+	craft_rec(&c, RPT_REC_STRING, "x", 1);
+	craft_recv(&c, RPT_REC_MODULE, 5, RPT_MOD_FILE, 0, 0, 0, 0);
+	craft_recv(&c, RPT_REC_FRAME, 7, RPT_FRAME_INTERP, 1, 3, 0, 0, 0, 0);
+	craft_block(&c);
+	expect_bad(&c, "kind 2 in a module of kind 1");
 
 	craft_begin(&c);
 	craft_header(&c);

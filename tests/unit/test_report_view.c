@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "view_render.h"
 #include "report/report.h"
 #include "view/report_view.h"
 
@@ -136,21 +137,6 @@ fail:
 	report_writer__abort(w);
 	unlink(path);
 	return NULL;
-}
-
-/* Run @fn into a string (freed by the caller). */
-static char *render(int (*fn)(FILE *, const struct report *, const struct view_opts *),
-		    const struct report *r, const struct view_opts *o)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!ASSERT_OK_PTR(f, "open_memstream"))
-		return NULL;
-	ASSERT_OK(fn(f, r, o), "render");
-	fclose(f);
-	return buf;
 }
 
 static void test_frame_names(void)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "test.h"
+#include "view_render.h"
 #include "report/report.h"
 #include "view/format/report_script.h"
 #include "view/report_view.h"
@@ -88,20 +89,6 @@ static struct report *build(void)
 	}
 	unlink(path);
 	return r;
-}
-
-static char *render(int (*fn)(FILE *, const struct report *, const struct view_opts *),
-		    const struct report *r, const struct view_opts *o)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!ASSERT_OK_PTR(f, "open_memstream"))
-		return NULL;
-	ASSERT_OK(fn(f, r, o), "render");
-	fclose(f);
-	return buf;
 }
 
 static void test_map(void)

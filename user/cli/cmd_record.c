@@ -78,6 +78,8 @@ static const char record_usage[] =
 "      --user-only           keep only the user side of each stack (kernel\n"
 "                            threads are not sampled)\n"
 "      --kernel-only         sample only kernel time, keep only kernel frames\n"
+"      --no-interp           native frames only: no Python functions between\n"
+"                            the interpreter's frames\n"
 "      --map-anon FILE@PID,START,LEN[,OFFSET]\n"
 "                            the bytes of FILE from OFFSET (default 0) were\n"
 "                            copied to [START, START+LEN) of process PID: name\n"
@@ -154,7 +156,7 @@ void cli__record_help(FILE *out)
 #endif
 
 /* Options without a short letter. */
-enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_MAP_ANON, OPT_CALL_GRAPH, OPT_UNWIND_MEM,
+enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_NO_INTERP, OPT_MAP_ANON, OPT_CALL_GRAPH, OPT_UNWIND_MEM,
        OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_LISTEN, OPT_LISTEN_GROUP, OPT_MAX_SIZE,
        OPT_VERSION };
 
@@ -408,6 +410,9 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 						err == -ERANGE ? "expected 1 page to 1G" :
 						"expected a number of pages, or a size with B, K, M or G");
 		return CLI_RUN;
+	case OPT_NO_INTERP:
+		o->no_interp = true;
+		return CLI_RUN;
 	case OPT_USER_ONLY:
 		o->user_only = true;
 		return CLI_RUN;
@@ -534,6 +539,7 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
+		{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
 		{ "map-anon", required_argument, NULL, OPT_MAP_ANON },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * defer: a FIFO of samples waiting for their files' names (defer.h).
+ * defer: a FIFO of samples waiting for their files' names, or their
+ * runtimes' (defer.h).
  *
  * What a kept sample points to must outlive the wait.  Its names do: the
  * symbolizer interns every name it hands out (ELF symbols, kallsyms,
@@ -107,6 +108,11 @@ static bool frames_wait(struct defer *d, uint32_t pid, struct named_frame *f, ui
 
 	for (uint32_t i = 0; i < nr; i++) {
 		sf = &f[i].sf;
+		/* A runtime bounds its reads itself: past its deadline it answers a miss. */
+		if (f[i].rt_wait) {
+			waits |= d->o.rt_retry && d->o.rt_retry(d->o.rt_ctx, pid, &f[i]);
+			continue;
+		}
 		if (sf->reason != RPT_FILE_NO_ANSWER)
 			continue;
 		if (seen_waiting(l, sf->module)) {
@@ -128,7 +134,7 @@ bool defer__waits(struct defer *d, uint32_t pid, struct named_frame *f, uint32_t
 	struct look l = { .stall_ns = d->o.stall_ns };
 	uint32_t i;
 
-	for (i = 0; i < nr && f[i].sf.reason != RPT_FILE_NO_ANSWER; i++)
+	for (i = 0; i < nr && f[i].sf.reason != RPT_FILE_NO_ANSWER && !f[i].rt_wait; i++)
 		;
 	if (i == nr)
 		return false;	/* the usual sample: not even a clock read */
@@ -184,11 +190,11 @@ static int let_go(struct defer *d, struct deferred **pp, enum defer_why why,
 	return err;
 }
 
-/* Whether a frame of @e still says its file did not answer. */
+/* Whether a frame of @e still says its file (or its runtime) did not answer. */
 static bool unanswered(const struct deferred *e)
 {
 	for (uint32_t i = 0; i < e->nr; i++)
-		if (e->frames[i].sf.reason == RPT_FILE_NO_ANSWER)
+		if (e->frames[i].sf.reason == RPT_FILE_NO_ANSWER || e->frames[i].rt_wait)
 			return true;
 	return false;
 }

@@ -21,12 +21,28 @@
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
 
-/* A sample's frame, symbolized once for every writer. */
+/*
+ * A sample's frame, symbolized once for every writer.  An interpreter's
+ * (kind RPT_FRAME_INTERP) is named by its runtime (runtime/runtime.h):
+ * sf.sym the function, sf.module its source file (ingest's), sf.offset
+ * the line; it keeps what the runtime is asked again with while its read
+ * runs.
+ */
 struct named_frame {
 	struct sym_frame sf;
-	uint64_t addr;			/* as sampled */
+	uint64_t addr;			/* as sampled (interp: the code address, slot 0's low bits) */
 	uint32_t kind;			/* enum rpt_frame_kind */
+	uint32_t fk;			/* interp: its frame kind (include/bpfsym.h) */
+	bool rt_wait;			/* interp: the runtime's read still runs (-EAGAIN) */
+	uint64_t slot1;			/* interp: its second slot */
+	uint64_t pstart;		/* interp: the process's start time */
 };
+
+/*
+ * Ask the runtime again for interpreter frame @f (rt_wait) of process
+ * @pid: renamed in place; whether it still waits.  ingest's.
+ */
+typedef bool (*defer_rt_retry_fn)(void *ctx, uint32_t pid, struct named_frame *f);
 
 /* A sample kept: what ingest writes of it, with copies of its strings. */
 struct deferred {
@@ -46,6 +62,8 @@ struct defer_opts {
 	uint64_t max_ns;	/* no sample waits longer; 0: 60 s */
 	size_t max_samples;	/* kept at once; 0: 65536 */
 	size_t max_bytes;	/* their bytes; 0: 64 MiB */
+	defer_rt_retry_fn rt_retry;	/* frames waiting for a runtime (NULL: none ever do) */
+	void *rt_ctx;
 };
 
 struct defer;
@@ -60,7 +78,8 @@ void defer__free(struct defer *d);
  * Whether the sample of process @pid whose @nr frames are @f waits for a
  * file: one of its frames says RPT_FILE_NO_ANSWER, its file's job still
  * runs (taken if it ended: the frame is then named in place) and does not
- * look hung.
+ * look hung; or for a runtime: an interpreter frame's read still runs
+ * (asked again through opts.rt_retry).
  */
 bool defer__waits(struct defer *d, uint32_t pid, struct named_frame *f, uint32_t nr);
 

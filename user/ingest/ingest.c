@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * ingest: record -> (mapevents -> model) or (symbolizer -> report writer).
- * Everything a sample needs is below this file; nothing here calls back
- * into the loader.
+ * ingest: record -> (mapevents -> model) or (ingest_sample.c: frames named
+ * -> report writers).  A record's type is looked at once, here
+ * (ingest__record's table); everything a sample needs is below this
+ * file; nothing here calls back into the loader.
  */
 #include <errno.h>
 #include <signal.h>
@@ -12,48 +13,19 @@
 #include <time.h>
 
 #include "bpfsym.h"
-#include "ingest/defer.h"
-#include "ingest/ingest.h"
+#include "ingest/ingest_int.h"
 #include "base/hash.h"
-#include "base/htab.h"
 #include "base/inputcap.h"
+#include "runtime/runtime.h"
 #include "symbolize/debuginfod.h"
 #include "base/util.h"
 
-/* A module's writer id, and the identity the writer gave it for. */
-struct mod_memo {
-	const struct sym_module *m;	/* NULL: a free slot */
-	struct rpt_module seen;
-	uint32_t id;
-};
+static void proc_gone(void *ctx, uint32_t pid, uint64_t pstart)
+{
+	struct ingest *in = ctx;
 
-#define MEMO_MIN 64			/* slots of the first module memo (a power of two) */
-
-/*
- * A writer samples go to, with its own module memo (ids are per writer).
- * out[0] is the recording's file; out[1..] are taps (ingest__add_writer).
- */
-struct ingest_out {
-	struct report_writer *w;	/* NULL: a free slot (out[0]: no file now) */
-	uint64_t base;			/* its samples' time base: its header's start_mono_ns */
-	struct mod_memo *memo;		/* open addressing by module pointer, under half full */
-	size_t nr_memo, cap_memo;	/* cap_memo: 0 or a power of two */
-	uint64_t memo_forgets;		/* the writer's forgets when the memo started */
-	int err;			/* taps: the first error; the tap gets nothing more */
-};
-
-struct ingest {
-	struct ingest_opts o;
-	uint8_t *pid_gone;		/* one per o.pids[i]: its exit is known */
-	struct ingest_stats st;
-	struct ingest_out out[1 + INGEST_MAX_TAPS];
-	struct named_frame frames[2 * BPFSYM_MAX_FRAMES];
-	struct htab dirty;		/* pid + 1 of processes whose view is stale */
-	uint32_t *dirty_pids;
-	size_t nr_dirty, cap_dirty;
-	size_t nr_urgent;		/* notes since the last sync that cannot wait for the batch's end */
-	struct defer *def;		/* samples waiting for their files' names */
-};
+	runtimes__proc_gone(in->o.runtimes, pid, pstart);
+}
 
 struct ingest *ingest__new(const struct ingest_opts *o)
 {
@@ -71,13 +43,18 @@ struct ingest *ingest__new(const struct ingest_opts *o)
 	in->out[0].base = o->w ? report_writer__time_base(o->w) : o->start_mono_ns;
 	in->pid_gone = calloc(o->nr_pids + 1, 1);
 	in->def = defer__new(o->sym, &(struct defer_opts){ .stall_ns = o->defer_stall_ns,
-							   .max_ns = o->defer_max_ns });
+							   .max_ns = o->defer_max_ns,
+							   .rt_retry = ingest__rt_retry,
+							   .rt_ctx = in });
 	if (!in->pid_gone || !in->def) {
 		ingest__free(in);
 		errno = ENOMEM;
 		return NULL;
 	}
 	in->st.pids_alive = o->nr_pids;
+	/* The runtimes forget a process's code objects when the model does. */
+	if (o->runtimes)
+		mapevents__on_gone(o->mev, proc_gone, in);
 	return in;
 }
 
@@ -86,6 +63,9 @@ void ingest__free(struct ingest *in)
 	if (!in)
 		return;
 	defer__free(in->def);	/* samples still kept are not written: the caller flushed them */
+	if (in->o.runtimes)
+		mapevents__on_gone(in->o.mev, NULL, NULL);
+	ingest__src_free(&in->src);
 	free(in->pid_gone);
 	for (size_t i = 0; i < ARRAY_SIZE(in->out); i++)
 		free(in->out[i].memo);
@@ -134,273 +114,14 @@ void ingest__fill_header(const struct ingest *in, struct rpt_header *h)
 		h->capped[i] = inputcap__count((enum inputcap)i);
 	for (size_t i = 0; i < DINFOD__NR && i < RPT_DINFOD_MAX; i++)
 		h->dinfod[i] = dinfod__count((enum dinfod_count)i);
-}
-
-/* Whether @a and @b are one identity for the writer (@a's build-id is at most RPT_BUILD_ID_MAX). */
-static bool same_identity(const struct rpt_module *a, const struct rpt_module *b)
-{
-	/* Paths by pointer: a module's path does not change while the symbolizer lives. */
-	return a->kind == b->kind && a->path == b->path && a->dev == b->dev && a->ino == b->ino &&
-	       a->build_id_len == b->build_id_len && !memcmp(a->build_id, b->build_id, a->build_id_len);
-}
-
-/* Double the memo (load kept under a half).  0 or -ENOMEM, the memo unchanged. */
-static int memo_grow(struct ingest_out *in)
-{
-	size_t cap = in->cap_memo ? 2 * in->cap_memo : MEMO_MIN, i, j;
-	struct mod_memo *t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; i < in->cap_memo; i++) {
-		if (!in->memo[i].m)
-			continue;
-		for (j = hash_u64(0, (uintptr_t)in->memo[i].m) & (cap - 1); t[j].m; j = (j + 1) & (cap - 1))
-			;
-		t[j] = in->memo[i];
-	}
-	free(in->memo);
-	in->memo = t;
-	in->cap_memo = cap;
-	return 0;
-}
-
-/* Point @out at writer @w (NULL: none), forgetting the ids of the writer before. */
-static void out__reset(struct ingest_out *out, struct report_writer *w)
-{
-	free(out->memo);
-	*out = (struct ingest_out){ .w = w, .base = report_writer__time_base(w) };
-}
-
-/*
- * The writer's id of module @m.  The writer owns the ids: it deduplicates
- * modules by identity.  Its answer is remembered per module with the
- * identity it was given for, which spares hashing the path at every
- * frame; a module whose identity changed since (its build-id became known
- * when its file was first read) is another module of the report, asked
- * for again.  0 or -errno.
- */
-static int module_id(struct ingest_out *in, const struct sym_module *m, uint32_t *id)
-{
-	struct mod_memo *e = NULL;
-	size_t i, mask;
-	int err;
-
-	/*
-	 * The memo starts again when the writer's index forgot, so it is as
-	 * bounded as the index: the modules the writer still has answer at once.
-	 */
-	if (in->memo_forgets != report_writer__forgets(in->w)) {
-		in->memo_forgets = report_writer__forgets(in->w);
-		if (in->cap_memo)
-			memset(in->memo, 0, in->cap_memo * sizeof(*in->memo));
-		in->nr_memo = 0;
-	}
-	/* Without room to remember (no memory), the writer still answers. */
-	if (2 * (in->nr_memo + 1) <= in->cap_memo || !memo_grow(in)) {
-		mask = in->cap_memo - 1;
-		for (i = hash_u64(0, (uintptr_t)m) & mask; in->memo[i].m && in->memo[i].m != m;
-		     i = (i + 1) & mask)
-			;
-		e = &in->memo[i];
-		if (e->m && same_identity(&e->seen, &m->rpt)) {
-			*id = e->id;
-			return 0;
-		}
-	}
-	err = report_writer__module(in->w, &m->rpt, id);
-	if (err || !e)
-		return err;
-	in->nr_memo += !e->m;
-	e->m = m;
-	e->seen = m->rpt;
-	e->id = *id;
-	return 0;
-}
-
-static int frame_id(struct ingest_out *out, const struct named_frame *nf, uint32_t *id)
-{
-	const struct sym_frame *sf = &nf->sf;
-	struct rpt_frame f = {
-		.kind = nf->kind,
-		.module = RPT_NONE,
-		.offset = sf->offset,
-		.addr = nf->addr,
-		.sym = sf->sym,
-		.sym_off = sf->sym_off,
-		.reason = sf->reason,
-	};
-	int err;
-
-	if (sf->module) {
-		err = module_id(out, sf->module, &f.module);
-		if (err)
-			return err;
-	}
-	return report_writer__frame(out->w, &f, id);
-}
-
-/*
- * The mapping model of a sampled process.  The snapshot and the tracker's
- * records normally made it; if they did not (a record was lost), its
- * mappings are read from /proc once, late but better than nothing.
- */
-static struct proc *proc_of(struct ingest *in, uint32_t pid, uint64_t pstart)
-{
-	struct proc *p = proc_table__find(in->o.procs, pid, pstart);
-	char path[64];
-	int err;
-
-	if (p)
-		return p;
-	p = proc_table__add(in->o.procs, pid, pstart);
-	if (!p)
-		return NULL;
-	in->st.model_misses++;
-	if (!in->o.kernel_only) {
-		snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-		err = proc__load_maps(p, path);
-		if (err < 0)
-			pr_debug("ingest: pid %u: reading '%s' failed: %s\n", pid, path, strerror(-err));
-	}
-	return p;
-}
-
-/*
- * Symbolize the @nk kernel then @nu user addresses of @s into in->frames,
- * leaf first.  Callers' addresses are return addresses: ip - 1 is looked
- * up, so a call that is the last instruction of a function names that
- * function; the frame keeps the address sampled.
- */
-static void sample_frames(struct ingest *in, const struct bpfsym_sample *s, uint32_t nk, uint32_t nu)
-{
-	struct named_frame *nf = in->frames;
-	struct proc *p;
-	uint32_t i;
-
-	for (i = 0; i < nk; i++, nf++) {
-		nf->addr = s->ips[i];
-		nf->kind = RPT_FRAME_KERNEL;
-		symbolizer__kernel(in->o.sym, i ? nf->addr - 1 : nf->addr, &nf->sf);
-	}
-	/* Every sampled process is counted, kernel threads too. */
-	p = proc_of(in, s->pid, s->pstart);
-	if (p)
-		proc__note_sampled(p);
-	for (i = 0; i < nu; i++, nf++) {
-		nf->addr = s->ips[nk + i];
-		nf->kind = RPT_FRAME_USER;
-		symbolizer__user(in->o.sym, s->pid, p, i ? nf->addr - 1 : nf->addr, &nf->sf);
-	}
-}
-
-/*
- * Write the sample @out taken at @ts, whose @nr frames are @frames, to
- * @o's writer, its time on that file's base (a sample taken just before a
- * file began is at its start), after its cgroup's path (@cgpath, NULL:
- * unknown) the first time the file sees it.  0 or -errno.
- */
-static int sample_out(struct ingest_out *o, const struct named_frame *frames,
-		      struct rpt_sample *out, uint32_t nr, uint64_t ts, const char *cgpath)
-{
-	uint32_t ids[2 * BPFSYM_MAX_FRAMES], i;
-	int err;
-
-	out->time = ts > o->base ? ts - o->base : 0;
-	/* A path the writer refuses (-EINVAL, -E2BIG) leaves the sample with its bare id. */
-	if (cgpath && (err = report_writer__cgroup(o->w, out->cgroup, cgpath)) && err != -EINVAL &&
-	    err != -E2BIG)
-		return err;
-	for (i = 0; i < nr; i++) {
-		err = frame_id(o, &frames[i], &ids[i]);
-		if (err)
-			return err;
-	}
-	err = report_writer__stack(o->w, ids, nr, &out->stack);
-	return err ? err : report_writer__sample(o->w, out);
-}
-
-/*
- * Write sample @out taken at @ts, whose @nr frames are @frames, to every
- * writer: counted as symbolized, and as written when the file took it.
- * 0 or -errno (the file's: a tap's error stops only that tap).
- */
-static int sample_write(struct ingest *in, const struct named_frame *frames,
-			struct rpt_sample *out, uint32_t nr, uint64_t ts, const char *cgpath)
-{
-	struct ingest_out *o;
-	size_t i;
-	int err;
-
-	in->st.symbolized++;
-	/* The taps first: the file's error ends the recording, a tap's only the tap. */
-	for (i = 1; i < ARRAY_SIZE(in->out); i++) {
-		o = &in->out[i];
-		if (o->w && !o->err)
-			o->err = sample_out(o, frames, out, nr, ts, cgpath);
-	}
-	if (!in->out[0].w)
-		return 0;
-	err = sample_out(&in->out[0], frames, out, nr, ts, cgpath);
-	if (err)
-		return err;
-	in->st.samples++;
-	return 0;
-}
-
-/* defer's hand-back: a sample that waited, written now. */
-static int deferred_write(void *ctx, struct deferred *e, enum defer_why why)
-{
-	struct ingest *in = ctx;
-
-	in->st.deferred_unnamed += why != DEFER_ANSWERED;
-	in->st.deferred_over_cap += why == DEFER_OVER_CAP;
-	return sample_write(in, e->frames, &e->s, e->nr, e->ts, e->cgpath);
-}
-
-static int ingest_sample(struct ingest *in, const struct bpfsym_sample *s, size_t len)
-{
-	uint32_t nk, nu, why;
-	char comm[BPFSYM_COMM_LEN + 1];
-	struct rpt_sample out = {};
-	const char *cgpath;
-
-	/* The frame counts are in the fixed part: a record cut before them has none to read. */
-	if (len < BPFSYM_SAMPLE_HDR_SIZE) {
-		in->st.bad++;
-		return 0;
-	}
-	nk = s->nr_kernel;
-	nu = s->nr_user;
-	if (nk > BPFSYM_MAX_FRAMES || nu > BPFSYM_MAX_FRAMES ||
-	    len < BPFSYM_SAMPLE_HDR_SIZE + (size_t)(nk + nu) * sizeof(__u64)) {
-		in->st.bad++;
-		return 0;
-	}
-	why = (s->flags & BPFSYM_SF_UEND_MASK) >> BPFSYM_SF_UEND_SHIFT;
-	if (why && why < BPFSYM_UEND_MAX)
-		in->st.uend[why]++;
-	sample_frames(in, s, nk, nu);
-	memcpy(comm, s->comm, BPFSYM_COMM_LEN);
-	comm[BPFSYM_COMM_LEN] = '\0';
-	out.pid = s->pid;
-	out.tid = s->tid;
-	out.cpu = s->hdr.cpu;
-	out.cgroup = s->cgroup_id;
-	out.comm = comm;
-	cgpath = cgpaths__lookup(in->o.cgroups, s->cgroup_id, s->pid, s->hdr.ts);
-	/* Written once its files answered (without memory to keep it: now, as it is). */
-	if (defer__waits(in->def, s->pid, in->frames + nk, nu) &&
-	    !defer__push(in->def, &out, s->hdr.ts, cgpath, in->frames, nk + nu)) {
-		in->st.deferred++;
-		return defer__trim(in->def, deferred_write, in);
-	}
-	return sample_write(in, in->frames, &out, nk + nu, s->hdr.ts, cgpath);
+	for (size_t i = 0; i < RPT_IC__NR && i < RPT_INTERP_MAX; i++)
+		h->interp[i] = in->st.interp[i];
 }
 
 int ingest__tick(struct ingest *in)
 {
-	return defer__nr(in->def) ? defer__pass(in->def, 0, false, deferred_write, in) : 0;
+	runtimes__poll(in->o.runtimes, 0);
+	return defer__nr(in->def) ? defer__pass(in->def, 0, false, ingest__deferred_write, in) : 0;
 }
 
 /* The end's patience: a job whose worker used no CPU this long is taken as hung. */
@@ -414,7 +135,7 @@ int ingest__flush_deferred(struct ingest *in, uint64_t wait_ns, const volatile s
 	int err;
 
 	while (defer__nr(in->def) && waited < wait_ns && !(cancel && *cancel)) {
-		err = defer__pass(in->def, FLUSH_STALL_NS, false, deferred_write, in);
+		err = defer__pass(in->def, FLUSH_STALL_NS, false, ingest__deferred_write, in);
 		if (err)
 			return err;
 		if (!defer__nr(in->def))
@@ -422,7 +143,7 @@ int ingest__flush_deferred(struct ingest *in, uint64_t wait_ns, const volatile s
 		nanosleep(&step, NULL);
 		waited = clock_ns(CLOCK_MONOTONIC) - t0;
 	}
-	err = defer__pass(in->def, 0, true, deferred_write, in);
+	err = defer__pass(in->def, 0, true, ingest__deferred_write, in);
 	if (in->st.deferred)
 		pr_debug("ingest: %llu samples waited for a file that had not answered, %llu of them "
 			 "written with frames unnamed after all (%llu pushed out by the caps); the end "
@@ -434,7 +155,7 @@ int ingest__flush_deferred(struct ingest *in, uint64_t wait_ns, const volatile s
 
 int ingest__set_writer(struct ingest *in, struct report_writer *w)
 {
-	out__reset(&in->out[0], w);
+	ingest_out__reset(&in->out[0], w);
 	in->o.w = w;
 	return 0;
 }
@@ -448,7 +169,7 @@ int ingest__add_writer(struct ingest *in, struct report_writer *w)
 	for (i = 1; i < ARRAY_SIZE(in->out); i++) {
 		if (in->out[i].w)
 			continue;
-		out__reset(&in->out[i], w);
+		ingest_out__reset(&in->out[i], w);
 		return 0;
 	}
 	return -ENOSPC;
@@ -463,22 +184,10 @@ int ingest__remove_writer(struct ingest *in, struct report_writer *w)
 		if (!w || in->out[i].w != w)
 			continue;
 		err = in->out[i].err;
-		out__reset(&in->out[i], NULL);
+		ingest_out__reset(&in->out[i], NULL);
 		return err;
 	}
 	return -ENOENT;
-}
-
-/* Whether MAP or UNMAP record @rec says the tracker's fresh view took it whole. */
-static bool record_viewed(const void *rec, size_t len)
-{
-	const struct bpfsym_ev_hdr *h = rec;
-
-	if (h->type == BPFSYM_EV_MAP && len >= BPFSYM_MAP_EV_HDR_SIZE)
-		return ((const struct bpfsym_map_ev *)rec)->flags & BPFSYM_MF_VIEWED;
-	if (h->type == BPFSYM_EV_UNMAP && len >= sizeof(struct bpfsym_unmap_ev))
-		return ((const struct bpfsym_unmap_ev *)rec)->flags & BPFSYM_MF_VIEWED;
-	return false;
 }
 
 /* @pid is gone: no view to write for it (its slot in the list is left as pid 0, skipped). */
@@ -522,11 +231,160 @@ static int note_dirty(struct ingest *in, uint32_t pid, bool urgent)
 	return 0;
 }
 
+/*
+ * The process a MAP, UNMAP, FORK, EXEC, RESYNC or EXIT record names, right
+ * after its header, in *@pid: false when the record is too short to say,
+ * or there is no unwinder to tell.
+ */
+static bool unw_pid(const struct ingest *in, const void *rec, size_t len, uint32_t *pid)
+{
+	if (!in->o.unw || len < sizeof(struct bpfsym_ev_hdr) + sizeof(uint32_t))
+		return false;
+	*pid = ((const struct bpfsym_task_ev *)rec)->pid;
+	return true;
+}
+
+/*
+ * EXIT, EXEC, RESYNC: the process's views go.  An exited process's now:
+ * the model keeps the process a while (its late samples), the kernel has
+ * no use for it.  At exec the tracker dropped the old image's views and
+ * starts a fresh one from the MAP records that follow; a view of ours
+ * may still have been written after the exec (from a FORK read in the
+ * same batch): it goes too.
+ */
+static int unw_drop(struct ingest *in, const void *rec, size_t len)
+{
+	uint32_t pid;
+
+	if (unw_pid(in, rec, len, &pid)) {
+		forget_dirty(in, pid);
+		unwinder__drop_proc(in->o.unw, pid);
+	}
+	return 0;
+}
+
+/*
+ * MAP, UNMAP: a view of ours is written before the next sample, unless
+ * the tracker's fresh view took the change whole (@viewed) and the
+ * process has no view of ours.
+ */
+static int unw_changed(struct ingest *in, const void *rec, size_t len, bool viewed)
+{
+	uint32_t pid;
+
+	if (!unw_pid(in, rec, len, &pid) || (viewed && !unwinder__has_proc(in->o.unw, pid)))
+		return 0;
+	return note_dirty(in, pid, true);
+}
+
+static int on_sample(struct ingest *in, const void *rec, size_t len)
+{
+	int err;
+
+	/*
+	 * Views go out before the next sample is symbolized, not after the
+	 * batch: naming a new library's frames can take milliseconds, and a
+	 * process just exec'd walks without a view until then.
+	 */
+	if (in->nr_urgent) {
+		err = ingest__sync_unwind(in);
+		if (err)
+			return err;
+	}
+	return ingest__sample(in, rec, len);
+}
+
+/* A mapping the model took, to the runtimes, which look for their interpreters in it. */
+static void rt_mapped(struct ingest *in, const struct bpfsym_map_ev *e, size_t len)
+{
+	const struct mapping *m;
+	const struct proc *p;
+
+	if (!in->o.runtimes || len < BPFSYM_MAP_EV_HDR_SIZE || !(p = proc_table__find(in->o.procs, e->pid, e->pstart)))
+		return;
+	m = proc__find_mapping(p, e->start);
+	if (m)
+		runtimes__mapped(in->o.runtimes, p, m);
+}
+
+static int on_map(struct ingest *in, const void *rec, size_t len)
+{
+	const struct bpfsym_map_ev *e = rec;
+	int err = mapevents__map(in->o.mev, e, len);
+
+	if (!err)
+		rt_mapped(in, e, len);
+	return err ?: unw_changed(in, rec, len,
+				  len >= BPFSYM_MAP_EV_HDR_SIZE && (e->flags & BPFSYM_MF_VIEWED));
+}
+
+static int on_unmap(struct ingest *in, const void *rec, size_t len)
+{
+	const struct bpfsym_unmap_ev *u = rec;
+	int err = mapevents__unmap(in->o.mev, u, len);
+
+	return err ?: unw_changed(in, rec, len, len >= sizeof(*u) && (u->flags & BPFSYM_MF_VIEWED));
+}
+
+static int on_fork(struct ingest *in, const void *rec, size_t len)
+{
+	const struct bpfsym_task_ev *t = rec;
+	int err = mapevents__fork(in->o.mev, rec, len);
+	uint32_t pid;
+
+	if (!err && len >= sizeof(*t))
+		runtimes__forked(in->o.runtimes, t->pid, t->pstart, t->ppid, t->ppstart);
+
+	/*
+	 * The child walks with its parent's views, by loan, until its own:
+	 * written by the batch's end, unless it exec'd (most do, at once)
+	 * or exited by then.
+	 */
+	if (err || !unw_pid(in, rec, len, &pid))
+		return err;
+	return note_dirty(in, pid, false);
+}
+
+static int on_exec(struct ingest *in, const void *rec, size_t len)
+{
+	const struct bpfsym_task_ev *t = rec;
+
+	if (len >= sizeof(*t))
+		runtimes__execed(in->o.runtimes, t->pid, t->pstart);
+	return mapevents__exec(in->o.mev, rec, len) ?: unw_drop(in, rec, len);
+}
+
+static int on_resync(struct ingest *in, const void *rec, size_t len)
+{
+	return mapevents__resync(in->o.mev, rec, len) ?: unw_drop(in, rec, len);
+}
+
+static int on_exit_rec(struct ingest *in, const void *rec, size_t len)
+{
+	const struct bpfsym_task_ev *t = rec;
+	int err = mapevents__exit(in->o.mev, t, len);
+
+	if (err)
+		return err;
+	if (len >= sizeof(*t))
+		ingest__pid_gone(in, t->pid);
+	return unw_drop(in, rec, len);
+}
+
+/* The one place a record's type is looked at: what each type does (enum bpfsym_ev_type). */
+static int (*const on_record[])(struct ingest *in, const void *rec, size_t len) = {
+	[BPFSYM_EV_SAMPLE] = on_sample,
+	[BPFSYM_EV_EXEC] = on_exec,
+	[BPFSYM_EV_EXIT] = on_exit_rec,
+	[BPFSYM_EV_FORK] = on_fork,
+	[BPFSYM_EV_MAP] = on_map,
+	[BPFSYM_EV_UNMAP] = on_unmap,
+	[BPFSYM_EV_RESYNC] = on_resync,
+};
+
 int ingest__record(struct ingest *in, const void *rec, size_t len)
 {
 	const struct bpfsym_ev_hdr *h = rec;
-	const struct bpfsym_task_ev *t = rec;
-	int err;
 
 	if (len < sizeof(*h) || h->size > len) {
 		in->st.bad++;
@@ -534,57 +392,11 @@ int ingest__record(struct ingest *in, const void *rec, size_t len)
 	}
 	/* Every record moves event time, so exited processes leave the model in time. */
 	mapevents__advance(in->o.mev, h->ts);
-	/*
-	 * Views go out before the next sample is symbolized, not after the
-	 * batch: naming a new library's frames can take milliseconds, and a
-	 * process just exec'd walks without a view until then.
-	 */
-	if (h->type == BPFSYM_EV_SAMPLE && in->nr_urgent) {
-		err = ingest__sync_unwind(in);
-		if (err)
-			return err;
-	}
-	if (h->type == BPFSYM_EV_SAMPLE)
-		err = ingest_sample(in, rec, len);
-	else
-		err = mapevents__apply(in->o.mev, rec, len);
-	if (!err && h->type == BPFSYM_EV_EXIT && len >= sizeof(*t))
-		ingest__pid_gone(in, t->pid);
-	if (err || !in->o.unw || h->type == BPFSYM_EV_SAMPLE || len < sizeof(*h) + sizeof(uint32_t))
-		return err;
-	/*
-	 * MAP, UNMAP, FORK, EXEC, RESYNC, EXIT all name their process right after the
-	 * header.  An exited process's view goes now: the model keeps the
-	 * process a while (its late samples), the kernel has no use for it.
-	 */
-	switch (h->type) {
-	case BPFSYM_EV_EXIT:
-	case BPFSYM_EV_EXEC:
-	case BPFSYM_EV_RESYNC:
-		/*
-		 * At exec the tracker dropped the old image's views and starts
-		 * a fresh one from the MAP records that follow; a view of ours
-		 * may still have been written after the exec (from a FORK read
-		 * in the same batch): it goes too.
-		 */
-		forget_dirty(in, t->pid);
-		unwinder__drop_proc(in->o.unw, t->pid);
-		return 0;
-	case BPFSYM_EV_FORK:
-		/*
-		 * The child walks with its parent's views, by loan, until its
-		 * own: written by the batch's end, unless it exec'd (most
-		 * do, at once) or exited by then.
-		 */
-		return note_dirty(in, t->pid, false);
-	case BPFSYM_EV_MAP:
-	case BPFSYM_EV_UNMAP:
-		if (record_viewed(rec, len) && !unwinder__has_proc(in->o.unw, t->pid))
-			return 0;	/* the tracker's fresh view has it all */
-		return note_dirty(in, t->pid, true);
-	default:
+	if (h->type >= ARRAY_SIZE(on_record) || !on_record[h->type]) {
+		mapevents__bad(in->o.mev);	/* a type this build does not know */
 		return 0;
 	}
+	return on_record[h->type](in, rec, len);
 }
 
 int ingest__sync_unwind(struct ingest *in)

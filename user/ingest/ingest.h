@@ -62,6 +62,13 @@ struct ingest_opts {
 	 * it waited defer_max_ns (0: 60 s).  Tests shorten them.
 	 */
 	uint64_t defer_stall_ns, defer_max_ns;
+	/*
+	 * Who names interpreter frames, by frame kind (runtime/runtime.h;
+	 * NULL: nobody, every one a miss, "not supported").  A runtime's
+	 * read still running keeps the sample waiting as a slow file does;
+	 * the runtimes are told when a process leaves the model.
+	 */
+	struct runtimes *runtimes;
 };
 
 struct ingest_stats {
@@ -84,9 +91,16 @@ struct ingest_stats {
 	uint64_t views_wanted;
 	size_t pids_alive;		/* of opts.pids, those not known to have exited */
 	uint64_t uend[BPFSYM_UEND_MAX];	/* samples by why their user stack ended */
+	/*
+	 * Interpreter frames of the samples written, by what came of them,
+	 * and user sides cut at a frame that could not be decoded (enum
+	 * rpt_interp).
+	 */
+	uint64_t interp[RPT_IC__NR];
 };
 
 struct ingest;
+struct runtimes;
 
 /*
  * An ingest over @o's model, replayer, symbolizer and writer (which may be
@@ -100,7 +114,10 @@ void ingest__free(struct ingest *in);
 
 /*
  * Take one ring-buffer record of @len bytes at @rec.  A sample is
- * symbolized and written (or kept until its files answer: ingest__tick);
+ * symbolized and written (or kept until its files or runtimes answer:
+ * ingest__tick); its user side's slots are decoded frame by frame
+ * (include/bpfsym.h), a frame of a kind not known or cut short ending it
+ * there (counted in stats.interp);
  * any other record goes to the mapping model; the
  * EXIT of a watched pid is counted.  A malformed record is counted and
  * skipped.  0, or -errno when the report cannot be written (or memory ran

@@ -23,6 +23,8 @@ struct mapevents {
 	struct mapevents_stats st;
 	struct exited *q;
 	size_t head, nr, cap;	/* cap: a power of two */
+	mapevents_gone_fn gone;	/* told of each process that leaves the model (NULL: none) */
+	void *gone_ctx;
 };
 
 struct mapevents *mapevents__new(struct proc_table *pt, struct symbolizer *sym)
@@ -49,6 +51,12 @@ const struct mapevents_stats *mapevents__stats(const struct mapevents *me)
 	return &me->st;
 }
 
+void mapevents__on_gone(struct mapevents *me, mapevents_gone_fn fn, void *ctx)
+{
+	me->gone = fn;
+	me->gone_ctx = ctx;
+}
+
 /* Drop the oldest exited process, unless its pid already belongs to a new one. */
 static void retire_oldest(struct mapevents *me)
 {
@@ -56,6 +64,8 @@ static void retire_oldest(struct mapevents *me)
 
 	if (proc_table__find(me->pt, x->pid, x->pstart))
 		proc_table__remove(me->pt, x->pid);
+	if (me->gone)
+		me->gone(me->gone_ctx, x->pid, x->pstart);
 	me->head = (me->head + 1) & (me->cap - 1);
 	me->nr--;
 }
@@ -157,90 +167,113 @@ static int apply_map(struct proc_table *pt, struct symbolizer *sym, const struct
 	return 0;
 }
 
-int mapevents__apply(struct mapevents *me, const void *rec, size_t len)
+/* A record of @len bytes is whole if it holds @need: else counted, and skipped. */
+static bool whole(struct mapevents *me, size_t len, size_t need)
 {
-	struct mapevents_stats *st = &me->st;
-	struct proc_table *pt = me->pt;
-	const struct bpfsym_ev_hdr *h = rec;
-	const struct bpfsym_unmap_ev *u = rec;
-	const struct bpfsym_task_ev *t = rec;
-	struct proc *p, *parent;
+	if (len >= need)
+		return true;
+	me->st.bad++;
+	return false;
+}
+
+int mapevents__map(struct mapevents *me, const struct bpfsym_map_ev *e, size_t len)
+{
+	if (!map_ev_ok(e, len)) {
+		me->st.bad++;
+		return 0;
+	}
+	return apply_map(me->pt, me->sym, e, &me->st);
+}
+
+int mapevents__unmap(struct mapevents *me, const struct bpfsym_unmap_ev *u, size_t len)
+{
+	struct proc *p;
 	int err;
 
-	if (len < sizeof(*h) || h->size > len) {
-		st->bad++;
+	if (len < sizeof(*u) || u->start >= u->end) {
+		me->st.bad++;
 		return 0;
 	}
-	switch (h->type) {
-	case BPFSYM_EV_MAP:
-		if (!map_ev_ok(rec, len))
-			break;
-		return apply_map(pt, me->sym, rec, st);
-	case BPFSYM_EV_UNMAP:
-		if (len < sizeof(*u) || u->start >= u->end)
-			break;
-		st->unmaps++;
-		p = proc_table__find(pt, u->pid, u->pstart);
-		if (!p)
-			return 0;	/* nothing known there: nothing to remove */
-		err = proc__unmap(p, u->start, u->end);
-		if (err == -ENOMEM)
-			return err;
-		if (err)
-			st->map_errors++;
-		return 0;
-	case BPFSYM_EV_FORK:
-		if (len < sizeof(*t))
-			break;
-		st->forks++;
-		parent = proc_table__find(pt, t->ppid, t->ppstart);
-		if (parent)
-			p = proc_table__fork(pt, parent, t->pid, t->pstart);
-		else {
-			st->unknown_parent++;
-			p = proc_table__add(pt, t->pid, t->pstart);
-		}
-		/* Only running out of memory stops a recording; a record that makes no sense does not. */
-		if (!p && errno == ENOMEM)
-			return -ENOMEM;
-		if (!p)
-			st->map_errors++;
-		return 0;
-	case BPFSYM_EV_EXEC:
-		if (len < sizeof(*t))
-			break;
-		st->execs++;
-		/* The MAP records of the new image follow. */
-		p = proc_get(pt, t->pid, t->pstart);
-		if (!p)
-			return -errno;
-		proc__clear_maps(p);
-		return 0;
-	case BPFSYM_EV_RESYNC:
-		if (len < sizeof(*t))
-			break;
-		st->resyncs++;
-		/*
-		 * The MAP records of the whole process follow; the image is
-		 * the same, so are the hints.  ppid: it still runs the image
-		 * it was forked with, whose hints it has too.
-		 */
-		p = proc_get(pt, t->pid, t->pstart);
-		if (!p)
-			return -errno;
-		proc__drop_maps(p);
-		parent = t->ppid ? proc_table__find(pt, t->ppid, t->ppstart) : NULL;
-		if (parent && proc__inherit_hints(p, parent))
-			return -ENOMEM;
-		return 0;
-	case BPFSYM_EV_EXIT:
-		if (len < sizeof(*t))
-			break;
-		st->exits++;
-		return defer_exit(me, t->pid, t->pstart, h->ts);
-	default:
-		break;
-	}
-	st->bad++;
+	me->st.unmaps++;
+	p = proc_table__find(me->pt, u->pid, u->pstart);
+	if (!p)
+		return 0;	/* nothing known there: nothing to remove */
+	err = proc__unmap(p, u->start, u->end);
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		me->st.map_errors++;
 	return 0;
+}
+
+int mapevents__fork(struct mapevents *me, const struct bpfsym_task_ev *t, size_t len)
+{
+	struct proc *p, *parent;
+
+	if (!whole(me, len, sizeof(*t)))
+		return 0;
+	me->st.forks++;
+	parent = proc_table__find(me->pt, t->ppid, t->ppstart);
+	if (parent)
+		p = proc_table__fork(me->pt, parent, t->pid, t->pstart);
+	else {
+		me->st.unknown_parent++;
+		p = proc_table__add(me->pt, t->pid, t->pstart);
+	}
+	/* Only running out of memory stops a recording; a record that makes no sense does not. */
+	if (!p && errno == ENOMEM)
+		return -ENOMEM;
+	if (!p)
+		me->st.map_errors++;
+	return 0;
+}
+
+int mapevents__exec(struct mapevents *me, const struct bpfsym_task_ev *t, size_t len)
+{
+	struct proc *p;
+
+	if (!whole(me, len, sizeof(*t)))
+		return 0;
+	me->st.execs++;
+	/* The MAP records of the new image follow. */
+	p = proc_get(me->pt, t->pid, t->pstart);
+	if (!p)
+		return -errno;
+	proc__clear_maps(p);
+	return 0;
+}
+
+int mapevents__resync(struct mapevents *me, const struct bpfsym_task_ev *t, size_t len)
+{
+	struct proc *p, *parent;
+
+	if (!whole(me, len, sizeof(*t)))
+		return 0;
+	me->st.resyncs++;
+	/*
+	 * The MAP records of the whole process follow; the image is the
+	 * same, so are the hints.  ppid: it still runs the image it was
+	 * forked with, whose hints it has too.
+	 */
+	p = proc_get(me->pt, t->pid, t->pstart);
+	if (!p)
+		return -errno;
+	proc__drop_maps(p);
+	parent = t->ppid ? proc_table__find(me->pt, t->ppid, t->ppstart) : NULL;
+	if (parent && proc__inherit_hints(p, parent))
+		return -ENOMEM;
+	return 0;
+}
+
+int mapevents__exit(struct mapevents *me, const struct bpfsym_task_ev *t, size_t len)
+{
+	if (!whole(me, len, sizeof(*t)))
+		return 0;
+	me->st.exits++;
+	return defer_exit(me, t->pid, t->pstart, t->hdr.ts);
+}
+
+void mapevents__bad(struct mapevents *me)
+{
+	me->st.bad++;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bpfsym.h"
 #include "model/procmap.h"
 #include "symbolize/symbolizer.h"
 
@@ -40,11 +41,32 @@ struct mapevents *mapevents__new(struct proc_table *pt, struct symbolizer *sym);
 void mapevents__free(struct mapevents *me);
 
 /*
- * Apply one record (@len bytes at @rec, its header's size <= @len).  Records
- * of other types are not accepted: the caller routes samples elsewhere.
- * Returns 0 (malformed records are counted and skipped), or -ENOMEM.
+ * One record of each kind, @len bytes at the record (its header's size <=
+ * @len), its type already known (ingest.c dispatches on it, once).  A
+ * record too short for its kind, or that makes no sense (a MAP without
+ * its path's NUL, an empty range), is counted (stats.bad) and skipped.
+ * 0, or -ENOMEM.
  */
-int mapevents__apply(struct mapevents *me, const void *rec, size_t len);
+int mapevents__map(struct mapevents *me, const struct bpfsym_map_ev *e, size_t len);
+int mapevents__unmap(struct mapevents *me, const struct bpfsym_unmap_ev *u, size_t len);
+int mapevents__fork(struct mapevents *me, const struct bpfsym_task_ev *t, size_t len);
+int mapevents__exec(struct mapevents *me, const struct bpfsym_task_ev *t, size_t len);
+int mapevents__resync(struct mapevents *me, const struct bpfsym_task_ev *t, size_t len);
+/* EXIT: the process leaves the model after MAPEVENTS_EXIT_GRACE_NS of event time. */
+int mapevents__exit(struct mapevents *me, const struct bpfsym_task_ev *t, size_t len);
+
+/* A record of a type the model does not take (or none at all): counted as bad. */
+void mapevents__bad(struct mapevents *me);
+
+/* What is told, on the thread feeding the replayer, when a process leaves the model. */
+typedef void (*mapevents_gone_fn)(void *ctx, uint32_t pid, uint64_t pstart);
+
+/*
+ * Call @fn(@ctx, ...) for each process that leaves the model at the end
+ * of its exit's grace (the runtimes forget its code objects then).  @fn
+ * NULL: no one.  One listener.
+ */
+void mapevents__on_gone(struct mapevents *me, mapevents_gone_fn fn, void *ctx);
 
 /*
  * Event time has reached @ts: drop the processes that exited more than

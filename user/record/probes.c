@@ -131,6 +131,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	s->rodata->follow_children = o->follow_children;
 	s->rodata->want_kernel = o->want_kernel;
 	s->rodata->want_user = o->want_user;
+	s->rodata->want_interp = o->want_interp;
 	s->rodata->wakeup_bytes = p->ring_size / 4;
 	bpf_map__set_max_entries(s->maps.targets, o->max_targets ? o->max_targets : 1);
 	bpf_map__set_max_entries(s->maps.events, p->ring_size);
@@ -198,6 +199,7 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_fresh, bpf_map__fd(p->sampler->maps.unw_fresh));
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_files, bpf_map__fd(p->sampler->maps.unw_files));
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_pend, bpf_map__fd(p->sampler->maps.unw_pend));
+	err = err ?: bpf_map__reuse_fd(t->maps.py_procs, bpf_map__fd(p->sampler->maps.py_procs));
 	if (err) {
 		pr_err("bpfsym: sharing maps with the mapping tracker failed: %s\n", strerror(-err));
 		return err;
@@ -275,6 +277,11 @@ void probes__unwind_fds(const struct probes *p, struct probes_unwind_fds *fds)
 	fds->tables = bpf_map__fd(p->sampler->maps.unw_tables);
 	fds->procs = bpf_map__fd(p->sampler->maps.unw_procs);
 	fds->files = bpf_map__fd(p->sampler->maps.unw_files);
+}
+
+int probes__py_procs_fd(const struct probes *p)
+{
+	return bpf_map__fd(p->sampler->maps.py_procs);
 }
 
 int probes__add_target(struct probes *p, uint32_t pid)

@@ -22,6 +22,7 @@ struct probes_opts {
 	uint32_t target_mode;		/* enum bpfsym_target_mode */
 	bool follow_children;		/* a fork of a target is a target */
 	bool want_kernel, want_user;	/* stack sides */
+	bool want_interp;		/* interpreters' frames in user stacks (bpf/python.bpf.h) */
 	uint32_t freq;			/* sampling rate, Hz per CPU: sizes the ring buffer */
 	uint64_t ring_size;		/* bytes of the ring buffer (a power of two pages); 0: by freq */
 	uint32_t max_targets;		/* entries of the targets map */
@@ -94,6 +95,9 @@ struct probes_unwind_fds {
 	int shards, tables, procs, files;
 };
 void probes__unwind_fds(const struct probes *p, struct probes_unwind_fds *fds);
+
+/* The fd of py_procs: tgid -> struct bpfsym_py_proc (bpf/python.bpf.h). */
+int probes__py_procs_fd(const struct probes *p);
 
 /* Sum the per-CPU counters into @out[BPFSYM_STAT_MAX]. */
 void probes__read_stats(const struct probes *p, uint64_t *out);

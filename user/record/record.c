@@ -41,6 +41,8 @@
 #include "record/record.h"
 #include "record/output.h"
 #include "record/rotate.h"
+#include "record/rtmaps.h"
+#include "runtime/runtime.h"
 #include "record/snapshot.h"
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
@@ -83,6 +85,7 @@ struct recorder {
 	struct unwmaps *umaps;		/* --call-graph dwarf: the unwinder and its BPF maps */
 	struct unwinder *unw;		/* its unwinder, for ingest */
 	struct cgpaths *cgp;		/* cgroup ids -> paths, for ingest (NULL: no cgroup2) */
+	struct runtimes *rts;		/* interpreters' frames (record/rtmaps.h); NULL: off */
 	struct snapshot_filter snap_filter;
 	struct snapshot *snap;		/* the processes that ran before the recording */
 	int err;			/* first write error, sticky */
@@ -276,6 +279,7 @@ static void recorder__cleanup(struct recorder *r)
 	ring_buffer__free(r->rb);
 	rotate__free(r->rot);
 	ingest__free(r->ing);
+	runtimes__free(r->rts);
 	cgpaths__free(r->cgp);
 	unwmaps__free(r->umaps);
 	snapshot__free(r->snap);
@@ -289,9 +293,11 @@ static void recorder__cleanup(struct recorder *r)
 		close(r->cgroup_fd);
 }
 
-/* --call-graph dwarf: the unwinder and its maps.  RUN_OK or RUN_FAILED. */
+/* The runtimes (any walk done here), --call-graph dwarf's unwinder: their maps.  RUN_OK or RUN_FAILED. */
 static int unwind_start(struct recorder *r)
 {
+	if (!r->o->kernel_only && r->o->call_graph != BPFSYM_USTACK_KERNEL_FP)
+		r->rts = rtmaps__start(r->bpf, r->pool, !r->o->no_interp);
 	if (r->o->call_graph != BPFSYM_USTACK_TABLES || r->o->kernel_only)
 		return RUN_OK;
 	r->umaps = unwmaps__start(r->bpf, r->procs, r->o->unwind_mem, r->pool);
@@ -339,6 +345,7 @@ static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
 		.follow_children = o->target == RECORD_COMMAND,
 		.want_kernel = !o->user_only,
 		.want_user = !o->kernel_only,
+		.want_interp = !o->no_interp,
 		.freq = o->freq,
 		.ring_size = o->mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE),
 		/* a command's whole process tree; -p's pids */
@@ -507,6 +514,7 @@ static int recorder__attach(struct recorder *r)
 
 			unwmaps__first_views(r->umaps, pids, n, UNWIND_START_WAIT_MS);
 		}
+		rtmaps__first(r->rts, r->procs, snapshot__pids(r->snap, &n), n, UNWIND_START_WAIT_MS);
 	}
 	/* kallsyms was read beside the loading: this waits for it, if need be. */
 	if (!o->user_only && symbolizer__kernel_restricted(r->sym))
@@ -584,8 +592,7 @@ static int recorder__start(struct recorder *r)
 		.kernel_only = o->kernel_only,
 		.pids = pids ? o->pids : NULL,
 		.nr_pids = pids ? o->nr_pids : 0,
-		.unw = r->unw,
-		.cgroups = r->cgp,
+		.unw = r->unw, .cgroups = r->cgp, .runtimes = r->rts,
 	});
 	if (!r->ing) {
 		pr_err("bpfsym: out of memory\n");

@@ -91,6 +91,7 @@ struct record_opts {
 	const struct anon_hint *hints;	/* --map-anon */
 	size_t nr_hints;
 	bool user_only, kernel_only;
+	bool no_interp;			/* --no-interp: native frames only, no interpreter frames */
 	bool quiet, verbose;
 	bool force;			/* -f: an existing OUTPUT is replaced (record/output.h) */
 	uint32_t call_graph;		/* enum bpfsym_ustack_mode; the default: tables */

@@ -243,6 +243,8 @@ static void file_end(const struct rotate *rot, const struct report_writer *w, co
 		h->capped[i] -= b->capped[i];
 	for (i = 0; i < RPT_DINFOD_MAX; i++)
 		h->dinfod[i] -= b->dinfod[i];
+	for (i = 0; i < RPT_INTERP_MAX; i++)
+		h->interp[i] -= b->interp[i];
 	/* Processes seen in this file; the unwinder's figures stay the recording's (state, not counts). */
 	h->nr_procs = report_writer__nr_pids(w);
 	h->unwritten = rot->unwritten;

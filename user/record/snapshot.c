@@ -74,15 +74,19 @@ int snapshot__record(void *ctx, const void *rec, size_t len)
 	const struct bpfsym_map_ev *e = rec;
 	struct snapshot *s = ctx;
 
-	if (len < offsetof(struct bpfsym_map_ev, pid) + sizeof(e->pid))
-		return mapevents__apply(s->mev, rec, len);	/* which counts it */
+	/* The iterator sends MAP records only; anything else is counted as bad. */
+	if (len < offsetof(struct bpfsym_map_ev, pid) + sizeof(e->pid) || e->hdr.type != BPFSYM_EV_MAP ||
+	    e->hdr.size > len) {
+		mapevents__bad(s->mev);
+		return 0;
+	}
 	if (e->pid != s->last_pid) {
 		s->last_pid = e->pid;
 		s->keep = keeps(s->f, e->pid);
 		if (s->keep && note_pid(s, e->pid))
 			return -ENOMEM;
 	}
-	return s->keep ? mapevents__apply(s->mev, rec, len) : 0;
+	return s->keep ? mapevents__map(s->mev, e, len) : 0;
 }
 
 const uint32_t *snapshot__pids(const struct snapshot *s, size_t *n)

@@ -26,6 +26,12 @@ enum rpt_reason {
 	RPT_OUTSIDE_SYMBOL = 6,		/* symbols exist, none covers the address */
 	RPT_KALLSYMS_RESTRICTED = 7,	/* kernel addresses hidden (kptr_restrict) */
 	RPT_FILE_NO_ANSWER = 8,		/* the file did not answer in time (a hung file system) */
+	/* Interpreter frames (RPT_FRAME_INTERP, issue 27): runtime/runtime.h's misses. */
+	RPT_INTERP_GONE = 9,		/* the process exited before its code objects were read */
+	RPT_INTERP_UNSUPPORTED = 10,	/* interpreter version (or the runtime) not supported */
+	RPT_INTERP_INVALID = 11,	/* the frame failed validation (not that code object) */
+	RPT_INTERP_UNREADABLE = 12,	/* the process's memory could not be read there */
+	RPT_INTERP_NO_ANSWER = 13,	/* the memory read did not answer in time */
 	RPT_REASON_MAX,
 };
 
@@ -34,11 +40,33 @@ enum rpt_module_kind {
 	RPT_MOD_FILE = 1,	/* a mapped file */
 	RPT_MOD_ANON = 2,	/* anonymous memory */
 	RPT_MOD_SPECIAL = 3,	/* [vdso] and friends */
+	/*
+	 * An interpreter's source file (issue 27): path as the interpreter
+	 * names it (Python's co_filename), no build-id, dev/ino 0; runtime
+	 * says whose.
+	 */
+	RPT_MOD_SOURCE = 4,
+};
+
+/*
+ * rpt_module.runtime: which runtime a RPT_MOD_SOURCE module's frames are
+ * of.  The values are include/bpfsym.h's frame kinds (bpfsym_frame_kind).
+ */
+enum rpt_runtime {
+	RPT_RT_NONE = 0,	/* not a runtime's (every other module kind) */
+	RPT_RT_PYTHON = 1,
+	RPT_RT_MAX = 16,
 };
 
 enum rpt_frame_kind {
 	RPT_FRAME_KERNEL = 0,
 	RPT_FRAME_USER = 1,
+	/*
+	 * An interpreter's frame (issue 27): module a RPT_MOD_SOURCE (or
+	 * RPT_NONE when unnamed), offset the line (0: unknown), sym the
+	 * qualified name, addr the code object's address as first sampled.
+	 */
+	RPT_FRAME_INTERP = 2,
 };
 
 struct rpt_module {
@@ -47,12 +75,13 @@ struct rpt_module {
 	uint8_t build_id[RPT_BUILD_ID_MAX];
 	uint32_t build_id_len;			/* 0: none */
 	uint64_t dev, ino;			/* the fallback identity */
+	uint32_t runtime;			/* enum rpt_runtime: RPT_MOD_SOURCE's, else 0 */
 };
 
 struct rpt_frame {
 	uint32_t kind;		/* enum rpt_frame_kind */
 	uint32_t module;	/* module id, or RPT_NONE */
-	uint64_t offset;	/* user: offset in the module's file; kernel: address */
+	uint64_t offset;	/* user: offset in the module's file; kernel: address; interp: line */
 	uint64_t addr;		/* runtime address, as first sampled */
 	const char *sym;	/* NULL: unnamed (see reason) */
 	uint64_t sym_off;	/* offset of the address into sym */
@@ -75,6 +104,24 @@ struct rpt_sample {
 #define RPT_UEND_MAX	16	/* room for enum bpfsym_uend */
 #define RPT_CAPPED_MAX	16	/* room for enum inputcap (base/inputcap.h) */
 #define RPT_DINFOD_MAX	8	/* room for enum dinfod_count (symbolize/debuginfod.h) */
+#define RPT_INTERP_MAX	16	/* room for enum rpt_interp */
+
+/*
+ * rpt_header.interp: interpreter frames by what came of them, and user
+ * sides cut short by a frame ingest could not decode (issue 27).  Frame
+ * counts are per sample written: a frame in 10 samples counts 10.
+ */
+enum rpt_interp {
+	RPT_IC_NAMED = 0,		/* frames named */
+	RPT_IC_GONE = 1,		/* frames unnamed: reason RPT_INTERP_GONE ... */
+	RPT_IC_UNSUPPORTED = 2,
+	RPT_IC_INVALID = 3,
+	RPT_IC_UNREADABLE = 4,
+	RPT_IC_NO_ANSWER = 5,
+	RPT_IC_CUT_KIND = 6,		/* user sides cut at a frame of a kind not known */
+	RPT_IC_CUT_SHORT = 7,		/* user sides cut at an interpreter frame missing its slot */
+	RPT_IC__NR,
+};
 
 /* rpt_header.flags */
 #define RPT_HF_USER_ONLY	(1u << 0)
@@ -131,6 +178,8 @@ struct rpt_header {
 	 * out; issue 26): counts like capped; 0 in older files.
 	 */
 	uint64_t dinfod[RPT_DINFOD_MAX];
+	/* Interpreter frames (enum rpt_interp; issue 27): counts like capped; 0 in older files. */
+	uint64_t interp[RPT_INTERP_MAX];
 	bool complete;			/* an END record was read */
 };
 
@@ -317,5 +366,11 @@ const struct rpt_cgroup *report__cgroup(const struct report *r, size_t i);	/* NU
 
 /* "ok", "no mapping", "anonymous" ... for messages and summaries. */
 const char *rpt_reason__str(uint32_t reason);
+
+/* "python" ... (enum rpt_runtime), or NULL for RPT_RT_NONE and values not known. */
+const char *rpt_runtime__str(uint32_t runtime);
+
+/* "named", "process gone" ... (enum rpt_interp), or NULL for a value not known. */
+const char *rpt_interp__str(uint32_t i);
 
 #endif /* BPFSYM_REPORT_H */

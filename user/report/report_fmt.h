@@ -23,7 +23,13 @@
 /* File header: magic, u32 version, u32 incompatible-feature flags. */
 #define RPT_FILE_MAGIC		"\x89" "BPFSYM\n"
 #define RPT_MAGIC_LEN		8
-#define RPT_VERSION		1
+/*
+ * Version 2 (issue 27): FRAME kind 2 (interpreter frames, their identity
+ * includes their name), MODULE kind 4 (a source file) with its runtime.
+ * Version 1 files are still read: they hold none of those.
+ */
+#define RPT_VERSION		2
+#define RPT_VERSION_MIN		1
 #define RPT_FILE_HDR_LEN	16
 
 /* Block header: u32 magic, u32 compressed len, u32 uncompressed len, u32 check. */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/htab.h"
 #include "report/report_fmt.h"
 #include "report/report_int.h"
@@ -50,21 +51,32 @@ static bool mod_eq(const void *ctx, const void *key, uint64_t val)
 {
 	const struct rpt_module *a = &((const struct report *)ctx)->mods[val - 1], *b = key;
 
-	return a->kind == b->kind && a->dev == b->dev && a->ino == b->ino && !strcmp(a->path, b->path) &&
-	       a->build_id_len == b->build_id_len && !memcmp(a->build_id, b->build_id, a->build_id_len);
+	return a->kind == b->kind && a->runtime == b->runtime && a->dev == b->dev && a->ino == b->ino &&
+	       !strcmp(a->path, b->path) && a->build_id_len == b->build_id_len &&
+	       !memcmp(a->build_id, b->build_id, a->build_id_len);
 }
 
-/* The writer's frame identity: (kind, module, offset), or (kind, addr) without a module. */
+/*
+ * The writer's frame identity: (kind, module, offset), or (kind, addr)
+ * without a module; an interpreter frame's name too (frame_name).
+ */
 static uint64_t frame_key(const struct rpt_frame *f)
 {
 	return f->module == RPT_NONE ? f->addr : f->offset;
+}
+
+static uint64_t frame_name(const struct rpt_frame *f)
+{
+	return f->kind == RPT_FRAME_INTERP && f->sym ? hash_bytes(1, f->sym, strlen(f->sym)) : 0;
 }
 
 static bool frame_eq(const void *ctx, const void *key, uint64_t val)
 {
 	const struct rpt_frame *a = &((const struct report *)ctx)->frames[val - 1], *b = key;
 
-	return a->kind == b->kind && a->module == b->module && frame_key(a) == frame_key(b);
+	return a->kind == b->kind && a->module == b->module && frame_key(a) == frame_key(b) &&
+	       (a->kind != RPT_FRAME_INTERP || a->sym == b->sym ||
+		(a->sym && b->sym && !strcmp(a->sym, b->sym)));
 }
 
 struct stack_key {
@@ -85,7 +97,8 @@ static bool stack_eq(const void *ctx, const void *key, uint64_t val)
 static int merge_module(struct merger *g, const struct rpt_module *k, uint32_t *id)
 {
 	struct report *m = g->m;
-	uint64_t h = rpt_mod_hash(k->kind, k->path, k->dev, k->ino, k->build_id, k->build_id_len);
+	uint64_t h = rpt_mod_hash(k->kind, k->runtime, k->path, k->dev, k->ino, k->build_id,
+				  k->build_id_len);
 	uint64_t v = htab__find(&g->mod_tab, h, mod_eq, m, k);
 	int err;
 
@@ -118,7 +131,7 @@ static int merge_frame(struct merger *g, const struct rpt_frame *src, uint32_t *
 
 	if (f.module != RPT_NONE)
 		f.module = g->map_mods[f.module];
-	h = wframe_hash(f.kind, f.module, frame_key(&f));
+	h = wframe_hash(f.kind, f.module, frame_key(&f), frame_name(&f));
 	v = htab__find(&g->frame_tab, h, frame_eq, m, &f);
 	if (v) {
 		*id = (uint32_t)(v - 1);
@@ -301,6 +314,8 @@ static void merge_counts(struct rpt_header *h, const struct rpt_header *r)
 		h->capped[i] += r->capped[i];
 	for (i = 0; i < RPT_DINFOD_MAX; i++)
 		h->dinfod[i] += r->dinfod[i];
+	for (i = 0; i < RPT_INTERP_MAX; i++)
+		h->interp[i] += r->interp[i];
 	h->call_graph = h->call_graph ? h->call_graph : r->call_graph;
 	h->complete = h->complete && r->complete;
 	/* The unwinder's figures are its state when the file ended, not counts of the file's time. */
@@ -380,6 +395,7 @@ static int merge_all(struct merger *g, struct report **v, size_t n, char *warn, 
 	memset(&m->hdr.uend, 0, sizeof(m->hdr.uend));
 	memset(&m->hdr.capped, 0, sizeof(m->hdr.capped));
 	memset(&m->hdr.dinfod, 0, sizeof(m->hdr.dinfod));
+	memset(&m->hdr.interp, 0, sizeof(m->hdr.interp));
 	m->hdr.lost_samples = m->hdr.lost_events = m->hdr.idle = m->hdr.lost_children = 0;
 	m->hdr.missed_vma_busy = m->hdr.missed_syscalls = m->hdr.bad_records = m->hdr.unwritten = 0;
 	m->hdr.complete = true;

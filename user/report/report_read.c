@@ -34,6 +34,7 @@ struct parser {
 	uint64_t prev_time;
 	uint64_t forgets;	/* FORGET records: ids past one may repeat an identity */
 	uint64_t waiting;	/* frames of files that had not answered: may be written again, named */
+	uint32_t version;	/* the file header's */
 };
 
 static const char *const rec_names[] = {
@@ -212,6 +213,9 @@ static int parse_module(struct parser *ps, struct rpt_cur *c)
 	c->p += m.build_id_len;
 	err = rpt_cur__uv(c, &m.dev);
 	err = err ?: rpt_cur__uv(c, &m.ino);
+	/* Version 2: a source file's runtime (values past RPT_RT_MAX shown as unknown). */
+	if (!err && m.kind == RPT_MOD_SOURCE && c->p < c->end)
+		err = rpt_cur__u32(c, &m.runtime);
 	if (err)
 		return bad_rec(ps, RPT_REC_MODULE, "malformed field");
 	if (path >= r->nr_strs)
@@ -243,11 +247,15 @@ static int parse_frame(struct parser *ps, struct rpt_cur *c)
 	err = err ?: rpt_cur__u32(c, &f.reason);
 	if (err)
 		return bad_rec(ps, RPT_REC_FRAME, "malformed field");
-	if (f.kind > RPT_FRAME_USER)
+	if (f.kind > (ps->version >= 2 ? RPT_FRAME_INTERP : RPT_FRAME_USER))
 		return bad_rec(ps, RPT_REC_FRAME, "unknown kind %u", f.kind);
 	if (module > r->nr_mods)
 		return bad_rec(ps, RPT_REC_FRAME, "module %" PRIu64 " out of range (%zu modules)",
 			       module - 1, r->nr_mods);
+	/* Source modules are interpreter frames' and theirs only: views rely on it. */
+	if (module && (r->mods[module - 1].kind == RPT_MOD_SOURCE) != (f.kind == RPT_FRAME_INTERP))
+		return bad_rec(ps, RPT_REC_FRAME, "kind %u in a module of kind %u", f.kind,
+			       r->mods[module - 1].kind);
 	if (sym > r->nr_strs)
 		return bad_rec(ps, RPT_REC_FRAME, "symbol string %" PRIu64 " out of range (%zu strings)",
 			       sym - 1, r->nr_strs);
@@ -511,9 +519,10 @@ static int check_file_header(struct parser *ps, const uint8_t *buf, size_t len)
 		return bad_at(ps, 0, "empty file");
 	if (len < RPT_FILE_HDR_LEN || memcmp(buf, RPT_FILE_MAGIC, RPT_MAGIC_LEN))
 		return bad_at(ps, 0, "not a bpfsym report (bad magic)");
-	if (rpt_get_le32(buf + 8) != RPT_VERSION)
-		return bad_at(ps, 8, "unsupported version %u (this bpfsym reads version %d)",
-			      rpt_get_le32(buf + 8), RPT_VERSION);
+	ps->version = rpt_get_le32(buf + 8);
+	if (ps->version < RPT_VERSION_MIN || ps->version > RPT_VERSION)
+		return bad_at(ps, 8, "unsupported version %u (this bpfsym reads versions %d to %d)",
+			      ps->version, RPT_VERSION_MIN, RPT_VERSION);
 	if (rpt_get_le32(buf + 12))
 		return bad_at(ps, 12, "unknown feature flags 0x%x", rpt_get_le32(buf + 12));
 	return 0;

@@ -10,10 +10,10 @@
 /* A table's slot per entry, at a load of at most 1/2. */
 #define SLOT_BYTES (2 * sizeof(struct htab_slot))
 
-uint64_t rpt_mod_hash(uint32_t kind, const char *path, uint64_t dev, uint64_t ino,
+uint64_t rpt_mod_hash(uint32_t kind, uint32_t runtime, const char *path, uint64_t dev, uint64_t ino,
 		      const uint8_t *build_id, uint32_t build_id_len)
 {
-	uint64_t h = hash_u64(RPT_REC_MODULE, kind);
+	uint64_t h = hash_u64(hash_u64(RPT_REC_MODULE, kind), runtime);
 
 	h = hash_bytes(h, path, strlen(path));
 	h = hash_u64(h, dev);
@@ -23,12 +23,12 @@ uint64_t rpt_mod_hash(uint32_t kind, const char *path, uint64_t dev, uint64_t in
 
 static uint64_t wmod_hash(const struct wmod *k)
 {
-	return rpt_mod_hash(k->kind, k->path, k->dev, k->ino, k->build_id, k->build_id_len);
+	return rpt_mod_hash(k->kind, k->runtime, k->path, k->dev, k->ino, k->build_id, k->build_id_len);
 }
 
-uint64_t wframe_hash(uint32_t kind, uint32_t module, uint64_t key)
+uint64_t wframe_hash(uint32_t kind, uint32_t module, uint64_t key, uint64_t name)
 {
-	return hash_u64(hash_u64(hash_u64(RPT_REC_FRAME, kind), module), key);
+	return hash_u64(hash_u64(hash_u64(hash_u64(RPT_REC_FRAME, kind), module), key), name);
 }
 
 uint64_t wstack_hash(const uint32_t *ids, uint32_t nr)
@@ -125,7 +125,7 @@ static int refill_frames(struct windex *x)
 		struct wframe *f = &x->frames[i];
 
 		f->used = false;
-		htab__add(&x->frame_tab, wframe_hash(f->kind, f->module, f->key), i + 1);	/* reserved */
+		htab__add(&x->frame_tab, wframe_hash(f->kind, f->module, f->key, f->sym), i + 1);	/* reserved */
 	}
 	return 0;
 }

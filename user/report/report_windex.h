@@ -30,6 +30,7 @@
 struct wmod {
 	char *path;		/* owned */
 	uint32_t kind, build_id_len;
+	uint32_t runtime;	/* enum rpt_runtime: part of a RPT_MOD_SOURCE's identity */
 	uint64_t dev, ino;
 	uint8_t build_id[RPT_BUILD_ID_MAX];
 	uint32_t id;		/* the file's module id */
@@ -39,6 +40,12 @@ struct wmod {
 struct wframe {
 	uint64_t key;		/* offset, or addr when module is RPT_NONE */
 	uint32_t kind, module;	/* module: a file module id */
+	/*
+	 * RPT_FRAME_INTERP: its name's string id + 1 (0: unnamed), part of
+	 * its identity: two functions on one line of one file (a listcomp
+	 * and its caller) are two frames.  0 for other kinds.
+	 */
+	uint32_t sym;
 	uint32_t id;		/* the file's frame id */
 	bool used;		/* found again since it was added or last kept */
 	bool waiting;		/* written unnamed: its file had not answered yet */
@@ -84,9 +91,10 @@ struct windex {
  * FRAME and STACK records are deduplicated on), which the merge
  * (report_merge.c) interns by too.
  */
-uint64_t rpt_mod_hash(uint32_t kind, const char *path, uint64_t dev, uint64_t ino,
+uint64_t rpt_mod_hash(uint32_t kind, uint32_t runtime, const char *path, uint64_t dev, uint64_t ino,
 		      const uint8_t *build_id, uint32_t build_id_len);
-uint64_t wframe_hash(uint32_t kind, uint32_t module, uint64_t key);
+/* @name: what tells interpreter frames of one line apart (0 for other kinds). */
+uint64_t wframe_hash(uint32_t kind, uint32_t module, uint64_t key, uint64_t name);
 uint64_t wstack_hash(const uint32_t *ids, uint32_t nr);
 
 /*

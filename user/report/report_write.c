@@ -327,8 +327,8 @@ static bool mod_eq(const void *ctx, const void *key, uint64_t val)
 {
 	const struct wmod *a = &((const struct windex *)ctx)->mods[val - 1], *b = key;
 
-	return a->kind == b->kind && a->dev == b->dev && a->ino == b->ino && !strcmp(a->path, b->path) &&
-	       a->build_id_len == b->build_id_len &&
+	return a->kind == b->kind && a->runtime == b->runtime && a->dev == b->dev && a->ino == b->ino &&
+	       !strcmp(a->path, b->path) && a->build_id_len == b->build_id_len &&
 	       !memcmp(a->build_id, b->build_id, a->build_id_len);
 }
 
@@ -344,6 +344,9 @@ static int writer__mod_rec(struct report_writer *w, const struct wmod *k, uint32
 	err = err ?: rpt_buf__put(&w->rec, k->build_id, k->build_id_len);
 	err = err ?: rpt_buf__uv(&w->rec, k->dev);
 	err = err ?: rpt_buf__uv(&w->rec, k->ino);
+	/* Appended in version 2, for the one kind that has it: other modules stay as they were. */
+	if (k->kind == RPT_MOD_SOURCE)
+		err = err ?: rpt_buf__uv(&w->rec, k->runtime);
 	return err ?: writer__emit(w, RPT_REC_MODULE);
 }
 
@@ -364,11 +367,12 @@ int report_writer__module(struct report_writer *w, const struct rpt_module *m, u
 	/* The path by value: a module outlives the strings a forget drops (report_windex.h). */
 	k.path = (char *)(m->path ? m->path : "");
 	k.kind = m->kind;
+	k.runtime = m->kind == RPT_MOD_SOURCE ? m->runtime : RPT_RT_NONE;
 	k.dev = m->dev;
 	k.ino = m->ino;
 	k.build_id_len = m->build_id_len;
 	memcpy(k.build_id, m->build_id, m->build_id_len);
-	h = rpt_mod_hash(k.kind, k.path, k.dev, k.ino, k.build_id, k.build_id_len);
+	h = rpt_mod_hash(k.kind, k.runtime, k.path, k.dev, k.ino, k.build_id, k.build_id_len);
 
 	v = htab__find(&x->mod_tab, h, mod_eq, x, &k);
 	if (v) {
@@ -401,7 +405,7 @@ static bool frame_eq(const void *ctx, const void *key, uint64_t val)
 {
 	const struct wframe *a = &((const struct windex *)ctx)->frames[val - 1], *b = key;
 
-	return a->kind == b->kind && a->module == b->module && a->key == b->key;
+	return a->kind == b->kind && a->module == b->module && a->key == b->key && a->sym == b->sym;
 }
 
 /*
@@ -424,6 +428,24 @@ static int writer__frame_rec(struct report_writer *w, const struct rpt_frame *f,
 	return err ?: writer__emit(w, RPT_REC_FRAME);
 }
 
+/*
+ * The FRAME record's sym field for @f (string id + 1, 0: unnamed) in
+ * *@sym: interned now for a new frame (most samples hit known ones), as
+ * @k holds it already for an interpreter's.  0 or -errno.
+ */
+static int frame_symref(struct report_writer *w, const struct rpt_frame *f, const struct wframe *k,
+			uint32_t *sym)
+{
+	int err;
+
+	*sym = k->sym;
+	if (*sym || !f->sym)
+		return 0;
+	err = writer__string(w, f->sym, sym);
+	*sym += !err;
+	return err;
+}
+
 int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uint32_t *id)
 {
 	struct windex *x = &w->x;
@@ -435,13 +457,20 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 	err = writer__begin(w);
 	if (err)
 		return err;
-	if (!f || !id || f->kind > RPT_FRAME_USER ||
+	if (!f || !id || f->kind > RPT_FRAME_INTERP ||
 	    (f->module != RPT_NONE && f->module >= w->nr_mods))
 		return -EINVAL;
 	k.kind = f->kind;
 	k.module = f->module;
 	k.key = f->module == RPT_NONE ? f->addr : f->offset;
-	h = wframe_hash(k.kind, k.module, k.key);
+	/* An interpreter frame's name is part of its identity (struct wframe): interned first. */
+	if (f->kind == RPT_FRAME_INTERP && f->sym) {
+		err = writer__string(w, f->sym, &sym);
+		if (err)
+			return err;
+		k.sym = sym + 1;
+	}
+	h = wframe_hash(k.kind, k.module, k.key, k.sym);
 
 	v = htab__find(&x->frame_tab, h, frame_eq, x, &k);
 	/*
@@ -457,8 +486,8 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 	if (v) {
 		if (w->nr_frames >= RPT_ID_LIMIT)
 			return -E2BIG;
-		err = f->sym ? writer__string(w, f->sym, &sym) : 0;
-		err = err ?: writer__frame_rec(w, f, f->sym ? sym + 1 : 0);
+		err = frame_symref(w, f, &k, &sym);
+		err = err ?: writer__frame_rec(w, f, sym);
 		if (err)
 			return err;
 		x->frames[v - 1].id = *id = w->nr_frames++;
@@ -472,14 +501,8 @@ int report_writer__frame(struct report_writer *w, const struct rpt_frame *f, uin
 	err = err ?: rpt_grow((void **)&x->frames, &x->cap_frames, x->nr_frames + 1, sizeof(*x->frames));
 	if (err)
 		return err;
-	/* Interned only for new frames: most samples hit known ones. */
-	if (f->sym) {
-		err = writer__string(w, f->sym, &sym);
-		if (err)
-			return err;
-		sym++;
-	}
-	err = writer__frame_rec(w, f, sym);
+	err = frame_symref(w, f, &k, &sym);
+	err = err ?: writer__frame_rec(w, f, sym);
 	if (err)
 		return err;
 	k.id = *id = w->nr_frames++;

@@ -198,6 +198,30 @@ static void print_dinfod(FILE *out, const struct rpt_header *h)
 	fputc('\n', out);
 }
 
+/*
+ * "# interpreter frames: ...": what came of the interpreters' frames
+ * (named, or why not) and the user sides cut at a frame that could not be
+ * decoded, only when there was any (issue 27; 0 in older files).
+ */
+static void print_interp(FILE *out, const struct rpt_header *h)
+{
+	const char *what;
+	size_t i, n = 0;
+
+	for (i = 0; i < RPT_INTERP_MAX; i++) {
+		if (!h->interp[i])
+			continue;
+		what = rpt_interp__str((uint32_t)i);
+		fprintf(out, "%s%" PRIu64 " ", n++ ? ", " : "# interpreter frames: ", h->interp[i]);
+		if (what)
+			fputs(what, out);
+		else
+			fprintf(out, "counted by reason %zu (a newer bpfsym's)", i);
+	}
+	if (n)
+		fputc('\n', out);
+}
+
 /* "# lost: ...": each counter with its cause, and its share of what was sampled. */
 static void print_lost(FILE *out, const struct rpt_header *h)
 {
@@ -218,6 +242,7 @@ static void print_lost(FILE *out, const struct rpt_header *h)
 	print_missed(out, h);
 	print_capped(out, h);
 	print_dinfod(out, h);
+	print_interp(out, h);
 }
 
 /*

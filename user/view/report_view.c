@@ -37,11 +37,14 @@ const char *view__module_base(const struct rpt_module *m)
 static int frame_fmt(const struct frame_name *fn, uint32_t kind, char *buf, size_t len,
 		     bool ksuffix)
 {
-	/* Every kernel frame, named or not, so FlameGraph colors it as kernel. */
-	const char *sfx = ksuffix && kind == RPT_FRAME_KERNEL ? "_[k]" : "";
+	/* Every kernel frame, named or not, so FlameGraph colors it as kernel; interpreters' too. */
+	const char *sfx = !ksuffix ? "" : kind == RPT_FRAME_KERNEL ? "_[k]" :
+			  kind == RPT_FRAME_INTERP ? VIEW_INTERP_SUFFIX : "";
 
 	if (fn->sym)
 		return snprintf(buf, len, "%s%s", fn->sym, sfx);
+	if (kind == RPT_FRAME_INTERP)
+		return snprintf(buf, len, VIEW_INTERP_UNNAMED "%s", sfx);
 	if (fn->module) {
 		const char *base = view__module_base(fn->module);
 		size_t n = strlen(base);

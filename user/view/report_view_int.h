@@ -21,6 +21,17 @@
 #include "view/view_opts.h"
 
 #define VIEW_UNKNOWN "[unknown]"
+/*
+ * An interpreter frame (RPT_FRAME_INTERP) the recorder could not name:
+ * its runtime's miss reason is in the header.
+ */
+#define VIEW_INTERP_UNNAMED "[interpreter]"
+/*
+ * The folded names' mark of an interpreter frame, as "_[k]" marks kernel
+ * ones (FlameGraph's annotations: _[k] kernel, _[j] JIT, _[i] inlined,
+ * so "_[p]", Python, the one runtime today: docs/cli.md, "Folded stacks").
+ */
+#define VIEW_INTERP_SUFFIX "_[p]"
 
 /* ---- frame naming (report_view.c) ---- */
 
@@ -35,8 +46,8 @@ void view__sanitize(char *p, size_t n, bool folded);
 
 /*
  * Append the display name @fn of a frame of @kind to @b (no NUL), as
- * view__frame_name() spells it; @folded: with the "_[k]" suffix and the
- * folded format's sanitizing.  0 or -errno.
+ * view__frame_name() spells it; @folded: with the "_[k]" (kernel) or
+ * "_[p]" (interpreter) suffix and the folded format's sanitizing.  0 or -errno.
  */
 int view__buf_frame(struct rpt_buf *b, const struct frame_name *fn, uint32_t kind, bool folded);
 

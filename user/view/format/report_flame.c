@@ -48,7 +48,8 @@ static uint32_t fnv1a(const char *s)
 /*
  * A colour of @cls's family picked by a hash of @name: the same name has
  * the same colour in every graph.  user: red to yellow; kernel: blue to
- * aqua; JIT/anonymous: green; processes and the root: grey.
+ * aqua; JIT/anonymous: green; interpreter (Python) frames: purple to
+ * pink; processes and the root: grey.
  */
 static uint32_t colour(uint8_t cls, const char *name)
 {
@@ -61,6 +62,8 @@ static uint32_t colour(uint8_t cls, const char *name)
 		return (60 + a * 60 / 255) << 16 | (175 + b * 65 / 255) << 8 | (60 + c * 50 / 255);
 	case C_USER:
 		return (215 + a * 40 / 255) << 16 | (70 + b * 150 / 255) << 8 | (40 + c * 40 / 255);
+	case C_INTERP:
+		return (160 + a * 70 / 255) << 16 | (90 + b * 50 / 255) << 8 | (200 + c * 55 / 255);
 	default:
 		v = cls == C_ROOT ? 190 : 170 + a * 40 / 255;
 		return v << 16 | v << 8 | v;
@@ -166,6 +169,7 @@ static void put_legend(FILE *out, unsigned int y)
 		{ C_USER, "user", "main" },
 		{ C_KERNEL, "kernel", "do_syscall_64_[k]" },
 		{ C_JIT, "JIT / anonymous", "[anon]" },
+		{ C_INTERP, "Python", "main_[p]" },
 		{ C_PROC, "process", "bash" },
 	};
 	unsigned int x = PAD;

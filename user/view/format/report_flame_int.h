@@ -21,7 +21,7 @@
 #define NAME_CAP	1024	/* bytes of a name kept; longer ones end in "..." */
 
 /* Colour families. */
-enum cls { C_ROOT, C_PROC, C_USER, C_KERNEL, C_JIT };
+enum cls { C_ROOT, C_PROC, C_USER, C_KERNEL, C_JIT, C_INTERP };
 
 struct node {
 	uint64_t total;		/* samples at or above this frame */

@@ -55,6 +55,8 @@ static int flame__frame(struct flame *fl, uint32_t id, uint32_t *name, uint8_t *
 		m = f->module != RPT_NONE ? report__module(fl->r, f->module) : NULL;
 		if (f->kind == RPT_FRAME_KERNEL)
 			fl->frame_cls[id] = C_KERNEL;
+		else if (f->kind == RPT_FRAME_INTERP)
+			fl->frame_cls[id] = C_INTERP;
 		else if (m && m->kind == RPT_MOD_ANON)
 			fl->frame_cls[id] = C_JIT;
 		else

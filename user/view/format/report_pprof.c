@@ -217,7 +217,7 @@ static bool func_eq(const void *ctx, const void *key, uint64_t val)
 /* The function (@name, @file), both string ids. */
 static int pprof__function(struct pprof *p, uint32_t name, uint32_t file, uint32_t *idx)
 {
-	struct func k = { name, file };
+	struct func k = { .name = name, .file = file };
 	uint64_t h = hash_u64(hash_u64(3, name), file), v = htab__find(&p->func_tab, h, func_eq, p, &k);
 	int err;
 
@@ -235,8 +235,9 @@ static int pprof__function(struct pprof *p, uint32_t name, uint32_t file, uint32
 
 /*
  * The name frame @f shows: the namer's symbol, else what the folded format
- * prints for it ("[MODULE+0xOFF]", "[unknown]"), without its "_[k]":
- * pprof tells kernel frames by their mapping.  Points into @p->name or
+ * prints for it ("[MODULE+0xOFF]", "[unknown]"), without its "_[k]" or
+ * "_[p]": pprof tells kernel frames by their mapping, interpreters' by
+ * their file and line.  Points into @p->name or
  * the report.
  */
 static int pprof__frame_name(struct pprof *p, const struct rpt_frame *f,
@@ -260,7 +261,39 @@ static int pprof__frame_name(struct pprof *p, const struct rpt_frame *f,
 	n = strlen(buf);
 	if (f->kind == RPT_FRAME_KERNEL && n > 4 && !strcmp(buf + n - 4, "_[k]"))
 		buf[n - 4] = '\0';
+	if (f->kind == RPT_FRAME_INTERP && n > 4 && !strcmp(buf + n - 4, VIEW_INTERP_SUFFIX))
+		buf[n - 4] = '\0';
 	*name = buf;
+	return 0;
+}
+
+/*
+ * The location of interpreter frame @frame (@f, named @fn), as pprof
+ * writers for Python do (Parca's, py-spy's): no mapping (a source file is
+ * no address range), a Function of the qualified name, the source file
+ * and its first line, and a Line of the frame's line.
+ */
+static int pprof__interp(struct pprof *p, uint32_t frame, const struct rpt_frame *f,
+			 const struct frame_name *fn, uint32_t *idx)
+{
+	const char *path = fn->module && fn->module->path ? fn->module->path : "";
+	uint32_t name_id, file = 0, func;
+	const char *name;
+	int err;
+
+	err = pprof__frame_name(p, f, fn, &name);
+	err = err ?: strs__clean(&p->strs, name, &name_id);
+	err = err ?: path[0] ? strs__clean(&p->strs, path, &file) : 0;
+	err = err ?: pprof__function(p, name_id, file, &func);
+	err = err ?: push((void **)&p->locs, &p->nr_locs, &p->cap_locs, sizeof(*p->locs), idx);
+	if (err)
+		return err;
+	/* sym_off: the line's offset into its function (docs/FORMAT.md). */
+	if (fn->sym && !p->funcs[func].start_line && fn->offset > fn->sym_off)
+		p->funcs[func].start_line = (uint32_t)(fn->offset - fn->sym_off);
+	p->locs[*idx] = (struct loc){ .addr = f->addr, .func = func,
+				      .line = fn->offset <= UINT32_MAX ? (uint32_t)fn->offset : 0 };
+	p->frame_loc[frame] = *idx;
 	return 0;
 }
 
@@ -283,6 +316,8 @@ static int pprof__location(struct pprof *p, uint32_t frame, uint32_t *idx)
 	if (!f)
 		return -EINVAL;
 	frame_namer__name(p->o ? p->o->namer : NULL, p->r, f, &fn);
+	if (f->kind == RPT_FRAME_INTERP)
+		return pprof__interp(p, frame, f, &fn, idx);
 	if (fn.module) {
 		err = pprof__mapping(p, fn.module, f, &map);
 		if (err)

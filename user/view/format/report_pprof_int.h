@@ -35,6 +35,7 @@ struct loc {
 	uint64_t addr;
 	uint32_t map;		/* mapping index + 1; 0: none */
 	uint32_t func;		/* function index */
+	uint32_t line;		/* its Line's line number; 0: none (native frames) */
 };
 
 struct map {
@@ -47,6 +48,7 @@ struct map {
 
 struct func {
 	uint32_t name, file;	/* string ids */
+	uint32_t start_line;	/* interpreter functions: the first line; 0: unknown */
 };
 
 struct pprof {

@@ -178,6 +178,7 @@ static void emit_tables(struct gz_sink *s, const struct pprof *p)
 		lc.mapping_id = p->locs[i].map;
 		lc.address = p->locs[i].addr;
 		ln.function_id = p->locs[i].func + 1;
+		ln.line = p->locs[i].line;
 		sink__pack(s, &m);
 	}
 	m.n_location = 0;
@@ -189,6 +190,7 @@ static void emit_tables(struct gz_sink *s, const struct pprof *p)
 		fn.name = p->funcs[i].name;
 		fn.system_name = p->funcs[i].name;
 		fn.filename = p->funcs[i].file;
+		fn.start_line = p->funcs[i].start_line;
 		sink__pack(s, &m);
 	}
 }

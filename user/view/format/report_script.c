@@ -29,6 +29,7 @@ struct sframe {
 	uint64_t addr;		/* the looked-up address (see frame_addr) */
 	uint64_t sym_off;	/* of that address into sym */
 	bool done, exact;	/* exact: addr is the raw address, no return-address fix-up */
+	bool interp;		/* an interpreter's frame: no byte offset to print */
 };
 
 struct script {
@@ -63,6 +64,45 @@ static int put_str(struct rpt_buf *b, const char *s, size_t *at)
 	return 0;
 }
 
+/*
+ * An interpreter frame as perf prints Python's (3.12's -X perf:
+ * "py::QUALNAME:FILE" in /tmp/perf-PID.map): "py::QUALNAME" for the symbol
+ * (the runtime's prefix), and where it is, "FILE:LINE", in the DSO's
+ * place, which stackcollapse-perf.pl and the profilers' importers take as
+ * the frame's module.  Unnamed: "[unknown] ([interpreter])".
+ */
+static int script__interp(struct script *sc, const struct frame_name *fn, struct sframe *sf)
+{
+	const struct rpt_module *m = fn->module;
+	const char *pfx = m && m->runtime == RPT_RT_PYTHON ? "py::" : "";
+	struct rpt_buf *b = &sc->text;
+	char line[24];
+	size_t at;
+	int err;
+
+	sf->interp = true;
+	if (fn->sym) {
+		at = b->len;
+		err = rpt_buf__put(b, pfx, strlen(pfx));
+		err = err ?: put_str(b, fn->sym, &sf->sym);
+		if (err)
+			return err;
+		view__sanitize((char *)b->data + at, b->len - 1 - at, false);
+		sf->sym = at;
+	}
+	if (!m || !fn->sym)
+		return put_str(b, VIEW_INTERP_UNNAMED, &sf->dso);
+	at = b->len;
+	snprintf(line, sizeof(line), ":%" PRIu64, fn->offset);
+	err = rpt_buf__put(b, m->path ? m->path : "", m->path ? strlen(m->path) : 0);
+	err = err ?: put_str(b, fn->offset ? line : "", &sf->dso);
+	if (err)
+		return err;
+	view__sanitize((char *)b->data + at, b->len - 1 - at, false);
+	sf->dso = at;
+	return 0;
+}
+
 static int script__frame(struct script *sc, uint32_t id, const struct sframe **out)
 {
 	struct sframe *sf = &sc->frames[id];
@@ -70,10 +110,21 @@ static int script__frame(struct script *sc, uint32_t id, const struct sframe **o
 	struct frame_name fn;
 	int err;
 
-	if (!sf->done) {
-		f = report__frame(sc->r, id);
-		frame_namer__name(sc->namer, sc->r, f, &fn);
-		sf->sym = SIZE_MAX;
+	if (sf->done) {
+		*out = sf;
+		return 0;
+	}
+	f = report__frame(sc->r, id);
+	frame_namer__name(sc->namer, sc->r, f, &fn);
+	sf->sym = SIZE_MAX;
+	if (f->kind == RPT_FRAME_INTERP) {
+		sf->exact = true;
+		sf->addr = f->addr;	/* the code object's address */
+		err = script__interp(sc, &fn, sf);
+		if (err)
+			return err;
+		sf->done = true;
+	} else {
 		if (fn.sym) {
 			err = put_str(&sc->text, fn.sym, &sf->sym);
 			if (err)
@@ -202,10 +253,14 @@ static int print_sample(FILE *out, struct script *sc, const struct rpt_sample *s
 		 * The leaf of each side (kernel, then user) is where the CPU
 		 * was; every other frame a return address, looked up at - 1.
 		 */
-		adj = j && report__frame(sc->r, ids[j - 1])->kind == report__frame(sc->r, ids[j])->kind;
+		adj = j && (report__frame(sc->r, ids[j - 1])->kind == RPT_FRAME_KERNEL) ==
+			   (report__frame(sc->r, ids[j])->kind == RPT_FRAME_KERNEL);
 		if (sf->exact)
 			adj = 0;
-		if (sf->sym == SIZE_MAX)
+		if (sf->interp && sf->sym != SIZE_MAX)
+			fprintf(out, "\t%16" PRIx64 " %s (%s)\n", sf->addr,
+				(const char *)sc->text.data + sf->sym, (const char *)sc->text.data + sf->dso);
+		else if (sf->sym == SIZE_MAX)
 			fprintf(out, "\t%16" PRIx64 " " VIEW_UNKNOWN " (%s)\n", sf->addr + adj,
 				(const char *)sc->text.data + sf->dso);
 		else
