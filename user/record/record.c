@@ -42,7 +42,6 @@
 #include "record/output.h"
 #include "record/rotate.h"
 #include "record/rtmaps.h"
-#include "runtime/runtime.h"
 #include "record/snapshot.h"
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
@@ -279,7 +278,7 @@ static void recorder__cleanup(struct recorder *r)
 	ring_buffer__free(r->rb);
 	rotate__free(r->rot);
 	ingest__free(r->ing);
-	runtimes__free(r->rts);
+	rtmaps__free(r->rts);
 	cgpaths__free(r->cgp);
 	unwmaps__free(r->umaps);
 	snapshot__free(r->snap);
@@ -296,8 +295,7 @@ static void recorder__cleanup(struct recorder *r)
 /* The runtimes (any walk done here), --call-graph dwarf's unwinder: their maps.  RUN_OK or RUN_FAILED. */
 static int unwind_start(struct recorder *r)
 {
-	if (!r->o->kernel_only && r->o->call_graph != BPFSYM_USTACK_KERNEL_FP)
-		r->rts = rtmaps__start(r->bpf, r->pool, !r->o->no_interp);
+	r->rts = rtmaps__start(r->bpf, r->pool, r->o);
 	if (r->o->call_graph != BPFSYM_USTACK_TABLES || r->o->kernel_only)
 		return RUN_OK;
 	r->umaps = unwmaps__start(r->bpf, r->procs, r->o->unwind_mem, r->pool);
@@ -588,10 +586,8 @@ static int recorder__start(struct recorder *r)
 	r->cgp = cgpaths__new(NULL);
 	r->ing = ingest__new(&(struct ingest_opts){
 		.procs = r->procs, .mev = r->mev, .sym = r->sym, .w = r->w,
-		.start_mono_ns = r->hdr.start_mono_ns,
-		.kernel_only = o->kernel_only,
-		.pids = pids ? o->pids : NULL,
-		.nr_pids = pids ? o->nr_pids : 0,
+		.start_mono_ns = r->hdr.start_mono_ns, .kernel_only = o->kernel_only,
+		.pids = pids ? o->pids : NULL, .nr_pids = pids ? o->nr_pids : 0,
 		.unw = r->unw, .cgroups = r->cgp, .runtimes = r->rts,
 	});
 	if (!r->ing) {

@@ -19,12 +19,12 @@ static int put_py(void *ctx, uint32_t pid, const struct bpfsym_py_proc *e)
 	return bpf_map_delete_elem(fd, &pid) && errno != ENOENT ? -errno : 0;
 }
 
-struct runtimes *rtmaps__start(struct probes *bpf, struct offload *pool, bool on)
+struct runtimes *rtmaps__start(struct probes *bpf, struct offload *pool, const struct record_opts *o)
 {
 	struct runtimes *rs;
 	int err;
 
-	if (!on)
+	if (o->no_interp || o->kernel_only || o->call_graph == BPFSYM_USTACK_KERNEL_FP)
 		return NULL;
 	rs = runtimes__new();
 	if (!rs)
@@ -38,6 +38,11 @@ struct runtimes *rtmaps__start(struct probes *bpf, struct offload *pool, bool on
 		return NULL;
 	}
 	return rs;
+}
+
+void rtmaps__free(struct runtimes *rs)
+{
+	runtimes__free(rs);
 }
 
 void rtmaps__first(struct runtimes *rs, struct proc_table *procs, const uint32_t *pids, size_t n,

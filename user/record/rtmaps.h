@@ -12,16 +12,21 @@
 
 #include "model/procmap.h"
 #include "record/probes.h"
+#include "record/record.h"
 
 struct offload;
 struct runtimes;
 
 /*
- * The runtimes of a recording over @bpf's maps, their slow work on @pool.
- * NULL when interpreter frames are off (@on false) or, with errno, on
- * failure (the caller goes on without them).
+ * The runtimes of a recording with options @o over @bpf's maps, their
+ * slow work on @pool.  NULL when interpreter frames are off (--no-interp,
+ * --kernel-only, --call-graph fp-kernel: no walk of ours) or, with errno,
+ * on failure (the caller goes on without them, warned).
  */
-struct runtimes *rtmaps__start(struct probes *bpf, struct offload *pool, bool on);
+struct runtimes *rtmaps__start(struct probes *bpf, struct offload *pool, const struct record_opts *o);
+
+/* Free @rs (runtimes__free). */
+void rtmaps__free(struct runtimes *rs);
 
 /*
  * The @n processes @pids running before the recording (the start-up
