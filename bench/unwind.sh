@@ -6,6 +6,8 @@
 # workloads:
 #   bdwarf  bpfsym record --call-graph dwarf -F HZ (tables, FP fallback: the default)
 #   bfp     bpfsym record --call-graph fp -F HZ
+#   bnoint  bpfsym record --no-interp -F HZ (tables, no Python frames: what
+#           the Python walk costs is bdwarf's BPF time over this one's)
 #   pdwarf  perf record --call-graph dwarf -e cpu-clock -F HZ (8 KiB of stack a sample)
 #   pfp     perf record -g -e cpu-clock -F HZ
 #   base    no profiler (the workload's own rate, for the slowdown)
@@ -85,7 +87,7 @@ DEPTH=${DEPTH:-8}
 SYSTEM=${SYSTEM:-1}
 QUIET_MAX=${QUIET_MAX:-10}
 PYTHON=${PYTHON:-/usr/bin/python3}
-CONFIGS="base bdwarf bfp pdwarf pfp"
+CONFIGS="base bdwarf bfp bnoint pdwarf pfp"
 ROOTS='_start __libc_start_call_main __libc_start_main __libc_start_main_impl start_thread clone3 clone __clone __clone3'
 
 me=unwind.sh
@@ -270,6 +272,7 @@ run_one() {
 	base) ;;
 	bdwarf) set -- "$BPFSYM" record -f -q -F "$FREQ" --call-graph dwarf -o "$out" -- "$@" ;;
 	bfp) set -- "$BPFSYM" record -f -q -F "$FREQ" --call-graph fp -o "$out" -- "$@" ;;
+	bnoint) set -- "$BPFSYM" record -f -q -F "$FREQ" --no-interp -o "$out" -- "$@" ;;
 	pdwarf) set -- perf record -q -N --call-graph dwarf -e cpu-clock -F "$FREQ" -o "$out" -- "$@" ;;
 	pfp) set -- perf record -q -N -g -e cpu-clock -F "$FREQ" -o "$out" -- "$@" ;;
 	esac
@@ -281,7 +284,7 @@ run_one() {
 	tp=$!
 	BG=$tp
 	case $cfg in
-	bdwarf | bfp)
+	bdwarf | bfp | bnoint)
 		pp=$(profiler_pid "$tp")
 		[ -n "$pp" ] && bpf_poll "$pp" "$T/poll" ;;
 	esac
@@ -319,7 +322,7 @@ run_one() {
 	put "$wl" "$cfg" "$rep" bytes "$bytes"
 	comm=$(wl_comm "$wl")
 	case $cfg in
-	bdwarf | bfp)
+	bdwarf | bfp | bnoint)
 		"$BPFSYM" report "$out" --limit 1 >"$T/rep" 2>/dev/null || log "bpfsym report $out failed"
 		samples=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/rep" | head -1)
 		"$BPFSYM" report "$out" --folded >"$T/folded" 2>/dev/null
@@ -352,6 +355,7 @@ run_system() {
 	case $cfg in
 	bdwarf) set -- "$BPFSYM" record -f -q -a -F "$FREQ" --call-graph dwarf -d "$DURATION" -o "$out" ;;
 	bfp) set -- "$BPFSYM" record -f -q -a -F "$FREQ" --call-graph fp -d "$DURATION" -o "$out" ;;
+	bnoint) set -- "$BPFSYM" record -f -q -a -F "$FREQ" --no-interp -d "$DURATION" -o "$out" ;;
 	pdwarf) set -- perf record -q -N -a --call-graph dwarf -e cpu-clock -F "$FREQ" -o "$out" -- sleep "$DURATION" ;;
 	pfp) set -- perf record -q -N -a -g -e cpu-clock -F "$FREQ" -o "$out" -- sleep "$DURATION" ;;
 	esac
@@ -372,7 +376,7 @@ run_system() {
 	tp=$!
 	BG="$BG $tp"
 	case $cfg in
-	bdwarf | bfp)
+	bdwarf | bfp | bnoint)
 		pp=$(profiler_pid "$tp")
 		[ -n "$pp" ] && bpf_poll "$pp" "$T/poll" ;;
 	esac
@@ -400,7 +404,7 @@ run_system() {
 	bytes=$(wc -c <"$out" | tr -d ' ')
 	put system "$cfg" "$rep" bytes "$bytes"
 	case $cfg in
-	bdwarf | bfp)
+	bdwarf | bfp | bnoint)
 		"$BPFSYM" report "$out" --limit 1 >"$T/rep" 2>/dev/null || log "bpfsym report $out failed"
 		samples=$(sed -n 's/^# samples: \([0-9]*\).*/\1/p' "$T/rep" | head -1)
 		"$BPFSYM" report "$out" --folded >"$T/folded" 2>/dev/null
@@ -520,15 +524,15 @@ slow() { # WORKLOAD CONFIG METRIC: % below the baseline
 }
 row() { # LABEL WORKLOAD METRIC FORMAT
 	printf "| %s |" "$1"
-	for c in bdwarf bfp pdwarf pfp; do printf " %s |" "$(cell "$2" "$c" "$3" "$4")"; done
+	for c in bdwarf bfp bnoint pdwarf pfp; do printf " %s |" "$(cell "$2" "$c" "$3" "$4")"; done
 	echo
 }
 
 for wl in $WORKLOADS; do
 	echo "## $wl, -F $FREQ, median of $REPS"
 	echo
-	echo "| metric | bpfsym dwarf | bpfsym fp | perf dwarf | perf -g |"
-	echo "|---|---|---|---|---|"
+	echo "| metric | bpfsym dwarf | bpfsym fp | bpfsym --no-interp | perf dwarf | perf -g |"
+	echo "|---|---|---|---|---|---|"
 	row "completeness, % of the workload's stacks reaching the root" "$wl" complete "%.1f"
 	row "BPF ns per run (perf_event prog)" "$wl" bpf_ns_run "%.0f"
 	row "BPF ns per recorded sample" "$wl" bpf_ns_sample "%.0f"
@@ -542,17 +546,17 @@ for wl in $WORKLOADS; do
 	case $wl in
 	spin | spin-nofp)
 		printf "| workload rate, units/s (baseline %s) |" "$(cell "$wl" base rate "%.0f")"
-		for c in bdwarf bfp pdwarf pfp; do printf " %s |" "$(cell "$wl" "$c" rate "%.0f")"; done
+		for c in bdwarf bfp bnoint pdwarf pfp; do printf " %s |" "$(cell "$wl" "$c" rate "%.0f")"; done
 		echo
 		printf "| slowdown vs baseline, %% |"
-		for c in bdwarf bfp pdwarf pfp; do printf " %s |" "$(slow "$wl" "$c" rate)"; done
+		for c in bdwarf bfp bnoint pdwarf pfp; do printf " %s |" "$(slow "$wl" "$c" rate)"; done
 		echo
 		printf "| slowdown per workload CPU-s (in-kernel cost), %% |"
-		for c in bdwarf bfp pdwarf pfp; do printf " %s |" "$(slow "$wl" "$c" cpurate)"; done
+		for c in bdwarf bfp bnoint pdwarf pfp; do printf " %s |" "$(slow "$wl" "$c" cpurate)"; done
 		echo ;;
 	*)
 		printf "| wall time of the command, s, profiler start-up and end included (baseline %s) |" "$(cell "$wl" base wall "%.2f")"
-		for c in bdwarf bfp pdwarf pfp; do printf " %s |" "$(cell "$wl" "$c" wall "%.2f")"; done
+		for c in bdwarf bfp bnoint pdwarf pfp; do printf " %s |" "$(cell "$wl" "$c" wall "%.2f")"; done
 		echo ;;
 	esac
 	echo
@@ -561,8 +565,8 @@ done
 if [ "$SYSTEM" = 1 ]; then
 	echo "## record -a, ${DURATION}s, -F $FREQ, spin-nofp (1 worker) + python + qsort running, median of $REPS"
 	echo
-	echo "| metric | bpfsym dwarf | bpfsym fp | perf dwarf | perf -g |"
-	echo "|---|---|---|---|---|"
+	echo "| metric | bpfsym dwarf | bpfsym fp | bpfsym --no-interp | perf dwarf | perf -g |"
+	echo "|---|---|---|---|---|---|"
 	row "completeness of the mix's stacks, %" system complete "%.1f"
 	row "BPF ns per run (perf_event prog)" system bpf_ns_run "%.0f"
 	row "BPF ns per recorded sample" system bpf_ns_sample "%.0f"
