@@ -651,6 +651,7 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 			(unsigned long long)(ist->bad + mst->bad));
 	inputcap__log_counts();
 	dinfod__log_counts();
+	rtmaps__log_counts(r->rts, stats);
 	pr_debug("bpfsym: mapping events: %llu map, %llu unmap, %llu fork, %llu exec, %llu exit; "
 		 "%llu model misses, %llu pin failures, %llu map errors, %llu busy VMA lookups\n",
 		 (unsigned long long)mst->maps, (unsigned long long)mst->unmaps,

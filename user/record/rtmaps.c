@@ -59,3 +59,16 @@ void rtmaps__first(struct runtimes *rs, struct proc_table *procs, const uint32_t
 	}
 	runtimes__poll(rs, (uint64_t)wait_ms * 1000000);
 }
+
+void rtmaps__log_counts(struct runtimes *rs, const uint64_t *stats)
+{
+	if (!rs)
+		return;
+	pr_debug("bpfsym: python: %llu samples walked with their thread's frames, %llu of threads "
+		 "without a thread state, %llu with the interpreter's memory unreadable, %llu with "
+		 "frames left when the native walk ended\n",
+		 (unsigned long long)stats[BPFSYM_STAT_PY_SAMPLES],
+		 (unsigned long long)stats[BPFSYM_STAT_PY_NO_THREAD],
+		 (unsigned long long)stats[BPFSYM_STAT_PY_READ_FAULT],
+		 (unsigned long long)stats[BPFSYM_STAT_PY_LEFT]);
+}

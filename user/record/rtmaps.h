@@ -36,4 +36,7 @@ void rtmaps__free(struct runtimes *rs);
 void rtmaps__first(struct runtimes *rs, struct proc_table *procs, const uint32_t *pids, size_t n,
 		   int wait_ms);
 
+/* Log (-v) the interpreters found and the BPF walker's counters in @stats (BPFSYM_STAT_PY_*). */
+void rtmaps__log_counts(struct runtimes *rs, const uint64_t *stats);
+
 #endif /* BPFSYM_RTMAPS_H */

@@ -26,8 +26,11 @@
 #define DEFAULT_DEADLINE_NS	5000000000ull
 /* Processes kept: past it, new ones are not looked at (counted as given up). */
 #define MAX_PROCS		65536
+/* Processes waiting for a look (a burst of interpreters starting): past it, given up. */
+#define MAX_QUEUED		4096
 
 enum att_state {
+	ATT_QUEUED = 0,		/* waits for room among the looks in flight */
 	ATT_LOOKING = 1,	/* a job is on it */
 	ATT_FOUND = 2,		/* runs an interpreter: l, bias */
 	ATT_NONE = 3,		/* looked at: none we walk */
@@ -38,6 +41,11 @@ struct att_proc {
 	uint64_t pstart;
 	uint64_t bias;
 	struct py_layout l;
+};
+
+struct proc_key {
+	uint32_t pid;
+	uint64_t pstart;
 };
 
 /* One look: its inputs, then its answer, filled on a worker. */
@@ -56,12 +64,9 @@ struct pyattach {
 	struct htab procs;		/* hash(pid, pstart) -> struct att_proc * */
 	struct att_job **jobs;		/* in flight, o.max_jobs of room */
 	size_t nr_jobs;
+	struct proc_key *queue;		/* ATT_QUEUED processes, oldest first, MAX_QUEUED of room */
+	size_t q_head, nr_queued;
 	struct pyattach_stats st;
-};
-
-struct proc_key {
-	uint32_t pid;
-	uint64_t pstart;
 };
 
 static uint64_t now_ns(void)
@@ -126,7 +131,10 @@ struct pyattach *pyattach__new(const struct pyattach_opts *o)
 	if (!a->o.max_jobs)
 		a->o.max_jobs = DEFAULT_JOBS;
 	a->jobs = calloc(a->o.max_jobs, sizeof(*a->jobs));
-	if (!a->jobs) {
+	a->queue = calloc(MAX_QUEUED, sizeof(*a->queue));
+	if (!a->jobs || !a->queue) {
+		free(a->jobs);
+		free(a->queue);
 		free(a);
 		errno = ENOMEM;
 		return NULL;
@@ -150,6 +158,7 @@ void pyattach__free(struct pyattach *a)
 		free((void *)(uintptr_t)a->procs.slots[i].val);
 	htab__free(&a->procs);
 	free(a->jobs);
+	free(a->queue);
 	free(a);
 }
 
@@ -228,32 +237,20 @@ static void job_take(struct pyattach *a, struct att_job *j)
 	a->st.missed[j->err == -ENOENT && j->why < PY_MISS__NR ? j->why : PY_MISS_NONE]++;
 }
 
-void pyattach__mapped(struct pyattach *a, const struct proc *pr, const struct mapping *m)
+/* Start a look at @p: 0, or -EBUSY (no room in flight, or no worker now). */
+static int look_start(struct pyattach *a, struct att_proc *p)
 {
-	uint32_t pid = proc__pid(pr);
-	uint64_t pstart = proc__pstart(pr);
-	struct att_proc *p;
 	struct att_job *j;
 
-	if (!(m->prot & PROT_EXEC) || !pyattach__looks_like(m->path))
-		return;
-	p = find_proc(a, pid, pstart);
-	if (p)
-		return;		/* looked at, or being */
-	if (a->nr_jobs == a->o.max_jobs || !(p = add_proc(a, pid, pstart))) {
-		a->st.given_up++;
-		return;
-	}
+	if (a->nr_jobs == a->o.max_jobs)
+		return -EBUSY;
 	j = calloc(1, sizeof(*j));
-	if (!j) {
-		del_proc(a, p);
-		a->st.given_up++;
-		return;
-	}
+	if (!j)
+		return -EBUSY;
 	j->job.run = job_run;
 	j->job.drop = job_drop;
-	j->pid = pid;
-	j->pstart = pstart;
+	j->pid = p->pid;
+	j->pstart = p->pstart;
 	j->started_ns = now_ns();
 	p->state = ATT_LOOKING;
 	a->st.looked++;
@@ -261,15 +258,57 @@ void pyattach__mapped(struct pyattach *a, const struct proc *pr, const struct ma
 		job_run(&j->job);
 		job_take(a, j);
 		free(j);
-		return;
+		return 0;
 	}
 	if (offload__submit(a->o.pool, &j->job)) {
 		free(j);
-		del_proc(a, p);	/* no worker now: the next mapping tries again */
+		p->state = ATT_QUEUED;
+		a->st.looked--;
+		return -EBUSY;
+	}
+	a->jobs[a->nr_jobs++] = j;
+	return 0;
+}
+
+void pyattach__mapped(struct pyattach *a, const struct proc *pr, const struct mapping *m)
+{
+	uint32_t pid = proc__pid(pr);
+	uint64_t pstart = proc__pstart(pr);
+	struct att_proc *p;
+
+	if (!(m->prot & PROT_EXEC) || !pyattach__looks_like(m->path))
+		return;
+	if (find_proc(a, pid, pstart))
+		return;		/* looked at, being, or waiting */
+	p = add_proc(a, pid, pstart);
+	if (!p) {
 		a->st.given_up++;
 		return;
 	}
-	a->jobs[a->nr_jobs++] = j;
+	if (!look_start(a, p))
+		return;
+	if (a->nr_queued == MAX_QUEUED) {
+		del_proc(a, p);
+		a->st.given_up++;
+		return;
+	}
+	a->queue[(a->q_head + a->nr_queued++) % MAX_QUEUED] = (struct proc_key){ pid, pstart };
+}
+
+/* Start the queued looks there is room for now, oldest first. */
+static void queue_run(struct pyattach *a)
+{
+	struct proc_key k;
+	struct att_proc *p;
+
+	while (a->nr_queued) {
+		k = a->queue[a->q_head];
+		p = find_proc(a, k.pid, k.pstart);
+		if (p && p->state == ATT_QUEUED && look_start(a, p))
+			return;		/* no room: it stays first */
+		a->q_head = (a->q_head + 1) % MAX_QUEUED;
+		a->nr_queued--;
+	}
 }
 
 void pyattach__forked(struct pyattach *a, uint32_t pid, uint64_t pstart, uint32_t ppid, uint64_t ppstart)
@@ -302,25 +341,26 @@ void pyattach__gone(struct pyattach *a, uint32_t pid, uint64_t pstart)
 	del_proc(a, p);
 }
 
-void pyattach__poll(struct pyattach *a, uint64_t wait_ns)
+/* Take the looks that ended, waiting for each up to what is left of @wait_ns from @t0. */
+static void take_ended(struct pyattach *a, uint64_t t0, uint64_t wait_ns)
 {
-	uint64_t t0 = now_ns(), now;
+	struct att_proc *p;
 	struct att_job *j;
+	uint64_t now;
 	size_t i = 0;
 	int err;
 
 	while (i < a->nr_jobs) {
 		j = a->jobs[i];
 		now = now_ns();
-		err = offload__wait(a->o.pool, &j->job, wait_ns && now - t0 < wait_ns ? wait_ns - (now - t0) : 0);
+		err = offload__wait(a->o.pool, &j->job, now - t0 < wait_ns ? wait_ns - (now - t0) : 0);
 		if (err == -ETIMEDOUT && now - j->started_ns < a->o.deadline_ns) {
 			i++;
 			continue;
 		}
 		a->jobs[i] = a->jobs[--a->nr_jobs];
 		if (err) {
-			struct att_proc *p = find_proc(a, j->pid, j->pstart);
-
+			p = find_proc(a, j->pid, j->pstart);
 			offload__abandon(a->o.pool, &j->job);
 			if (p && p->state == ATT_LOOKING)
 				p->state = ATT_NONE;
@@ -330,6 +370,16 @@ void pyattach__poll(struct pyattach *a, uint64_t wait_ns)
 		job_take(a, j);
 		free(j);
 	}
+}
+
+void pyattach__poll(struct pyattach *a, uint64_t wait_ns)
+{
+	uint64_t t0 = now_ns();
+
+	do {
+		take_ended(a, t0, wait_ns);
+		queue_run(a);
+	} while (wait_ns && a->nr_jobs && now_ns() - t0 < wait_ns);
 }
 
 /* Whether the walker's reads of @l's frame and code fields stay within what it reads. */

@@ -260,11 +260,15 @@ static struct rt_job *job_start(struct pyrt *rt, const struct rt_proc *p, uint64
 {
 	struct rt_job *j;
 
-	if (rt->nr_jobs >= rt->o.max_jobs)
+	if (rt->nr_jobs >= rt->o.max_jobs) {
+		errno = EBUSY;
 		return NULL;
+	}
 	j = calloc(1, sizeof(*j));
-	if (!j)
+	if (!j) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	j->job.run = job_run;
 	j->job.drop = job_drop;
 	j->pid = p->pid;
@@ -280,6 +284,7 @@ static struct rt_job *job_start(struct pyrt *rt, const struct rt_proc *p, uint64
 	}
 	if (offload__submit(rt->o.pool, &j->job)) {
 		free(j);
+		errno = EBUSY;
 		return NULL;
 	}
 	j->next = rt->jobs;
@@ -304,9 +309,16 @@ int pyrt__name(struct pyrt *rt, uint32_t pid, uint64_t pstart, uint64_t code,
 		    j->firstlineno == firstlineno)
 			break;
 	if (!j) {
+		/*
+		 * No room (its cap, or every worker busy): asked again after the
+		 * next batch, the sample kept meanwhile, as for a file that has
+		 * not answered (its wait is capped there: ingest/defer.c).
+		 */
 		j = job_start(rt, p, code, firstlineno);
+		if (!j && errno != ENOMEM)
+			return -EAGAIN;
 		if (!j)
-			return passing_miss(out, -EBUSY);
+			return passing_miss(out, -ENOMEM);
 		if (!rt->o.pool)
 			return job_done(rt, j, 0, index, out);
 	}

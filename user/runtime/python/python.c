@@ -13,6 +13,9 @@ _Static_assert((int)PYRT_MISS_GONE == RT_MISS_GONE && (int)PYRT_MISS_VERSION == 
 		       (int)PYRT_MISS_NO_ANSWER == RT_MISS_NO_ANSWER,
 	       "pyrt's reasons are runtime.h's");
 
+#define PYTHON_READS	4	/* code objects read at once */
+#define PYTHON_LOOKS	2	/* processes looked at at once */
+
 struct python {
 	struct pyrt *rt;
 	struct pyattach *att;
@@ -97,9 +100,11 @@ int python__register(struct runtimes *rs, const struct python_opts *o)
 
 	if (!py)
 		return -ENOMEM;
-	py->rt = pyrt__new(&(struct pyrt_opts){ .pool = o->pool });
+	/* A few jobs each: the pool's 8 workers also open the files the symbolizer names. */
+	py->rt = pyrt__new(&(struct pyrt_opts){ .pool = o->pool, .max_jobs = PYTHON_READS });
 	py->att = py->rt ? pyattach__new(&(struct pyattach_opts){
-		.pool = o->pool, .rt = py->rt, .put = o->put, .ctx = o->ctx }) : NULL;
+		.pool = o->pool, .rt = py->rt, .put = o->put, .ctx = o->ctx,
+		.max_jobs = PYTHON_LOOKS }) : NULL;
 	err = py->att ? runtimes__add(rs, &python_ops, py) : -ENOMEM;
 	if (err)
 		python_free(py);
