@@ -16,6 +16,11 @@
 #       (called by json's C encoder) have the oracle's Python frames with
 #       a native frame between the caller and the callback, as often; and
 #       at least half the samples the fixture's CPU time gives.
+#   python_threads     in the 3.11 recording, the oracle's own sampling
+#       thread (a second Python thread, mostly asleep): its samples with
+#       Python frames have its chain, Thread.run then sampler among its
+#       Python frames (C between them: Thread.run calls its target through
+#       PyObject_Call), in at least PY_CHAIN_MIN %.
 #   python_no_interp   --no-interp: not one Python frame, the eval
 #       function's frames still there.
 #   python_late        `record -- python3 py_oracle.py`: a process started
@@ -29,7 +34,7 @@
 #       PY_LEAF_POINTS of perf's (its py:: map names).
 . "$(dirname "$0")/lib.sh"
 lib_init integration/python_oracle_3.11 integration/python_oracle_3.12 \
-	integration/python_oracle_3.13 integration/python_no_interp integration/python_late \
+	integration/python_oracle_3.13 integration/python_threads integration/python_no_interp integration/python_late \
 	integration/python_all integration/python_mntns integration/python_perf_3.12
 
 PY_LEAF_POINTS=3
@@ -139,6 +144,28 @@ oracle_run() {
 oracle_run integration/python_oracle_3.11 /usr/bin/python3
 oracle_run integration/python_oracle_3.12 "$(pyenv_bin 3.12)"
 oracle_run integration/python_oracle_3.13 "$(pyenv_bin 3.13)"
+
+# ---- the second thread of the 3.11 recording
+name=integration/python_threads
+d=$T/python_oracle_3.11
+stid=$(awk '$1 == "sampler_tid" { print $2 }' "$d.out" 2> /dev/null)
+if [ ! -s "$d.data" ] || [ -z "$stid" ]; then
+	fail $name "no 3.11 recording or no sampler thread id"
+else
+	"$BPFSYM" report "$d.data" --tid "$stid" --folded > "$d.thr" 2> /dev/null
+	tp=$(folded_count "$d.thr" '_\[p\]')
+	# Its Python frames alone (Thread.run calls its target through C).
+	tc=$(awk '{ n = $NF; $NF = ""; k = split($0, f, ";"); s = ""
+		for (i = 1; i <= k; i++) if (f[i] ~ /_\[p\] *$/) s = s ";" f[i]
+		if (s ~ /;Thread\.run_\[p\];sampler_\[p\]/) c += n } END { print c + 0 }' "$d.thr")
+	note "sampler thread $stid: $tp samples with Python frames, $tc with Thread.run;sampler"
+	if [ "$tp" -gt 0 ] && [ $((tc * 100)) -ge $((tp * PY_CHAIN_MIN)) ]; then
+		pass $name
+	else
+		fail $name "$tc of the second thread's $tp samples with Python frames have Thread.run;sampler"
+		awk '{ print $NF " " substr($0, length($0) - 200) }' "$d.thr" | sort -nr | head -5 | show
+	fi
+fi
 
 # ---- --no-interp
 name=integration/python_no_interp
