@@ -25,7 +25,8 @@
 #   version here: COMM;ROOT;...;LEAF COUNT, +0xOFF dropped, [unknown]
 #   becomes [DSO basename]) gives the same stacks and counts as
 #   `bpfsym report --folded`, once the folded names lose their _[k]
-#   suffix and the +0xOFF inside [MODULE+0xOFF].
+#   suffix and the +0xOFF inside [MODULE+0xOFF], and Python's QUALNAME_[p]
+#   reads py::QUALNAME as perf-script prints it.
 # perf_script_filter: --pid keeps only that process, with as many samples
 #   as --folded --pid counts.
 . "$(dirname "$0")/lib.sh"
@@ -206,7 +207,8 @@ collapse() {
 			print s, cnt[s]
 	}' "$1"
 }
-# --folded, with _[k] and [MODULE+0xOFF]'s offset dropped, merged again.
+# --folded, with _[k] and [MODULE+0xOFF]'s offset dropped, _[p] as py::,
+# merged again.
 folded_plain() {
 	awk '
 	{
@@ -217,6 +219,9 @@ folded_plain() {
 		for (i = 2; i <= k; i++) {
 			x = f[i]
 			sub(/_\[k\]$/, "", x)
+			# A Python frame: perf-script names it py::QUALNAME, unnamed [interpreter].
+			if (sub(/_\[p\]$/, "", x) && x !~ /^\[.*\]$/)
+				x = "py::" x
 			if (x ~ /^\[.*\+0x[0-9a-f]+\]$/)
 				sub(/\+0x[0-9a-f]+\]$/, "]", x)
 			s = s ";" x

@@ -253,8 +253,8 @@ static void check_views(const struct rec *r)
 	has(render(report_view__table, r->rpt, NULL), "Outer.middle", "table: the qualified name");
 	has(render(report_view__table, r->rpt, NULL), "app.py", "table: its file in the module column");
 	has(render(report_view__table, r->rpt, NULL), "# interpreter frames: 3 named", "table header");
-	has(render(report_script__write, r->rpt, NULL), "5000 py::leaf_a (" APP ":13)\n",
-	    "perf-script: as perf prints Python's, the file and line for the DSO");
+	has(render(report_script__write, r->rpt, NULL), "5000 py::leaf_a+0x3 (" APP ":13)\n",
+	    "perf-script: as perf prints Python's (+0x: lines past the first), the file and line for the DSO");
 	has(render(report_script__write, r->rpt, NULL), " ing_beta+0x5 (",
 	    "perf-script: a native caller after a Python frame is a return address");
 	has(render(flame, r->rpt, NULL), "Outer.middle_[p]", "flame graph: the marked name");

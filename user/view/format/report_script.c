@@ -66,10 +66,12 @@ static int put_str(struct rpt_buf *b, const char *s, size_t *at)
 
 /*
  * An interpreter frame as perf prints Python's (3.12's -X perf:
- * "py::QUALNAME:FILE" in /tmp/perf-PID.map): "py::QUALNAME" for the symbol
- * (the runtime's prefix), and where it is, "FILE:LINE", in the DSO's
- * place, which stackcollapse-perf.pl and the profilers' importers take as
- * the frame's module.  Unnamed: "[unknown] ([interpreter])".
+ * "py::QUALNAME:FILE+0xOFF" from /tmp/perf-PID.map): "py::QUALNAME" for
+ * the symbol (the runtime's prefix), +0x the line's distance from the
+ * function's first (its offset in the function, in lines: perf's grammar
+ * wants one, and its readers drop it), and where it is, "FILE:LINE", in
+ * the DSO's place, which stackcollapse-perf.pl and the profilers'
+ * importers take as the frame's module.  Unnamed: "[unknown] ([interpreter])".
  */
 static int script__interp(struct script *sc, const struct frame_name *fn, struct sframe *sf)
 {
@@ -81,6 +83,7 @@ static int script__interp(struct script *sc, const struct frame_name *fn, struct
 	int err;
 
 	sf->interp = true;
+	sf->sym_off = fn->sym_off;
 	if (fn->sym) {
 		at = b->len;
 		err = rpt_buf__put(b, pfx, strlen(pfx));
@@ -258,8 +261,9 @@ static int print_sample(FILE *out, struct script *sc, const struct rpt_sample *s
 		if (sf->exact)
 			adj = 0;
 		if (sf->interp && sf->sym != SIZE_MAX)
-			fprintf(out, "\t%16" PRIx64 " %s (%s)\n", sf->addr,
-				(const char *)sc->text.data + sf->sym, (const char *)sc->text.data + sf->dso);
+			fprintf(out, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", sf->addr,
+				(const char *)sc->text.data + sf->sym, sf->sym_off,
+				(const char *)sc->text.data + sf->dso);
 		else if (sf->sym == SIZE_MAX)
 			fprintf(out, "\t%16" PRIx64 " " VIEW_UNKNOWN " (%s)\n", sf->addr + adj,
 				(const char *)sc->text.data + sf->dso);
