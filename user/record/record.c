@@ -84,7 +84,7 @@ struct recorder {
 	struct unwmaps *umaps;		/* --call-graph dwarf: the unwinder and its BPF maps */
 	struct unwinder *unw;		/* its unwinder, for ingest */
 	struct cgpaths *cgp;		/* cgroup ids -> paths, for ingest (NULL: no cgroup2) */
-	struct runtimes *rts;		/* interpreters' frames (record/rtmaps.h); NULL: off */
+	struct rtmaps *rtm;		/* interpreters' frames (record/rtmaps.h); NULL: off */
 	struct snapshot_filter snap_filter;
 	struct snapshot *snap;		/* the processes that ran before the recording */
 	int err;			/* first write error, sticky */
@@ -278,7 +278,7 @@ static void recorder__cleanup(struct recorder *r)
 	ring_buffer__free(r->rb);
 	rotate__free(r->rot);
 	ingest__free(r->ing);
-	rtmaps__free(r->rts);
+	rtmaps__free(r->rtm);
 	cgpaths__free(r->cgp);
 	unwmaps__free(r->umaps);
 	snapshot__free(r->snap);
@@ -295,7 +295,7 @@ static void recorder__cleanup(struct recorder *r)
 /* The runtimes (any walk done here), --call-graph dwarf's unwinder: their maps.  RUN_OK or RUN_FAILED. */
 static int unwind_start(struct recorder *r)
 {
-	r->rts = rtmaps__start(r->bpf, r->pool, r->o);
+	r->rtm = rtmaps__start(r->bpf, r->o);
 	if (r->o->call_graph != BPFSYM_USTACK_TABLES || r->o->kernel_only)
 		return RUN_OK;
 	r->umaps = unwmaps__start(r->bpf, r->procs, r->o->unwind_mem, r->pool);
@@ -512,7 +512,7 @@ static int recorder__attach(struct recorder *r)
 
 			unwmaps__first_views(r->umaps, pids, n, UNWIND_START_WAIT_MS);
 		}
-		rtmaps__first(r->rts, r->procs, snapshot__pids(r->snap, &n), n, UNWIND_START_WAIT_MS);
+		rtmaps__first(r->rtm, r->procs, snapshot__pids(r->snap, &n), n, UNWIND_START_WAIT_MS);
 	}
 	/* kallsyms was read beside the loading: this waits for it, if need be. */
 	if (!o->user_only && symbolizer__kernel_restricted(r->sym))
@@ -588,7 +588,7 @@ static int recorder__start(struct recorder *r)
 		.procs = r->procs, .mev = r->mev, .sym = r->sym, .w = r->w,
 		.start_mono_ns = r->hdr.start_mono_ns, .kernel_only = o->kernel_only,
 		.pids = pids ? o->pids : NULL, .nr_pids = pids ? o->nr_pids : 0,
-		.unw = r->unw, .cgroups = r->cgp, .runtimes = r->rts,
+		.unw = r->unw, .cgroups = r->cgp, .runtimes = rtmaps__runtimes(r->rtm),
 	});
 	if (!r->ing) {
 		pr_err("bpfsym: out of memory\n");
@@ -651,7 +651,7 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 			(unsigned long long)(ist->bad + mst->bad));
 	inputcap__log_counts();
 	dinfod__log_counts();
-	rtmaps__log_counts(r->rts, stats);
+	rtmaps__log_counts(r->rtm, stats);
 	pr_debug("bpfsym: mapping events: %llu map, %llu unmap, %llu fork, %llu exec, %llu exit; "
 		 "%llu model misses, %llu pin failures, %llu map errors, %llu busy VMA lookups\n",
 		 (unsigned long long)mst->maps, (unsigned long long)mst->unmaps,

@@ -2,12 +2,23 @@
 /* rtmaps: the runtimes' per-process entries in their BPF maps (rtmaps.h). */
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "base/offload.h"
+#include "base/privdrop.h"
 #include "base/util.h"
 #include "record/rtmaps.h"
 #include "runtime/python/python.h"
 #include "runtime/runtime.h"
+
+/* The runtimes' workers: reads of a few hundred bytes each, or an interpreter's symbols. */
+#define RT_THREADS	2
+
+struct rtmaps {
+	struct runtimes *rs;
+	struct offload *pool;
+};
 
 /* py_procs[pid] = *e, or deleted. */
 static int put_py(void *ctx, uint32_t pid, const struct bpfsym_py_proc *e)
@@ -19,50 +30,65 @@ static int put_py(void *ctx, uint32_t pid, const struct bpfsym_py_proc *e)
 	return bpf_map_delete_elem(fd, &pid) && errno != ENOENT ? -errno : 0;
 }
 
-struct runtimes *rtmaps__start(struct probes *bpf, struct offload *pool, const struct record_opts *o)
+struct rtmaps *rtmaps__start(struct probes *bpf, const struct record_opts *o)
 {
-	struct runtimes *rs;
-	int err;
+	struct rtmaps *m;
+	int err = -ENOMEM;
 
 	if (o->no_interp || o->kernel_only || o->call_graph == BPFSYM_USTACK_KERNEL_FP)
 		return NULL;
-	rs = runtimes__new();
-	if (!rs)
-		return NULL;
-	err = python__register(rs, &(struct python_opts){
-		.pool = pool, .put = put_py, .ctx = (void *)(intptr_t)probes__py_procs_fd(bpf) });
-	if (err) {
-		pr_warn("bpfsym: warning: Python frames are off: %s\n", strerror(-err));
-		runtimes__free(rs);
-		errno = -err;
-		return NULL;
-	}
-	return rs;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		goto fail;
+	/* Their workers keep what reading other users' processes needs (CAP_SYS_PTRACE ...). */
+	m->pool = offload__new(&(struct offload_opts){ .max_threads = RT_THREADS,
+						       .thread_start = privdrop__file_worker });
+	m->rs = m->pool ? runtimes__new() : NULL;
+	if (!m->rs)
+		goto fail;
+	err = python__register(m->rs, &(struct python_opts){
+		.pool = m->pool, .put = put_py, .ctx = (void *)(intptr_t)probes__py_procs_fd(bpf) });
+	if (!err)
+		return m;
+fail:
+	pr_warn("bpfsym: warning: Python frames are off: %s\n", strerror(-err));
+	rtmaps__free(m);
+	errno = -err;
+	return NULL;
 }
 
-void rtmaps__free(struct runtimes *rs)
+struct runtimes *rtmaps__runtimes(const struct rtmaps *m)
 {
-	runtimes__free(rs);
+	return m ? m->rs : NULL;
 }
 
-void rtmaps__first(struct runtimes *rs, struct proc_table *procs, const uint32_t *pids, size_t n,
+void rtmaps__free(struct rtmaps *m)
+{
+	if (!m)
+		return;
+	runtimes__free(m->rs);
+	offload__free(m->pool);		/* after its users: jobs still running free themselves */
+	free(m);
+}
+
+void rtmaps__first(struct rtmaps *m, struct proc_table *procs, const uint32_t *pids, size_t n,
 		   int wait_ms)
 {
 	const struct proc *p;
 
-	if (!rs)
+	if (!m)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		p = proc_table__find_pid(procs, pids[i]);
 		for (size_t k = 0; p && k < proc__nr_maps(p); k++)
-			runtimes__mapped(rs, p, proc__map_at(p, k));
+			runtimes__mapped(m->rs, p, proc__map_at(p, k));
 	}
-	runtimes__poll(rs, (uint64_t)wait_ms * 1000000);
+	runtimes__poll(m->rs, (uint64_t)wait_ms * 1000000);
 }
 
-void rtmaps__log_counts(struct runtimes *rs, const uint64_t *stats)
+void rtmaps__log_counts(const struct rtmaps *m, const uint64_t *stats)
 {
-	if (!rs)
+	if (!m)
 		return;
 	pr_debug("bpfsym: python: %llu samples walked with their thread's frames, %llu of threads "
 		 "without a thread state, %llu with the interpreter's memory unreadable, %llu with "

@@ -2,7 +2,10 @@
 /*
  * rtmaps: a recording's runtimes (runtime/runtime.h: Python today) and
  * their BPF side: each runtime's per-process entries go into its map
- * (py_procs), written here, where libbpf is.
+ * (py_procs), written here, where libbpf is.  Their reads of other
+ * processes (memory, maps, interpreter files) run on a small pool of
+ * their own: a burst of new code objects never takes the workers that
+ * open the files the symbolizer names.
  */
 #ifndef BPFSYM_RTMAPS_H
 #define BPFSYM_RTMAPS_H
@@ -14,29 +17,32 @@
 #include "record/probes.h"
 #include "record/record.h"
 
-struct offload;
+struct rtmaps;
 struct runtimes;
 
 /*
- * The runtimes of a recording with options @o over @bpf's maps, their
- * slow work on @pool.  NULL when interpreter frames are off (--no-interp,
- * --kernel-only, --call-graph fp-kernel: no walk of ours) or, with errno,
- * on failure (the caller goes on without them, warned).
+ * The runtimes of a recording with options @o over @bpf's maps.  NULL
+ * when interpreter frames are off (--no-interp, --kernel-only,
+ * --call-graph fp-kernel: no walk of ours) or, with errno, on failure
+ * (the caller goes on without them, warned).
  */
-struct runtimes *rtmaps__start(struct probes *bpf, struct offload *pool, const struct record_opts *o);
+struct rtmaps *rtmaps__start(struct probes *bpf, const struct record_opts *o);
 
-/* Free @rs (runtimes__free). */
-void rtmaps__free(struct runtimes *rs);
+/* The registry ingest names frames through (NULL for @m NULL). */
+struct runtimes *rtmaps__runtimes(const struct rtmaps *m);
 
 /*
  * The @n processes @pids running before the recording (the start-up
  * snapshot, in @procs): their interpreters looked for, waited for up to
  * @wait_ms so that their first samples have Python frames.
  */
-void rtmaps__first(struct runtimes *rs, struct proc_table *procs, const uint32_t *pids, size_t n,
+void rtmaps__first(struct rtmaps *m, struct proc_table *procs, const uint32_t *pids, size_t n,
 		   int wait_ms);
 
-/* Log (-v) the interpreters found and the BPF walker's counters in @stats (BPFSYM_STAT_PY_*). */
-void rtmaps__log_counts(struct runtimes *rs, const uint64_t *stats);
+/* Log (-v) the BPF walker's counters in @stats (BPFSYM_STAT_PY_*). */
+void rtmaps__log_counts(const struct rtmaps *m, const uint64_t *stats);
+
+/* Free @m: the runtimes, then their pool.  NULL is a no-op. */
+void rtmaps__free(struct rtmaps *m);
 
 #endif /* BPFSYM_RTMAPS_H */

@@ -100,7 +100,7 @@ int python__register(struct runtimes *rs, const struct python_opts *o)
 
 	if (!py)
 		return -ENOMEM;
-	/* A few jobs each: the pool's 8 workers also open the files the symbolizer names. */
+	/* Reads wait for one of the pool's workers (-EAGAIN) rather than queue on it. */
 	py->rt = pyrt__new(&(struct pyrt_opts){ .pool = o->pool, .max_jobs = PYTHON_READS });
 	py->att = py->rt ? pyattach__new(&(struct pyattach_opts){
 		.pool = o->pool, .rt = py->rt, .put = o->put, .ctx = o->ctx,
