@@ -147,8 +147,10 @@ libc=$(ldd "$T/unw_chain" 2>/dev/null | awk '$1 ~ /^libc\.so/ { print $3 }')
 # ---- reading the stacks
 #
 # user_folded IN OUT: bpfsym's folded stacks (COMM;ROOT;...;LEAF COUNT) to
-# "COUNT<TAB>ROOT;...;LEAF" of the user frames alone (kernel frames, NAME_[k],
-# dropped; a sample without user frames kept with an empty stack), names
+# "COUNT<TAB>ROOT;...;LEAF" of the native user frames alone (kernel frames,
+# NAME_[k], and Python's, NAME_[p], dropped: perf has neither, and
+# test_python.sh holds the Python frames to the interpreter's own view; a
+# sample without user frames kept with an empty stack), names
 # normalized: "@VERSION" dropped, [MODULE+0xOFF] -> [MODULE basename].
 user_folded() {
 	awk '
@@ -158,7 +160,7 @@ user_folded() {
 		k = split(stack, f, ";")
 		s = ""
 		for (i = 2; i <= k; i++) {
-			if (f[i] ~ /_\[k\]$/)
+			if (f[i] ~ /_\[[kp]\]$/)
 				continue
 			nm = f[i]
 			if (nm ~ /^\[.*\+0x[0-9a-fA-F]+\]$/) {
