@@ -15,7 +15,8 @@
 #       (99) %; key_fn (called by sorted, a C function) and default_fn
 #       (called by json's C encoder) have the oracle's Python frames with
 #       a native frame between the caller and the callback, as often; and
-#       at least half the samples the fixture's CPU time gives.
+#       at least half the samples the fixture's CPU time gives.  Under TCG
+#       (tests/kernel/) shares and rates are timings: the frames only.
 #   python_threads     in the 3.11 recording, the oracle's own sampling
 #       thread (a second Python thread, mostly asleep): its samples with
 #       Python frames have its chain, Thread.run then sampler among its
@@ -87,10 +88,17 @@ check() {
 	cpu=$(awk '$1 == "cpu_ms" { print $2 }' "$out")
 	want=$(want_samples "${cpu:-0}" $PY_FREQ)
 	[ "${n:-0}" -gt 0 ] || WHY="no sample with a Python frame;"
-	[ "${n:-0}" -ge "$want" ] ||
-		WHY="$WHY $n samples with Python frames, fewer than the $want its ${cpu} ms give;"
-	fcmp "${worst:-100}" le $PY_LEAF_POINTS ||
-		WHY="$WHY a leaf's share is ${worst} points from the oracle's;"
+	# Under TCG a thread's CPU clock counts time its vCPU did not run while
+	# the sampling timer fires late (lib.sh, want_samples): shares and
+	# rates are timings there; the frames themselves are still held.
+	if [ "${BPFSYM_VM_ACCEL:-}" = tcg ]; then
+		note "under TCG: leaf shares (worst ${worst} points) and the rate not compared"
+	else
+		[ "${n:-0}" -ge "$want" ] ||
+			WHY="$WHY $n samples with Python frames, fewer than the $want its ${cpu} ms give;"
+		fcmp "${worst:-100}" le $PY_LEAF_POINTS ||
+			WHY="$WHY a leaf's share is ${worst} points from the oracle's;"
+	fi
 	[ "$call" -gt 0 ] && [ $((cok * 100)) -ge $((call * PY_CHAIN_MIN)) ] ||
 		WHY="$WHY the chain in $cok of $call leaf samples;"
 	if [ "$mode" = mixed ]; then
@@ -254,7 +262,7 @@ if [ -z "$PY312" ]; then
 	skip $name "no Python 3.12 installed"
 elif ! command -v perf > /dev/null; then
 	skip $name "perf is not installed"
-else
+elif timed $name "leaf shares against perf's"; then
 	bg_start "$PY312" -X perf "$ORACLE" "$PY_CPU" "$T/perf.out" pure
 	OPID=$BG_PID
 	if wait_until 20 oracle_running && bg_record "$T/pp.data" -F $PY_FREQ -p "$OPID"; then
