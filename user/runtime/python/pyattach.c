@@ -164,13 +164,7 @@ void pyattach__free(struct pyattach *a)
 
 bool pyattach__looks_like(const char *path)
 {
-	const char *base;
-
-	if (!path)
-		return false;
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	return !strncmp(base, "python3.", 8) || !strncmp(base, "libpython3.", 11);
+	return path && pyproc__interp_name(path, strlen(path));
 }
 
 /* The look, on a worker: the process is still the one, and its interpreter. */

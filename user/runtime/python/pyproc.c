@@ -4,6 +4,7 @@
  * the interpreter a process maps (pyproc.h).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -168,16 +169,34 @@ static char *read_maps(uint32_t pid, size_t *len)
 }
 
 /* Probe the file a maps line names; 1 when it holds the interpreter, 0 when not, or -errno. */
+bool pyproc__interp_name(const char *path, size_t len)
+{
+	const char *base = path;
+
+	for (size_t i = 0; i < len; i++)
+		if (path[i] == '/')
+			base = path + i + 1;
+	len -= (size_t)(base - path);
+	return (len > 8 && !memcmp(base, "python3.", 8)) || (len > 11 && !memcmp(base, "libpython3.", 11));
+}
+
+/*
+ * Probe the file of mapping @m, named @path: only a file named like an
+ * interpreter (the probe decides, the name only spares the others their
+ * opens), opened through /proc/PID/map_files, so that the file read is
+ * the one mapped there, whatever the process's paths now name or link to
+ * (CAP_CHECKPOINT_RESTORE, which the file workers keep).
+ */
 static int probe_line(uint32_t pid, const struct mapping *m, const char *path, size_t path_len,
 		      struct py_layout *l, uint64_t *bias, enum py_miss *why)
 {
-	char full[4200];
+	char full[96];
 	enum py_miss w;
 	int fd, err;
 
-	if (path_len == 0 || path[0] != '/' || path_len > 4000)
+	if (!pyproc__interp_name(path, path_len))
 		return 0;
-	snprintf(full, sizeof(full), "/proc/%u/root%.*s", pid, (int)path_len, path);
+	snprintf(full, sizeof(full), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, m->start, m->end);
 	fd = open(full, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return 0;

@@ -20,6 +20,7 @@
 #define BPFSYM_PYPROC_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "runtime/python/pyelf.h"
@@ -54,8 +55,15 @@ int pyproc__read(void *ctx, uint64_t addr, void *buf, size_t len);
 int pyproc__start_ns(uint32_t pid, uint64_t *ns);
 
 /*
- * Find the CPython interpreter @pid maps: each file of /proc/PID/maps,
- * opened through /proc/PID/root, probed (pyelf__probe) until one holds
+ * Whether the file @path (@len bytes, as a process names it) is named like
+ * a CPython interpreter: its base name starts "python3." or "libpython3.".
+ */
+bool pyproc__interp_name(const char *path, size_t len);
+
+/*
+ * Find the CPython interpreter @pid maps: each file of /proc/PID/maps
+ * named like one, opened through /proc/PID/map_files (the very file
+ * mapped), probed (pyelf__probe) until one holds
  * an interpreter; its layout in *@l, its load bias in *@bias and its path
  * (as the process names it) in @path (@cap bytes).  0; -ENOENT with *@why
  * the reason of the last interpreter-like miss (PY_MISS_NOT_PYTHON when
