@@ -26,8 +26,9 @@
 #       function's frames still there.
 #   python_late        `record -- python3 py_oracle.py`: a process started
 #       by the recording has its Python frames, the chain as above.
-#   python_all         -a with two Python processes at once: both have the
-#       chain in their main thread's samples.
+#   python_all         -a with two Python processes at once, started once
+#       the recording runs: both have the chain in their main thread's
+#       samples.
 #   python_mntns       the interpreter copied into a tmpfs mounted in a
 #       private mount namespace (the path exists only there): the chain.
 #   python_perf_3.12   3.12 run with -X perf, perf recording it beside
@@ -177,7 +178,11 @@ fi
 
 # ---- --no-interp
 name=integration/python_no_interp
-if start_oracle /usr/bin/python3 "$T/ni.out" pure && bg_record "$T/ni.data" -F $PY_FREQ --no-interp -p "$OPID"; then
+# A fixture that outlives the recording: under TCG the recorder took 5-9 s
+# to start, longer than a fixture of PY_CPU seconds lived.
+bg_start /usr/bin/python3 "$ORACLE" 120 "$T/ni.out" pure
+OPID=$BG_PID
+if wait_until 20 oracle_running && bg_record "$T/ni.data" -F $PY_FREQ --no-interp -p "$OPID"; then
 	sleep 2
 	end_record
 	stop "$OPID"
@@ -210,11 +215,13 @@ fi
 name=integration/python_all
 second=$(pyenv_bin 3.12)
 second=${second:-/usr/bin/python3}
-bg_start /usr/bin/python3 "$ORACLE" "$PY_CPU" "$T/all1.out" pure
-P1=$BG_PID
-bg_start "$second" "$ORACLE" "$PY_CPU" "$T/all2.out" pure
-P2=$BG_PID
+# Started once the recording runs (under TCG it took 5-9 s to start,
+# longer than the fixtures lived): found as they map their interpreters.
 if bg_record "$T/all.data" -F $PY_FREQ -a; then
+	bg_start /usr/bin/python3 "$ORACLE" "$PY_CPU" "$T/all1.out" pure
+	P1=$BG_PID
+	bg_start "$second" "$ORACLE" "$PY_CPU" "$T/all2.out" pure
+	P2=$BG_PID
 	wait_exit "$P1" 120
 	wait_exit "$P2" 120
 	reap "$P1"
@@ -227,8 +234,6 @@ if bg_record "$T/all.data" -F $PY_FREQ -a; then
 	verdict $name
 else
 	fail $name "the recording did not start"
-	stop "$P1"
-	stop "$P2"
 fi
 
 # ---- an interpreter only a private mount namespace has
