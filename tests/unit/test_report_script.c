@@ -21,6 +21,7 @@
 TEST_SUITE("report_script");
 
 #include "report_fixture.h"
+#include "view_render.h"
 
 /*
  * The grammar tests/integration/test_perf_script.sh applies to perf's own
@@ -48,17 +49,10 @@ static struct report *open_fixture(size_t nr)
 	return r;
 }
 
-static char *render(const struct report *r, const struct view_opts *o)
+/* --perf-script of @r with @o into a string (view_render.h). */
+static char *script_of(const struct report *r, const struct view_opts *o)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!ASSERT_OK_PTR(f, "open_memstream"))
-		return NULL;
-	ASSERT_OK(report_script__write(f, r, o), "report_script__write");
-	fclose(f);
-	return buf;
+	return render(report_script__write, r, o);
 }
 
 /* Check every line of @out against the grammar; returns the number of sample headers. */
@@ -100,7 +94,7 @@ static void test_grammar(void)
 
 	if (!r)
 		return;
-	out = render(r, NULL);
+	out = script_of(r, NULL);
 	if (!ASSERT_OK_PTR(out, "output"))
 		goto out;
 	for (p = out; (p = strstr(p, "\n\n")); p += 2)
@@ -122,7 +116,7 @@ static void test_time_order(void)
 
 	if (!r)
 		return;
-	out = render(r, NULL);
+	out = script_of(r, NULL);
 	for (line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		const char *c;
 
@@ -151,7 +145,7 @@ static void test_exact(void)
 
 	if (!r)
 		return;
-	out = render(r, NULL);
+	out = script_of(r, NULL);
 	if (!ASSERT_OK_PTR(out, "output"))
 		goto out;
 
@@ -207,7 +201,7 @@ static void test_filters(void)
 		return;
 	for (i = 0; i < 60; i++)
 		want += fx.samples[i].pid == 300;
-	out = render(r, &o);
+	out = script_of(r, &o);
 	for (line = out; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		if (*line == '\t' || *line == '\n')
 			continue;
@@ -220,7 +214,7 @@ static void test_filters(void)
 	o = (struct view_opts){ .comms = comms, .nr_comms = 1 };
 	for (i = 0, want = 0; i < 60; i++)
 		want += !fx.samples[i].comm[0];
-	out = render(r, &o);
+	out = script_of(r, &o);
 	for (line = out, n = 0; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		if (*line == '\t' || *line == '\n')
 			continue;
@@ -232,7 +226,7 @@ static void test_filters(void)
 
 	o.pids = (const uint32_t[]){ 7 };
 	o.nr_pids = 1;
-	out = render(r, &o);
+	out = script_of(r, &o);
 	ASSERT_STREQ(out, "", "nothing kept: nothing printed");
 	free(out);
 	report__free(r);
@@ -258,7 +252,7 @@ static void test_kallsyms(void)
 	if (!ASSERT_OK_PTR(n, errbuf))
 		goto out;
 	o.namer = n;
-	out = render(r, &o);
+	out = script_of(r, &o);
 	ASSERT_TRUE(out && strstr(out, "cpu-clock: \n"
 				       "\tffffffff91234567 new_syscall+0x567 ([kernel.kallsyms])\n"
 				       "\tffffffff91abcdf0 new_entry+0xf0 ([kernel.kallsyms])\n"

@@ -69,14 +69,6 @@ struct pyattach {
 	struct pyattach_stats st;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t proc_hash(uint32_t pid, uint64_t pstart)
 {
 	return hash_u64(hash_u64(2, pid), pstart);
@@ -245,7 +237,7 @@ static int look_start(struct pyattach *a, struct att_proc *p)
 	j->job.drop = job_drop;
 	j->pid = p->pid;
 	j->pstart = p->pstart;
-	j->started_ns = now_ns();
+	j->started_ns = clock_ns(CLOCK_MONOTONIC);
 	p->state = ATT_LOOKING;
 	a->st.looked++;
 	if (!a->o.pool) {
@@ -346,7 +338,7 @@ static void take_ended(struct pyattach *a, uint64_t t0, uint64_t wait_ns)
 
 	while (i < a->nr_jobs) {
 		j = a->jobs[i];
-		now = now_ns();
+		now = clock_ns(CLOCK_MONOTONIC);
 		err = offload__wait(a->o.pool, &j->job, now - t0 < wait_ns ? wait_ns - (now - t0) : 0);
 		if (err == -ETIMEDOUT && now - j->started_ns < a->o.deadline_ns) {
 			i++;
@@ -368,12 +360,12 @@ static void take_ended(struct pyattach *a, uint64_t t0, uint64_t wait_ns)
 
 void pyattach__poll(struct pyattach *a, uint64_t wait_ns)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 
 	do {
 		take_ended(a, t0, wait_ns);
 		queue_run(a);
-	} while (wait_ns && a->nr_jobs && now_ns() - t0 < wait_ns);
+	} while (wait_ns && a->nr_jobs && clock_ns(CLOCK_MONOTONIC) - t0 < wait_ns);
 }
 
 /* Whether the walker's reads of @l's frame and code fields stay within what it reads. */

@@ -15,6 +15,7 @@
 #include "base/hash.h"
 #include "base/htab.h"
 #include "base/offload.h"
+#include "base/util.h"
 #include "runtime/python/pyproc.h"
 #include "runtime/python/pyrt.h"
 
@@ -52,14 +53,6 @@ struct proc_key {
 	uint32_t pid;
 	uint64_t pstart;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t proc_hash(uint32_t pid, uint64_t pstart)
 {
@@ -277,7 +270,7 @@ static struct rt_job *job_start(struct pyrt *rt, const struct rt_proc *p, uint64
 	j->firstlineno = firstlineno;
 	j->l = p->l;
 	j->bias = p->bias;
-	j->started_ns = now_ns();
+	j->started_ns = clock_ns(CLOCK_MONOTONIC);
 	if (!rt->o.pool) {
 		job_run(&j->job);
 		return j;
@@ -326,7 +319,7 @@ int pyrt__name(struct pyrt *rt, uint32_t pid, uint64_t pstart, uint64_t code,
 		job_unlink(rt, j);
 		return job_done(rt, j, 0, index, out);
 	}
-	if (now_ns() - j->started_ns < rt->o.deadline_ns)
+	if (clock_ns(CLOCK_MONOTONIC) - j->started_ns < rt->o.deadline_ns)
 		return -EAGAIN;
 	/* Past the deadline: a miss kept, the job given up (dropped when it ends). */
 	job_unlink(rt, j);
