@@ -21,7 +21,9 @@
 #                       the burn fixture's samples (half of what its CPU time
 #                       gives at the unit's rate, at least), and kernel frames
 #                       named: some NAME_[k], each a symbol of /proc/kallsyms
-#                       read as root
+#                       read as root (sysheavy runs beside burn so that the
+#                       recording holds kernel stacks on an idle machine too:
+#                       CI's once held none)
 . "$(dirname "$0")/lib.sh"
 lib_init integration/service_verify integration/service_contract \
 	integration/service_security integration/service_runs
@@ -98,6 +100,7 @@ fi
 
 # ---- service_runs: the ExecStart line as the unit runs it
 need_fixture burn burn
+need_fixture sysheavy sysheavy
 caps=$(key AmbientCapabilities | tr 'A-Z' 'a-z' | sed 's/cap_/+/g; s/ /,/g')
 port=$((20000 + $$ % 20000))
 while ss -ltnH "sport = :$port" 2>/dev/null | grep -q .; do
@@ -117,13 +120,18 @@ if [ "$paranoid" -gt 2 ]; then
 fi
 bg_start "$T/burn" 600
 burn=$BG_PID
+bg_start "$T/sysheavy" 600
+sysh=$BG_PID
 c0=$(cpu_ms "$burn")
+s0=$(cpu_ms "$sysh")
 # shellcheck disable=SC2086 # the unit's arguments, split as systemd splits them (no quotes there)
 run_to 60 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" \
 	"$BIN" $args -d 6 > "$T/run.out" 2> "$T/run.err"
 rc=$?
 c1=$(cpu_ms "$burn")
+s1=$(cpu_ms "$sysh")
 stop "$burn"
+stop "$sysh"
 files=$(ls "$T/state/bpfsym" | grep '^bpfsym\.data' | tr '\n' ' ')
 note "ran: bpfsym $args -d 6 (caps $caps): status $rc, files: $files"
 if [ $rc -ne 0 ]; then
@@ -149,11 +157,17 @@ else
 	cat "$T"/*.folded 2> /dev/null | awk '{ $NF = ""; n = split($0, f, ";"); for (i = 1; i <= n; i++) if (f[i] ~ /_\[k\] *$/) { sub(/_\[k\] *$/, "", f[i]); print f[i] } }' |
 		sort -u > "$T/kframes"
 	awk 'NR == FNR { if ($1 !~ /^0+$/) known[$3] = 1; next } !($1 in known)' /proc/kallsyms "$T/kframes" > "$T/kunknown"
-	note "kernel frames: $(wc -l < "$T/kframes") names, $(wc -l < "$T/kunknown") not in /proc/kallsyms"
+	ksys=0
+	for f in $files; do
+		ksys=$((ksys + $(grep '^sysheavy;' "$T/$f.folded" | grep '_\[k\]' | awk '{ n += $NF } END { print n + 0 }')))
+	done
+	note "kernel frames: $(wc -l < "$T/kframes") names, $(wc -l < "$T/kunknown") not in /proc/kallsyms; sysheavy: $ksys samples with a kernel frame, $((s1 - s0)) ms of CPU"
 	if [ -n "$bad" ]; then
 		fail integration/service_runs "bpfsym report failed on:$bad"
 	elif [ "$got" -lt "$want" ]; then
 		fail integration/service_runs "burn has $got samples, want at least $want"
+	elif [ "$ksys" -lt "$(($(want_samples $((s1 - s0)) "${freq:-19}") / 2))" ]; then
+		fail integration/service_runs "sysheavy has $ksys samples with a kernel frame for $((s1 - s0)) ms of CPU, mostly in system calls"
 	elif [ ! -s "$T/kframes" ] || [ -s "$T/kunknown" ]; then
 		fail integration/service_runs "kernel frames not named under the unit's capabilities: $(wc -l < "$T/kframes") names, e.g. unknown '$(head -1 "$T/kunknown")'"
 	else
