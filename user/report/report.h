@@ -123,6 +123,53 @@ enum rpt_interp {
 	RPT_IC__NR,
 };
 
+/*
+ * Off-CPU time (issue 28): the state a task left the CPU in, as the
+ * sched_switch tracepoint saw it (rpt_offcpu.state; bit 1 << state in
+ * rpt_header.off_cpu_states).
+ */
+enum rpt_offstate {
+	RPT_OS_SLEEP = 0,	/* S: TASK_INTERRUPTIBLE: waiting for an event (a pipe, a futex, a timer) */
+	RPT_OS_DISK = 1,	/* D: TASK_UNINTERRUPTIBLE: waiting in the kernel, typically for I/O */
+	RPT_OS_PREEMPT = 2,	/* R: still runnable: preempted (or yielded), waiting for a CPU */
+	RPT_OS_OTHER = 3,	/* stopped, traced, parked, dead ... */
+	RPT_OS__NR,
+};
+#define RPT_OS_ALL	((1u << RPT_OS__NR) - 1)
+
+/*
+ * rpt_header.offcpu: what came of off-CPU intervals, since the END before
+ * (like capped), but RPT_OC_RECORDS, the file's own count of OFFCPU
+ * records, which the reader checks as it checks samples.
+ */
+enum rpt_offcpu_count {
+	RPT_OC_RECORDS = 0,	/* OFFCPU records written */
+	RPT_OC_NS = 1,		/* the off-CPU ns they hold */
+	RPT_OC_SHORT = 2,	/* intervals under the minimum (--off-cpu-thresh): dropped */
+	RPT_OC_SHORT_NS = 3,	/* ... their ns */
+	RPT_OC_LOST = 4,	/* intervals kept in BPF whose stack never reached the recorder (ring buffer or map full) */
+	RPT_OC_LOST_NS = 5,	/* ... their ns */
+	RPT_OC__NR,
+};
+#define RPT_OFFCPU_MAX	8	/* room for enum rpt_offcpu_count */
+
+/*
+ * Time thread tid spent off the CPU in @state with @stack (its stacks at
+ * the switch-out, kernel and user), summed in BPF over the intervals that
+ * ended since the previous record of the same key: ns in all, count of
+ * intervals.  time is when the sum was taken (ns since start_mono_ns).
+ */
+struct rpt_offcpu {
+	uint64_t time;
+	uint64_t cgroup;
+	const char *comm;
+	uint32_t pid, tid;
+	uint32_t stack;		/* stack id */
+	uint32_t state;		/* enum rpt_offstate */
+	uint64_t ns;		/* time off the CPU, > 0 */
+	uint64_t count;		/* intervals summed, >= 1 */
+};
+
 /* rpt_header.flags */
 #define RPT_HF_USER_ONLY	(1u << 0)
 #define RPT_HF_KERNEL_ONLY	(1u << 1)
@@ -141,6 +188,10 @@ struct rpt_header {
 	uint64_t start_mono_ns;		/* CLOCK_MONOTONIC at start (sample time base) */
 	char kfeatures[128];		/* the kernel's optional BPF features and the variant
 					 * they chose ("" in files from before issue 24) */
+	/* Off-CPU (issue 28; HEADER fields, 0 in older files and when not recorded). */
+	uint32_t off_cpu;		/* 1: off-CPU time was recorded (--off-cpu) */
+	uint32_t off_cpu_states;	/* states kept: 1 << enum rpt_offstate */
+	uint64_t off_cpu_min_ns;	/* intervals shorter were dropped (RPT_OC_SHORT) */
 	/* Known at the end; written in the END record. */
 	uint64_t end_wall_ns;
 	uint64_t samples;		/* samples written */
@@ -180,6 +231,8 @@ struct rpt_header {
 	uint64_t dinfod[RPT_DINFOD_MAX];
 	/* Interpreter frames (enum rpt_interp; issue 27): counts like capped; 0 in older files. */
 	uint64_t interp[RPT_INTERP_MAX];
+	/* Off-CPU intervals (enum rpt_offcpu_count; issue 28): 0 in older files. */
+	uint64_t offcpu[RPT_OFFCPU_MAX];
 	bool complete;			/* an END record was read */
 };
 
@@ -254,6 +307,12 @@ uint64_t report_writer__forgets(const struct report_writer *w);
 
 /* Append a sample; 0 or -errno (-EINVAL: unknown stack id). */
 int report_writer__sample(struct report_writer *w, const struct rpt_sample *s);
+
+/*
+ * Append an OFFCPU record (issue 28); 0 or -errno (-EINVAL: unknown stack
+ * id, a state past RPT_OS_OTHER, ns or count 0).
+ */
+int report_writer__offcpu(struct report_writer *w, const struct rpt_offcpu *o);
 
 /*
  * Compress what is pending into one block and write it.  The recorder calls
@@ -342,6 +401,9 @@ uint64_t report__file_bytes(const struct report *r);
 const struct rpt_header *report__header(const struct report *r);
 size_t report__nr_samples(const struct report *r);
 const struct rpt_sample *report__sample(const struct report *r, size_t i);
+/* The OFFCPU records read (issue 28), in file order. */
+size_t report__nr_offcpu(const struct report *r);
+const struct rpt_offcpu *report__offcpu(const struct report *r, size_t i);
 size_t report__nr_modules(const struct report *r);
 const struct rpt_module *report__module(const struct report *r, uint32_t id);	/* NULL if out of range */
 size_t report__nr_frames(const struct report *r);
