@@ -403,6 +403,29 @@ static int perf_option(struct record_args *a, int c, const char *arg, char **arg
 	}
 }
 
+/* --off-cpu and its settings: CLI_RUN, or the exit status. */
+static int offcpu_option(struct record_args *a, int c, const char *arg)
+{
+	struct record_opts *o = &a->o;
+
+	switch (c) {
+	case OPT_OFF_CPU:
+		o->off_cpu = true;
+		return CLI_RUN;
+	case OPT_OFF_CPU_THRESH:
+		a->off_thresh_set = true;
+		if (parse_off_duration(arg, &o->off_cpu_min_ns))
+			return cli__usage_error("--off-cpu-thresh '%s': expected a duration (ns, us, ms or s; "
+						"a bare number is ms)", arg);
+		return CLI_RUN;
+	default:
+		if (cli__parse_off_states(arg, &o->off_cpu_states))
+			return cli__usage_error("--off-cpu-state '%s': expected S, D, R, other (comma-separated) or all",
+						arg);
+		return CLI_RUN;
+	}
+}
+
 /* One option @c with @arg: CLI_RUN, or the exit status. */
 static int record_option(struct record_args *a, int c, const char *arg, char **argv)
 {
@@ -451,19 +474,9 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 		o->no_interp = true;
 		return CLI_RUN;
 	case OPT_OFF_CPU:
-		o->off_cpu = true;
-		return CLI_RUN;
 	case OPT_OFF_CPU_THRESH:
-		a->off_thresh_set = true;
-		if (parse_off_duration(arg, &o->off_cpu_min_ns))
-			return cli__usage_error("--off-cpu-thresh '%s': expected a duration (ns, us, ms or s; "
-						"a bare number is ms)", arg);
-		return CLI_RUN;
 	case OPT_OFF_CPU_STATE:
-		if (cli__parse_off_states(arg, &o->off_cpu_states))
-			return cli__usage_error("--off-cpu-state '%s': expected S, D, R, other (comma-separated) or all",
-						arg);
-		return CLI_RUN;
+		return offcpu_option(a, c, arg);
 	case OPT_USER_ONLY:
 		o->user_only = true;
 		return CLI_RUN;
