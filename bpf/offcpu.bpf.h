@@ -45,6 +45,9 @@ __u32 offcpu_gen = 0;
 #define OS_TASK_DEAD		0x0080
 #define OS_TASK_NOLOAD		0x0400
 
+/* Frames of bpf_get_stack's to skip: the program's and bpf_trace_run4's. */
+#define OFFCPU_SKIP		2
+
 /* A thread off the CPU now: since when, under which key (0: its stack did not reach the recorder). */
 struct offcpu_start {
 	__u64 ts;
@@ -172,7 +175,9 @@ static __always_inline __u64 offcpu_take(void *ctx, struct task_struct *task, __
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	s->flags = state << BPFSYM_SF_STATE_SHIFT;
 	if (want_kernel) {
-		n = capture_kernel_stack(ctx, s->ips);
+		/* Not this program's own two frames (bpf_trace_run4 and the program; 6.1 and 6.18 alike). */
+		n = bpf_get_stack(ctx, s->ips, BPFSYM_MAX_FRAMES * sizeof(__u64), OFFCPU_SKIP & BPF_F_SKIP_FIELD_MASK);
+		n = n < 0 ? n : (long)((__u64)n / sizeof(__u64));
 		if (n < 0)
 			s->flags |= BPFSYM_SF_KSTACK_ERR;
 		else
