@@ -35,6 +35,9 @@ struct held_frame {
 	uint64_t offset, addr, sym_off;
 	const char *sym;	/* in the stack's own bytes */
 	uint32_t reason;
+	uint32_t fk;		/* interp: its frame kind */
+	uint64_t slot1;		/* interp: its second slot */
+	bool wait;		/* interp: not named yet, its runtime's read still ran */
 };
 
 /* A stack kept, in one allocation: this, its modules, its frames, their strings. */
@@ -42,8 +45,9 @@ struct held {
 	uint64_t key;
 	uint64_t used;		/* the sum count when it was last summed (or kept) */
 	uint64_t cgroup;
+	uint64_t pstart;
 	size_t bytes;
-	uint32_t pid, tid, state, nr, nr_mods;
+	uint32_t pid, tid, state, nr, nr_mods, nr_wait;
 	char comm[BPFSYM_COMM_LEN + 1];
 	const char *cgpath;	/* in the stack's own bytes; NULL: unknown */
 	struct rpt_module *mods;
@@ -123,17 +127,30 @@ static void held_make_room(struct ingest_off *o, size_t bytes)
 	}
 }
 
-/* The bytes of a copy of @nr frames at @nf, with @cgpath. */
-static size_t held_size(const struct named_frame *nf, uint32_t nr, const char *cgpath, uint32_t *nr_mods)
+/*
+ * What a kept frame is made from: a named frame's parts, or a kept
+ * frame's; @mod a module the copy takes its own copy of (NULL: none).
+ */
+struct held_src {
+	uint32_t kind, reason;
+	uint64_t offset, addr, sym_off;
+	const char *sym;
+	const struct rpt_module *mod;
+	uint32_t fk;		/* interp: its frame kind, slot1: its second slot */
+	uint64_t slot1;
+	bool wait;		/* interp: its runtime's read still ran: asked again at each sum */
+};
+
+/* The bytes of a copy of @nr frames from @src, with @cgpath. */
+static size_t held_size(const struct held_src *src, uint32_t nr, const char *cgpath)
 {
 	size_t b = sizeof(struct held) + nr * (sizeof(struct held_frame) + sizeof(struct rpt_module));
 
-	*nr_mods = 0;
 	for (uint32_t i = 0; i < nr; i++) {
-		if (nf[i].sf.sym)
-			b += strlen(nf[i].sf.sym) + 1;
-		if (nf[i].sf.module && nf[i].sf.module->rpt.path)
-			b += strlen(nf[i].sf.module->rpt.path) + 1;
+		if (src[i].sym)
+			b += strlen(src[i].sym) + 1;
+		if (src[i].mod && src[i].mod->path)
+			b += strlen(src[i].mod->path) + 1;
 	}
 	if (cgpath)
 		b += strlen(cgpath) + 1;
@@ -150,62 +167,117 @@ static char *put_str(char **p, const char *s)
 	return d;
 }
 
-/* A copy of @nr named frames at @nf, with the process's facts from @s. */
-static struct held *held_make(const struct bpfsym_sample *s, const struct named_frame *nf, uint32_t nr,
+/* A copy of @nr frames from @src, with @facts' key, process, thread, state, comm and cgroup. */
+static struct held *held_make(const struct held *facts, const struct held_src *src, uint32_t nr,
 			      const char *cgpath)
 {
-	uint32_t nr_mods, i, j;
-	size_t bytes = held_size(nf, nr, cgpath, &nr_mods);
+	size_t bytes = held_size(src, nr, cgpath);
 	struct held *h = calloc(1, bytes);
+	uint32_t i, j;
 	char *str;
 
 	if (!h)
 		return NULL;
+	*h = *facts;
 	h->bytes = bytes;
-	h->key = s->aux;
-	h->pid = s->pid;
-	h->tid = s->tid;
-	h->cgroup = s->cgroup_id;
-	h->state = (s->flags & BPFSYM_SF_STATE_MASK) >> BPFSYM_SF_STATE_SHIFT;
-	memcpy(h->comm, s->comm, BPFSYM_COMM_LEN);
 	h->nr = nr;
+	h->nr_mods = h->nr_wait = 0;
 	h->mods = (struct rpt_module *)(h + 1);
 	h->f = (struct held_frame *)(h->mods + nr);
 	str = (char *)(h->f + nr);
 	for (i = 0; i < nr; i++) {
-		const struct sym_frame *sf = &nf[i].sf;
+		const struct held_src *sf = &src[i];
 
 		h->f[i] = (struct held_frame){
-			.kind = nf[i].kind, .mod = RPT_NONE, .offset = sf->offset, .addr = nf[i].addr,
-			.sym_off = sf->sym_off, .reason = sf->reason,
-			.sym = sf->sym ? put_str(&str, sf->sym) : NULL,
+			.kind = sf->kind, .mod = RPT_NONE, .offset = sf->offset, .addr = sf->addr,
+			.sym_off = sf->sym_off, .reason = sf->reason, .fk = sf->fk, .slot1 = sf->slot1,
+			.wait = sf->wait, .sym = sf->sym ? put_str(&str, sf->sym) : NULL,
 		};
-		if (!sf->module)
+		h->nr_wait += sf->wait;
+		if (!sf->mod)
 			continue;
 		/* A stack's frames share a few modules: the same one, one copy. */
 		for (j = 0; j < i; j++)
-			if (nf[j].sf.module == sf->module)
+			if (src[j].mod == sf->mod)
 				break;
 		if (j < i) {
 			h->f[i].mod = h->f[j].mod;
 			continue;
 		}
 		h->f[i].mod = h->nr_mods;
-		h->mods[h->nr_mods] = sf->module->rpt;
-		if (sf->module->rpt.path)
-			h->mods[h->nr_mods].path = put_str(&str, sf->module->rpt.path);
+		h->mods[h->nr_mods] = *sf->mod;
+		if (sf->mod->path)
+			h->mods[h->nr_mods].path = put_str(&str, sf->mod->path);
 		h->nr_mods++;
 	}
-	(void)nr_mods;
 	h->cgpath = cgpath ? put_str(&str, cgpath) : NULL;
 	return h;
+}
+
+/* @nr named frames as what a copy is made from, into @src. */
+static void src_of_named(const struct named_frame *nf, uint32_t nr, struct held_src *src)
+{
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct sym_frame *sf = &nf[i].sf;
+
+		src[i] = (struct held_src){
+			.kind = nf[i].kind, .reason = sf->reason, .offset = sf->offset, .addr = nf[i].addr,
+			.sym_off = sf->sym_off, .sym = sf->sym, .mod = sf->module ? &sf->module->rpt : NULL,
+			.fk = nf[i].fk, .slot1 = nf[i].slot1, .wait = nf[i].rt_wait,
+		};
+	}
+}
+
+/*
+ * Ask the runtimes again for kept stack @i's frames whose read still ran
+ * when it was named; with a new name, the copy is made again.
+ */
+static void held_rename(struct ingest *in, size_t i)
+{
+	struct ingest_off *o = &in->off;
+	struct held *h = o->v[i], *n;
+	struct held_src src[2 * BPFSYM_MAX_FRAMES];
+	struct named_frame nf[2 * BPFSYM_MAX_FRAMES];
+	bool changed = false;
+
+	for (uint32_t j = 0; j < h->nr && j < ARRAY_SIZE(src); j++) {
+		const struct held_frame *f = &h->f[j];
+
+		src[j] = (struct held_src){
+			.kind = f->kind, .reason = f->reason, .offset = f->offset, .addr = f->addr,
+			.sym_off = f->sym_off, .sym = f->sym, .mod = f->mod == RPT_NONE ? NULL : &h->mods[f->mod],
+			.fk = f->fk, .slot1 = f->slot1, .wait = f->wait,
+		};
+		if (!f->wait)
+			continue;
+		nf[j] = (struct named_frame){ .kind = f->kind, .addr = f->addr, .fk = f->fk, .slot1 = f->slot1,
+					      .pstart = h->pstart };
+		src[j].wait = ingest__rt_retry(in, h->pid, &nf[j]);
+		if (src[j].wait)
+			continue;
+		changed = true;
+		src[j].sym = nf[j].sf.sym;
+		src[j].offset = nf[j].sf.offset;
+		src[j].sym_off = nf[j].sf.sym_off;
+		src[j].reason = nf[j].sf.reason;
+		src[j].mod = nf[j].sf.module ? &nf[j].sf.module->rpt : NULL;
+	}
+	if (!changed)
+		return;
+	n = held_make(h, src, h->nr, h->cgpath);
+	if (!n)
+		return;		/* kept as it was: named next time */
+	o->bytes += n->bytes - h->bytes;
+	o->v[i] = n;
+	free(h);
 }
 
 int ingest__offcpu_stack(struct ingest *in, const struct bpfsym_sample *s, size_t len)
 {
 	struct ingest_off *o = &in->off;
 	uint32_t nk, nu, nr;
-	struct held *h;
+	struct held_src src[2 * BPFSYM_MAX_FRAMES];
+	struct held *h, facts;
 	const char *cgpath;
 	size_t i;
 
@@ -227,9 +299,10 @@ int ingest__offcpu_stack(struct ingest *in, const struct bpfsym_sample *s, size_
 		held_drop(o, i, false);
 	nr = ingest__name_frames(in, s, nk, nu);
 	cgpath = cgpaths__lookup(in->o.cgroups, s->cgroup_id, s->pid, s->hdr.ts);
+	src_of_named(in->frames, nr, src);
 	if (htab__reserve(&o->tab, 1))
 		return 0;
-	held_make_room(o, held_size(in->frames, nr, cgpath, &nk));
+	held_make_room(o, held_size(src, nr, cgpath));
 	if (o->nr == o->cap) {
 		size_t cap = o->cap ? 2 * o->cap : 256;
 		struct held **v = realloc(o->v, cap * sizeof(*v));
@@ -239,7 +312,12 @@ int ingest__offcpu_stack(struct ingest *in, const struct bpfsym_sample *s, size_
 		o->v = v;
 		o->cap = cap;
 	}
-	h = held_make(s, in->frames, nr, cgpath);
+	facts = (struct held){
+		.key = s->aux, .pid = s->pid, .tid = s->tid, .cgroup = s->cgroup_id, .pstart = s->pstart,
+		.state = (s->flags & BPFSYM_SF_STATE_MASK) >> BPFSYM_SF_STATE_SHIFT,
+	};
+	memcpy(facts.comm, s->comm, BPFSYM_COMM_LEN);
+	h = held_make(&facts, src, nr, cgpath);
 	if (!h)
 		return 0;
 	h->used = o->sums;
@@ -300,6 +378,8 @@ int ingest__offcpu(struct ingest *in, uint64_t key, uint64_t ns, uint64_t count,
 		in->st.offcpu[RPT_OC_LOST_NS] += ns;
 		return 0;
 	}
+	if (o->v[i]->nr_wait)
+		held_rename(in, i);
 	h = o->v[i];
 	h->used = o->sums;
 	rec = (struct rpt_offcpu){
