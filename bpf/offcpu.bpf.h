@@ -106,46 +106,35 @@ static __always_inline __u32 offcpu_state(bool preempt, __u32 prev_state)
 	return BPFSYM_OS_OTHER;
 }
 
-/* The key's hash, over the record's words (bpf_loop: up to 254 frames). */
-struct offcpu_hash {
-	const __u64 *w;
-	__u32 nr;
-	__u64 h;
-};
-
 static __always_inline __u64 offcpu_mix(__u64 h, __u64 v)
 {
 	h = (h ^ v) * 0x9e3779b97f4a7c15ull;
 	return h ^ (h >> 29);
 }
 
-static long offcpu_hash_step(__u32 i, void *ctx)
-{
-	struct offcpu_hash *c = ctx;
-	struct bpfsym_sample *s;
-	__u32 zero = 0;
-
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!s || i >= c->nr || i >= 2 * BPFSYM_MAX_FRAMES)
-		return 1;
-	c->h = offcpu_mix(c->h, s->ips[i]);
-	return 0;
-}
-
-/* The key of the scratch sample @s, @nk + @nu frames filled; never 0. */
+/*
+ * The key of the scratch sample @s, @nk + @nu frames filled; never 0.  A
+ * plain bounded loop, not bpf_loop: a callback a frame, looking the
+ * scratch up each time, cost more than the rest of the key.
+ */
 static __always_inline __u64 offcpu_key(const struct bpfsym_sample *s, __u32 nk, __u32 nu)
 {
-	struct offcpu_hash c = { .nr = nk + nu };
 	const __u64 *comm = (const __u64 *)s->comm;
+	__u32 i, nr = nk + nu;
+	__u64 h;
 
-	c.h = offcpu_mix(0x6f666663707500ull, (__u64)s->pid << 32 | s->tid);
-	c.h = offcpu_mix(c.h, s->pstart);
-	c.h = offcpu_mix(c.h, s->cgroup_id);
-	c.h = offcpu_mix(c.h, comm[0]);
-	c.h = offcpu_mix(c.h, comm[1]);
-	c.h = offcpu_mix(c.h, (__u64)s->flags << 32 | nk << 16 | nu);
-	bpf_loop(2 * BPFSYM_MAX_FRAMES, offcpu_hash_step, &c, 0);
-	return c.h ? c.h : 1;
+	h = offcpu_mix(0x6f666663707500ull, (__u64)s->pid << 32 | s->tid);
+	h = offcpu_mix(h, s->pstart);
+	h = offcpu_mix(h, s->cgroup_id);
+	h = offcpu_mix(h, comm[0]);
+	h = offcpu_mix(h, comm[1]);
+	h = offcpu_mix(h, (__u64)s->flags << 32 | nk << 16 | nu);
+	for (i = 0; i < 2 * BPFSYM_MAX_FRAMES; i++) {
+		if (i >= nr)
+			break;
+		h = offcpu_mix(h, s->ips[i]);
+	}
+	return h ? h : 1;
 }
 
 /*
