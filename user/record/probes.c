@@ -29,6 +29,7 @@ struct probes {
 	uint32_t ring_size;		/* bytes of the shared ring buffer */
 	struct bpf_link **links;	/* one per CPU event, NULL where none */
 	struct bpf_link *offcpu;	/* the sched_switch program's, NULL when none */
+	uint64_t offcpu_flip_ns;	/* CLOCK_MONOTONIC of the last flip of offcpu_gen */
 	int *pfds;
 	uint32_t nr_seeded;		/* fresh views given by probes__seed_fresh() */
 };
@@ -531,6 +532,7 @@ int probes__attach_offcpu(struct probes *p)
 }
 
 #define OFFCPU_BATCH	1024
+#define OFFCPU_FLIP_GAP_NS	(10 * 1000000ull)	/* 10 ms */
 
 /* Read and empty sums map @fd: each key to @cb.  0 or -errno. */
 static int offcpu_drain_map(int fd, int (*cb)(void *ctx, uint64_t key, const struct bpfsym_offcpu_sum *v),
@@ -571,6 +573,13 @@ int probes__offcpu_drain(struct probes *p, bool final,
 
 	if (!s->rodata->want_offcpu)
 		return 0;
+	/*
+	 * A program that read offcpu_gen just before the last flip may still
+	 * be adding into the map left then: read it only once that is long
+	 * past (programs run for microseconds), else at the next call.
+	 */
+	if (!final && clock_ns(CLOCK_MONOTONIC) - p->offcpu_flip_ns < OFFCPU_FLIP_GAP_NS)
+		return 0;
 	gen = __atomic_load_n(&s->bss->offcpu_gen, __ATOMIC_RELAXED);
 	/* The map BPF writes is gen & 1: the other was left a drain ago. */
 	err = offcpu_drain_map(bpf_map__fd((gen & 1) ? s->maps.offcpu_sum0 : s->maps.offcpu_sum1), cb, ctx);
@@ -580,6 +589,7 @@ int probes__offcpu_drain(struct probes *p, bool final,
 		return offcpu_drain_map(bpf_map__fd((gen & 1) ? s->maps.offcpu_sum1 : s->maps.offcpu_sum0), cb,
 					ctx);
 	__atomic_store_n(&s->bss->offcpu_gen, gen + 1, __ATOMIC_RELEASE);
+	p->offcpu_flip_ns = clock_ns(CLOCK_MONOTONIC);
 	return 0;
 }
 
