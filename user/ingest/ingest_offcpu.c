@@ -272,6 +272,21 @@ static void held_rename(struct ingest *in, size_t i)
 	free(h);
 }
 
+/*
+ * The tracepoint's own leading frames of @nk kernel frames at @nf: BPF
+ * skips its program's two, but with more than one program on
+ * sched_switch the tracepoint calls them through its iterator, one frame
+ * more (a static call when there is one).  Named, so with kallsyms.
+ */
+static uint32_t tracepoint_frames(const struct named_frame *nf, uint32_t nk)
+{
+	uint32_t n = 0;
+
+	while (n < nk && nf[n].sf.sym && !strncmp(nf[n].sf.sym, "__traceiter_", 12))
+		n++;
+	return n;
+}
+
 int ingest__offcpu_stack(struct ingest *in, const struct bpfsym_sample *s, size_t len)
 {
 	struct ingest_off *o = &in->off;
@@ -279,6 +294,7 @@ int ingest__offcpu_stack(struct ingest *in, const struct bpfsym_sample *s, size_
 	struct held_src src[2 * BPFSYM_MAX_FRAMES];
 	struct held *h, facts;
 	const char *cgpath;
+	uint32_t skip;
 	size_t i;
 
 	if (len < BPFSYM_SAMPLE_HDR_SIZE) {
@@ -299,7 +315,9 @@ int ingest__offcpu_stack(struct ingest *in, const struct bpfsym_sample *s, size_
 		held_drop(o, i, false);
 	nr = ingest__name_frames(in, s, nk, nu);
 	cgpath = cgpaths__lookup(in->o.cgroups, s->cgroup_id, s->pid, s->hdr.ts);
-	src_of_named(in->frames, nr, src);
+	skip = tracepoint_frames(in->frames, nk);
+	src_of_named(in->frames + skip, nr - skip, src);
+	nr -= skip;
 	if (htab__reserve(&o->tab, 1))
 		return 0;
 	held_make_room(o, held_size(src, nr, cgpath));
