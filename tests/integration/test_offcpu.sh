@@ -518,7 +518,7 @@ elif report_to "$name" "$T/main.data" "$T/main.report" --pprof "$T/main.pb.gz"; 
 			GOTOOLCHAIN=local GOTELEMETRY=off PPROF_TMPDIR="$T/pprof" PPROF_BINARY_PATH="$T/nobin" \
 			timeout -k 5 60 go tool pprof "$@" 2> "$T/pprof.err"
 	}
-	if ! pprof -top -cum -nodecount=10000 -sample_index=off_cpu -unit=us "$T/main.pb.gz" > "$T/main.top"; then
+	if ! pprof -top -cum -nodecount=10000 -nodefraction=0 -edgefraction=0 -sample_index=off_cpu -unit=us "$T/main.pb.gz" > "$T/main.top"; then
 		fail "$name" "go tool pprof -sample_index=off_cpu failed: $(head -1 "$T/pprof.err")"
 	elif ! pprof -tags -sample_index=off_cpu "$T/main.pb.gz" > "$T/main.tags"; then
 		fail "$name" "go tool pprof -tags failed: $(head -1 "$T/pprof.err")"
