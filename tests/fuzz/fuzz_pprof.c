@@ -134,13 +134,14 @@ static bool has_id(const uint64_t *ids, size_t n, uint64_t id)
 static void check_profile(const profile *p, const struct report *r)
 {
 	uint64_t *maps = IDS(p->mapping, p->n_mapping), *locs = IDS(p->location, p->n_location);
-	uint64_t *funcs = IDS(p->function, p->n_function), count = 0;
-	size_t i, j;
+	uint64_t *funcs = IDS(p->function, p->n_function), count = 0, off = 0, off_want = 0;
+	/* A recording with off-CPU time has a third sample type, off_cpu/nanoseconds. */
+	size_t i, j, nt = report__header(r)->off_cpu || report__nr_offcpu(r) ? 3 : 2;
 
 	CHECK(p->n_string_table >= 1 && !p->string_table[0][0]);
 	for (i = 0; i < p->n_string_table; i++)
 		CHECK(clean_utf8((const unsigned char *)p->string_table[i]));
-	CHECK(p->n_sample_type == 2 && p->period_type);
+	CHECK(p->n_sample_type == nt && p->period_type);
 	for (i = 0; i < p->n_sample_type; i++) {
 		check_str(p, p->sample_type[i]->type);
 		check_str(p, p->sample_type[i]->unit);
@@ -168,8 +169,9 @@ static void check_profile(const profile *p, const struct report *r)
 	for (i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = p->sample[i];
 
-		CHECK(s->n_value == 2 && s->value[0] > 0);
+		CHECK(s->n_value == nt && (s->value[0] > 0 || (nt == 3 && s->value[2] != 0)));
 		count += (uint64_t)s->value[0];
+		off += nt == 3 ? (uint64_t)s->value[2] : 0;
 		for (j = 0; j < s->n_location_id; j++)
 			CHECK(has_id(locs, p->n_location, s->location_id[j]));
 		for (j = 0; j < s->n_label; j++) {
@@ -178,6 +180,9 @@ static void check_profile(const profile *p, const struct report *r)
 		}
 	}
 	CHECK(count == report__nr_samples(r));
+	for (i = 0; nt == 3 && i < report__nr_offcpu(r); i++)
+		off_want += report__offcpu(r, i)->ns;
+	CHECK(off == off_want);
 	free(maps);
 	free(locs);
 	free(funcs);

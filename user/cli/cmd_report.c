@@ -49,6 +49,20 @@ static const char report_usage[] =
 "                            id), as its cgroup v2 path names it (docker,\n"
 "                            containerd/CRI, CRI-O, podman, Kubernetes)\n"
 "\n"
+"Off-CPU time (a recording made with `record --off-cpu`):\n"
+"  --off-cpu                 every format shows the time threads spent off the\n"
+"                            CPU (blocked, sleeping, waiting for a CPU) where\n"
+"                            they left it, instead of CPU samples: the table in\n"
+"                            ms, --folded in microseconds with the state as a\n"
+"                            last frame ([sleeping], [disk], [preempted],\n"
+"                            [other]), --pprof's default sample type off_cpu\n"
+"  --wall                    both: wall-clock time per thread, each CPU sample\n"
+"                            weighing the sampling period (1/freq), off-CPU\n"
+"                            time its own\n"
+"  --off-cpu-state LIST      only off-CPU time in these states: S (sleeping),\n"
+"                            D (disk, uninterruptible), R (preempted), other;\n"
+"                            comma-separated, or all\n"
+"\n"
 "Symbols:\n"
 "  --kallsyms FILE           name kernel frames again from FILE, a copy of\n"
 "                            /proc/kallsyms (of another boot, or saved later),\n"
@@ -114,7 +128,10 @@ static const char report_usage[] =
 "  bpfsym report --symfs /srv/host1-root     # user names from another machine's files\n"
 "  bpfsym report -s comm --children --percent-limit 5   # perf's view of the processes\n"
 "  ssh host1 cat bpfsym.data | bpfsym report - --comms nginx --tid 4242\n"
-"  bpfsym report --pprof - | go tool pprof -top /dev/stdin\n";
+"  bpfsym report --pprof - | go tool pprof -top /dev/stdin\n"
+"  bpfsym report --off-cpu --folded > off.folded   # where threads wait, in us\n"
+"  bpfsym report --wall --pid 1234 --flamegraph wall.svg\n"
+"  bpfsym report --off-cpu --off-cpu-state D     # time blocked in the kernel (disk)\n";
 
 void cli__report_help(FILE *out)
 {
@@ -124,9 +141,10 @@ void cli__report_help(FILE *out)
 /* Options without a short letter; a format's is OPT_FORMAT + its row. */
 enum {
 	OPT_PID = 256, OPT_TID, OPT_LIMIT, OPT_KALLSYMS, OPT_SYMFS, OPT_CONTAINER, OPT_STDIO,
-	OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_HEADER_ONLY, OPT_FORMAT
+	OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT, OPT_HEADER_ONLY, OPT_OFF_CPU, OPT_WALL,
+	OPT_OFF_CPU_STATE, OPT_FORMAT
 };
-#define NR_OPTS 21	/* the options above, --comm, --comms, -i, -s, -q, -h, --[no-]debuginfod and the end */
+#define NR_OPTS 24	/* the options above, --comm, --comms, -i, -s, -q, -h, --[no-]debuginfod and the end */
 /* Input files at most, whether given, globbed or both (report__merge's cap). */
 #define MAX_INPUTS REPORT_MERGE_MAX
 #define MAX_FORMATS 16
@@ -288,6 +306,11 @@ static int report_option(struct report_args *a, int c, const char *arg, char **a
 		return cli__debuginfod(c, arg);
 	case OPT_PERCENT_LIMIT:
 		return parse_percent(a, arg);
+	case OPT_OFF_CPU_STATE:
+		if (rpt_offstate__parse(arg, &a->vo.off_states))
+			return cli__usage_error("--off-cpu-state '%s': expected S, D, R, other (comma-separated) "
+						"or all", arg);
+		return CLI_RUN;
 	default:
 		return report_flag(a, c, argv);
 	}
@@ -310,6 +333,12 @@ static int report_flag(struct report_args *a, int c, char **argv)
 		return CLI_RUN;
 	case OPT_HEADER_ONLY:
 		a->vo.header_only = true;
+		return CLI_RUN;
+	case OPT_OFF_CPU: case OPT_WALL:
+		if (a->vo.metric != VIEW_METRIC_CPU &&
+		    a->vo.metric != (c == OPT_OFF_CPU ? VIEW_METRIC_OFFCPU : VIEW_METRIC_WALL))
+			return cli__usage_error("give one of --off-cpu and --wall");
+		a->vo.metric = c == OPT_OFF_CPU ? VIEW_METRIC_OFFCPU : VIEW_METRIC_WALL;
 		return CLI_RUN;
 	case 'h':
 		cli__report_help(stdout);
@@ -336,6 +365,9 @@ static void report_longopts(struct option *v)
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "wall", no_argument, NULL, OPT_WALL },
+		{ "off-cpu-state", required_argument, NULL, OPT_OFF_CPU_STATE },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "sort", required_argument, NULL, 's' },
@@ -469,6 +501,20 @@ static int open_namers(struct report_args *a, struct report_run *run)
 	return 0;
 }
 
+/*
+ * --off-cpu or --wall of a recording without off-CPU time: one line
+ * saying how to make one, and true (there is nothing to show, and a wall
+ * view of CPU samples alone would read as the threads never waiting).
+ */
+static bool no_offcpu(const struct report_args *a, const struct report *r)
+{
+	if (a->vo.metric == VIEW_METRIC_CPU || report__header(r)->off_cpu || report__nr_offcpu(r))
+		return false;
+	pr_err("bpfsym: --%s: the recording holds no off-CPU time: record it with `bpfsym record --off-cpu`\n",
+	       a->vo.metric == VIEW_METRIC_WALL ? "wall" : "off-cpu");
+	return true;
+}
+
 /* A view past agg__visits_max(): one line saying so.  The exit status. */
 static int too_deep(const struct report *r)
 {
@@ -570,7 +616,7 @@ static int report_run(struct report_args *a)
 	run.r = open_inputs(a);
 	if (!run.r)
 		goto out;
-	if (open_namers(a, &run))
+	if (open_namers(a, &run) || no_offcpu(a, run.r))
 		goto out;
 	/* The prefix becomes the one container it names in this recording, and its cgroups. */
 	if (a->container && view_ctr__resolve(run.r, a->container, &a->ctr_cgroups, &a->vo.nr_cgroups,

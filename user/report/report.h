@@ -374,12 +374,14 @@ void report__free(struct report *r);	/* NULL is a no-op */
  * One report from the @n reports @v (rotated files of a recording, or
  * any recordings): modules, frames and stacks interned again with new
  * ids (cgroup paths kept by their kernel ids, the first path of an id
- * winning), samples in file order of start time, their times rebased onto the
- * earliest start (CLOCK_MONOTONIC within one boot, the wall clock across
- * boots).  Header: the earliest file's, the latest end, counters summed,
+ * winning), samples (and OFFCPU records) in file order of start time,
+ * their times rebased onto the earliest start (CLOCK_MONOTONIC within one
+ * boot, the wall clock across boots).  Header: the earliest file's (the
+ * off-CPU settings of them all together), the latest end, counters summed,
  * the unwinder's figures (state, not counts) the largest, processes
  * counted again as distinct pids; complete only when every file is.
- * Inputs that disagree (hosts, boots, events, frequencies, kernel _text)
+ * Inputs that disagree (hosts, boots, events, frequencies, kernel _text,
+ * off-CPU settings)
  * put one line in @warn (@warnlen bytes; "" when they agree).  @v's
  * reports are consumed (freed) whatever happens.  The new report, or
  * NULL + errno (EINVAL: @n 0 or a NULL entry; E2BIG: past an id or
@@ -434,5 +436,21 @@ const char *rpt_runtime__str(uint32_t runtime);
 
 /* "named", "process gone" ... (enum rpt_interp), or NULL for a value not known. */
 const char *rpt_interp__str(uint32_t i);
+
+/*
+ * An off-CPU state (enum rpt_offstate) by name: "sleeping", "disk",
+ * "preempted", "other" (the folded views' pseudo frames without their
+ * brackets), and by letter: "S", "D", "R", "other" (the --off-cpu-state
+ * list's); NULL for a value not known.
+ */
+const char *rpt_offstate__str(uint32_t state);
+const char *rpt_offstate__letter(uint32_t state);
+
+/*
+ * Parse an --off-cpu-state list, "S,D,R,other" or "all" (any case, each
+ * at most once or more), into *@mask (1 << enum rpt_offstate).  0, or
+ * -EINVAL (an empty list or an unknown name) with *@mask unchanged.
+ */
+int rpt_offstate__parse(const char *list, uint32_t *mask);
 
 #endif /* BPFSYM_REPORT_H */

@@ -51,6 +51,10 @@ int rpt_end__write(struct rpt_buf *b, const struct rpt_header *h, uint64_t nr_sa
 	err = err ?: rpt_buf__uv(b, RPT_INTERP_MAX);
 	for (i = 0; i < RPT_INTERP_MAX && !err; i++)
 		err = rpt_buf__uv(b, h->interp[i]);
+	/* Issue 28: only the counters that exist, so a reader's check of RPT_OC_RECORDS has them all. */
+	err = err ?: rpt_buf__uv(b, RPT_OC__NR);
+	for (i = 0; i < RPT_OC__NR && !err; i++)
+		err = rpt_buf__uv(b, h->offcpu[i]);
 	return err;
 }
 
@@ -76,7 +80,7 @@ int rpt_end__read(struct rpt_cur *c, struct rpt_header *h)
 {
 	uint64_t *const later[] = LATER_FIELDS(h), *const unw[] = UNWIND_FIELDS(&h->unw);
 	uint64_t *uend[RPT_UEND_MAX], *capped[RPT_CAPPED_MAX], *dinfod[RPT_DINFOD_MAX], cg = 0;
-	uint64_t *interp[RPT_INTERP_MAX];
+	uint64_t *interp[RPT_INTERP_MAX], *offcpu[RPT_OFFCPU_MAX];
 	size_t i;
 	int err;
 
@@ -110,6 +114,10 @@ int rpt_end__read(struct rpt_cur *c, struct rpt_header *h)
 		interp[i] = &h->interp[i];
 	if (!err && c->p < c->end)
 		err = read_counted(c, interp, RPT_INTERP_MAX);
+	for (i = 0; i < RPT_OFFCPU_MAX; i++)
+		offcpu[i] = &h->offcpu[i];
+	if (!err && c->p < c->end)
+		err = read_counted(c, offcpu, RPT_OFFCPU_MAX);
 	/* A newer writer's fields after these are left unread. */
 	h->call_graph = cg > RPT_CG_DWARF ? RPT_CG_UNKNOWN : (uint32_t)cg;
 	return err;

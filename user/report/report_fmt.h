@@ -79,6 +79,7 @@ enum rpt_rec_type {
 	RPT_REC_OPTIONAL = 64,
 	RPT_REC_CGROUP = 64,	/* optional: older readers skip it (their samples keep the bare id) */
 	RPT_REC_FORGET = 65,	/* optional: the writer forgot its index; identities may repeat after */
+	RPT_REC_OFFCPU = 66,	/* optional: off-CPU time (issue 28); older readers skip it, it defines no id */
 };
 
 /* Ids are u32 and RPT_NONE is reserved, so a table holds fewer than this. */
@@ -286,6 +287,15 @@ const char *report__source(const struct report *r);
  */
 int rpt_end__write(struct rpt_buf *b, const struct rpt_header *h, uint64_t nr_samples);
 int rpt_end__read(struct rpt_cur *c, struct rpt_header *h);
+
+/*
+ * The HEADER's off-CPU fields (report_offcpu.c; appended after kfeatures,
+ * written only when one of them is set, so files without off-CPU time
+ * keep their bytes), onto @b, and read back from @c (0 for fields
+ * absent).  0 or -errno (-EINVAL: damage).
+ */
+int rpt_offcpu__write_header(struct rpt_buf *b, const struct rpt_header *h);
+int rpt_offcpu__read_header(struct rpt_cur *c, struct rpt_header *h);
 
 /* The CGROUP records a reader read (report_cgroup.c): by id, and in file order. */
 struct rpt_cgtab {

@@ -48,6 +48,8 @@ struct report {
 	size_t nr_stacks, cap_stacks;
 	struct rpt_sample *samples;
 	size_t nr_samples, cap_samples;
+	struct rpt_offcpu *offcpu;	/* OFFCPU records (issue 28), in file order */
+	size_t nr_offcpu, cap_offcpu;
 	struct rpt_cgtab cgroups;	/* CGROUP records: cgroup id -> path */
 	/*
 	 * The memory bound (docs/FORMAT.md, "Reader limits"): mem counts the
@@ -97,6 +99,14 @@ static inline int report__grow(struct report *r, void **arr, size_t *cap, size_t
 	r->mem -= err ? ncap * elem : old;
 	return err;
 }
+
+/*
+ * Read an OFFCPU record's payload from @c into @r (report_offcpu.c), its
+ * time from *@prev_time (the previous OFFCPU record's in the block, 0 at
+ * its start), which it updates.  0, -E2BIG (past @r's bound), -ENOMEM,
+ * or -EINVAL with *@why saying what is wrong.
+ */
+int rpt_offcpu__read(struct report *r, struct rpt_cur *c, uint64_t *prev_time, const char **why);
 
 /*
  * Give @r one id per identity again, as report__merge() does across files:

@@ -26,6 +26,7 @@ void report__free(struct report *r)
 	free(r->stack_data);
 	free(r->stacks);
 	free(r->samples);
+	free(r->offcpu);
 	rpt_cgtab__free(&r->cgroups);
 	free(r);
 }
@@ -58,6 +59,16 @@ size_t report__nr_samples(const struct report *r)
 const struct rpt_sample *report__sample(const struct report *r, size_t i)
 {
 	return i < r->nr_samples ? &r->samples[i] : NULL;
+}
+
+size_t report__nr_offcpu(const struct report *r)
+{
+	return r->nr_offcpu;
+}
+
+const struct rpt_offcpu *report__offcpu(const struct report *r, size_t i)
+{
+	return i < r->nr_offcpu ? &r->offcpu[i] : NULL;
 }
 
 size_t report__nr_modules(const struct report *r)

@@ -247,6 +247,29 @@ static int merge_samples(struct merger *g, const struct report *r, uint64_t shif
 	return 0;
 }
 
+/* Append @r's OFFCPU records, as merge_samples() its samples.  0 or -errno. */
+static int merge_offcpu(struct merger *g, const struct report *r, uint64_t shift)
+{
+	struct report *m = g->m;
+	struct rpt_offcpu *o;
+	size_t i;
+	int err;
+
+	if (r->nr_offcpu > MERGE_SAMPLES_MAX - m->nr_offcpu)
+		return -E2BIG;
+	err = report__grow(m, (void **)&m->offcpu, &m->cap_offcpu, m->nr_offcpu + r->nr_offcpu,
+			   sizeof(*m->offcpu));
+	if (err)
+		return err;
+	for (i = 0; i < r->nr_offcpu; i++) {
+		o = &m->offcpu[m->nr_offcpu++];
+		*o = r->offcpu[i];
+		o->stack = g->map_stacks[o->stack];
+		o->time += shift;
+	}
+	return 0;
+}
+
 /*
  * Move @r's string chunks to the end of @m's list: the merged records
  * point into them.  Their bytes count in @m's memory now (over its bound:
@@ -316,6 +339,12 @@ static void merge_counts(struct rpt_header *h, const struct rpt_header *r)
 		h->dinfod[i] += r->dinfod[i];
 	for (i = 0; i < RPT_INTERP_MAX; i++)
 		h->interp[i] += r->interp[i];
+	for (i = 0; i < RPT_OFFCPU_MAX; i++)
+		h->offcpu[i] += r->offcpu[i];
+	/* Off-CPU settings: recorded if any file recorded it, every state any kept, the largest minimum. */
+	h->off_cpu |= r->off_cpu;
+	h->off_cpu_states |= r->off_cpu_states;
+	h->off_cpu_min_ns = MAX_OF(h->off_cpu_min_ns, r->off_cpu_min_ns);
 	h->call_graph = h->call_graph ? h->call_graph : r->call_graph;
 	h->complete = h->complete && r->complete;
 	/* The unwinder's figures are its state when the file ended, not counts of the file's time. */
@@ -343,7 +372,10 @@ static bool header_mismatch(const struct rpt_header *a, const struct rpt_header 
 		strcmp(a->event, b->event) ? "events" :
 		a->freq != b->freq ? "frequencies" :
 		a->flags != b->flags ? "stack kinds (--user-only, --kernel-only)" :
-		a->text_addr != b->text_addr ? "kernel _text addresses" : NULL;
+		a->text_addr != b->text_addr ? "kernel _text addresses" :
+		a->off_cpu != b->off_cpu || a->off_cpu_states != b->off_cpu_states ||
+		a->off_cpu_min_ns != b->off_cpu_min_ns ? "off-CPU settings (--off-cpu, --off-cpu-thresh, "
+		"--off-cpu-state)" : NULL;
 	return *what != NULL;
 }
 
@@ -396,6 +428,7 @@ static int merge_all(struct merger *g, struct report **v, size_t n, char *warn, 
 	memset(&m->hdr.capped, 0, sizeof(m->hdr.capped));
 	memset(&m->hdr.dinfod, 0, sizeof(m->hdr.dinfod));
 	memset(&m->hdr.interp, 0, sizeof(m->hdr.interp));
+	memset(&m->hdr.offcpu, 0, sizeof(m->hdr.offcpu));
 	m->hdr.lost_samples = m->hdr.lost_events = m->hdr.idle = m->hdr.lost_children = 0;
 	m->hdr.missed_vma_busy = m->hdr.missed_syscalls = m->hdr.bad_records = m->hdr.unwritten = 0;
 	m->hdr.complete = true;
@@ -408,6 +441,7 @@ static int merge_all(struct merger *g, struct report **v, size_t n, char *warn, 
 		}
 		err = merge_tables(g, v[i]);
 		err = err ?: merge_samples(g, v[i], start_shift(first, &v[i]->hdr));
+		err = err ?: merge_offcpu(g, v[i], start_shift(first, &v[i]->hdr));
 		if (err)
 			break;
 		merge_counts(&m->hdr, &v[i]->hdr);
@@ -453,6 +487,7 @@ int report__dedupe(struct report *r)
 	g.m->file_bytes = r->file_bytes;
 	err = merge_tables(&g, r);
 	err = err ?: merge_samples(&g, r, 0);
+	err = err ?: merge_offcpu(&g, r, 0);
 	merger__free(&g);
 	err = err ?: take_chunks(g.m, r);
 	if (err) {

@@ -32,6 +32,7 @@ struct parser {
 	size_t rec_off;		/* offset of the current record in data */
 	bool have_header, have_end;
 	uint64_t prev_time;
+	uint64_t prev_off_time;	/* OFFCPU records' own time chain */
 	uint64_t forgets;	/* FORGET records: ids past one may repeat an identity */
 	uint64_t waiting;	/* frames of files that had not answered: may be written again, named */
 	uint32_t version;	/* the file header's */
@@ -41,6 +42,7 @@ static const char *const rec_names[] = {
 	[RPT_REC_HEADER] = "HEADER", [RPT_REC_STRING] = "STRING", [RPT_REC_MODULE] = "MODULE",
 	[RPT_REC_FRAME] = "FRAME", [RPT_REC_STACK] = "STACK", [RPT_REC_SAMPLE] = "SAMPLE",
 	[RPT_REC_END] = "END", [RPT_REC_CGROUP] = "CGROUP", [RPT_REC_FORGET] = "FORGET",
+	[RPT_REC_OFFCPU] = "OFFCPU",
 };
 
 static const char *human(char *buf, size_t len, uint64_t v)
@@ -166,6 +168,8 @@ static int parse_header(struct parser *ps, struct rpt_cur *c)
 	/* Appended later: absent from older files. */
 	if (!err && c->p < c->end)
 		err = read_fixed_str(c, h->kfeatures, sizeof(h->kfeatures));
+	if (!err && c->p < c->end)
+		err = rpt_offcpu__read_header(c, h);
 	if (err)
 		return bad_rec(ps, RPT_REC_HEADER, "malformed field");
 	ps->have_header = true;
@@ -353,6 +357,9 @@ static int parse_end(struct parser *ps, struct rpt_cur *c)
 	if (h->samples != ps->r->nr_samples)
 		return bad_rec(ps, RPT_REC_END, "counts %" PRIu64 " samples, the file holds %zu",
 			       h->samples, ps->r->nr_samples);
+	if (h->offcpu[RPT_OC_RECORDS] != ps->r->nr_offcpu)
+		return bad_rec(ps, RPT_REC_END, "counts %" PRIu64 " OFFCPU records, the file holds %zu",
+			       h->offcpu[RPT_OC_RECORDS], ps->r->nr_offcpu);
 	ps->have_end = true;
 	return 0;
 }
@@ -393,9 +400,10 @@ static int parse_records(struct parser *ps, size_t len)
 {
 	const uint8_t *base = ps->data;
 	struct rpt_cur c = { base, base + len };
+	const char *why;
 	int err;
 
-	ps->prev_time = 0;
+	ps->prev_time = ps->prev_off_time = 0;
 	while (c.p < c.end) {
 		struct rpt_cur rc;
 		uint64_t type, rlen;
@@ -441,6 +449,11 @@ static int parse_records(struct parser *ps, size_t len)
 		case RPT_REC_FORGET:
 			ps->forgets++;
 			err = 0;
+			break;
+		case RPT_REC_OFFCPU:
+			err = rpt_offcpu__read(ps->r, &rc, &ps->prev_off_time, &why);
+			if (err == -EINVAL)
+				return bad_rec(ps, type, "%s", why);
 			break;
 		default:
 			if (type < RPT_REC_OPTIONAL)
@@ -643,6 +656,7 @@ static struct report *report__parse(const void *data, size_t len, const char *pa
 		/* What a killed recorder left: the counters never reached the file. */
 		ps.r->hdr.end_wall_ns = 0;
 		ps.r->hdr.samples = ps.r->nr_samples;
+		ps.r->hdr.offcpu[RPT_OC_RECORDS] = ps.r->nr_offcpu;
 	}
 	/*
 	 * The views count by stack id: one id per identity again.  A frame

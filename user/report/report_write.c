@@ -25,6 +25,7 @@
 #include "report/report.h"
 #include "report/report_fmt.h"
 #include "report/report_windex.h"
+#include "report/report_write_int.h"
 
 /*
  * The most pending bytes a block may hold, leaving room for zstd's
@@ -42,32 +43,6 @@
 struct stack_key {
 	const uint32_t *ids;
 	uint32_t nr;
-};
-
-struct report_writer {
-	int fd;
-	int err;		/* sticky: a block failed to reach the file */
-	uint64_t bytes;
-	uint64_t nr_samples;
-	uint64_t flushed_samples;	/* of nr_samples, those in blocks that reached the file */
-	uint64_t time_base;	/* the header's start_mono_ns */
-	uint8_t *pid_bits;	/* distinct pids sampled: a bit per pid below RPT_PID_BITS */
-	uint64_t nr_pids;
-	uint64_t prev_time;	/* SAMPLE time base; 0 at each block start */
-	ZSTD_CCtx *cctx;
-	struct rpt_buf pending;	/* records of the next block */
-	struct rpt_buf rec;	/* payload of the record being built */
-	struct rpt_buf zbuf;	/* block header + compressed frame */
-
-	struct windex x;	/* what was written, by identity; capped (report_windex.h) */
-	size_t index_max;	/* windex__bytes() past which it forgets */
-	uint64_t index_age;	/* sample time between forgets once past index_max / 16 */
-	uint64_t index_due;	/* sample time of the next such forget (0: not yet set) */
-	bool forget_due;
-	/* Ids handed out per kind: the next one's id (ids keep counting past a forget). */
-	uint32_t nr_strs, nr_mods, nr_frames, nr_stacks;
-
-	struct htab cgroups;	/* ids with a CGROUP record in this file: hash_fin(id) -> id */
 };
 
 static int write_all(int fd, const uint8_t *p, size_t n)
@@ -130,7 +105,7 @@ static void writer__append(struct report_writer *w, uint32_t type)
 }
 
 /* Append w->rec as one record of @type to the pending block.  0 or -errno, nothing appended. */
-static int writer__emit(struct report_writer *w, uint32_t type)
+int writer__emit(struct report_writer *w, uint32_t type)
 {
 	int err = writer__room(w, type);
 
@@ -162,7 +137,7 @@ static void writer__forget(struct report_writer *w)
  * Start every public operation: refuse after a write error, cut a block
  * when enough is pending, keep the index under its cap.
  */
-static int writer__begin(struct report_writer *w)
+int writer__begin(struct report_writer *w)
 {
 	if (!w)
 		return -EINVAL;
@@ -184,7 +159,7 @@ static int writer__begin(struct report_writer *w)
  * fit before the string is interned and appended after, so the table and
  * the records agree whatever fails.
  */
-static int writer__string(struct report_writer *w, const char *s, uint32_t *id)
+int writer__string(struct report_writer *w, const char *s, uint32_t *id)
 {
 	size_t len = strlen(s);
 	uint32_t got;
@@ -236,6 +211,7 @@ static int writer__header(struct report_writer *w, const struct rpt_header *h)
 	err = err ?: rpt_buf__uv(b, h->start_mono_ns);
 	/* Appended (issue 24): older readers stop before it. */
 	err = err ?: rec_fixed_str(b, h->kfeatures, sizeof(h->kfeatures));
+	err = err ?: rpt_offcpu__write_header(b, h);
 	return err ?: writer__emit(w, RPT_REC_HEADER);
 }
 
@@ -702,7 +678,7 @@ int report_writer__flush(struct report_writer *w)
 	w->bytes += RPT_BLOCK_HDR_LEN + csize;
 	w->flushed_samples = w->nr_samples;
 	w->pending.len = 0;
-	w->prev_time = 0;
+	w->prev_time = w->prev_off_time = 0;
 	return 0;
 }
 
@@ -748,13 +724,17 @@ uint64_t report_writer__time_base(const struct report_writer *w)
 int report_writer__close(struct report_writer *w, const struct rpt_header *final)
 {
 	static const struct rpt_header zero;
+	struct rpt_header end;
 	uint64_t end_off = 0;
 	int err;
 
 	if (!w)
 		return -EINVAL;
-	if (!final)
-		final = &zero;
+	/* The OFFCPU records and their ns are the file's own, as its samples are. */
+	end = final ? *final : zero;
+	end.offcpu[RPT_OC_RECORDS] = w->nr_offcpu;
+	end.offcpu[RPT_OC_NS] = w->offcpu_ns;
+	final = &end;
 	/*
 	 * A commit protocol: the samples are on disk before the END record is
 	 * written, so an END record that survives vouches for everything

@@ -31,7 +31,13 @@ static int agg__comm(struct agg *a, const struct view_opts *o, const char *comm,
 	return 0;
 }
 
-static int agg__add(struct agg *a, const struct report *r, uint32_t comm, uint32_t ctr, uint32_t tid,
+/* What a pair is counted by: its key but for the comm and stack, and a sample's or record's weight. */
+struct agg_key {
+	uint32_t ctr, tid, state;
+	uint64_t weight;
+};
+
+static int agg__add(struct agg *a, const struct report *r, uint32_t comm, const struct agg_key *k,
 		    uint32_t stack)
 {
 	uint32_t id, nr = 0;
@@ -44,8 +50,8 @@ static int agg__add(struct agg *a, const struct report *r, uint32_t comm, uint32
 		memset(a->head + a->nr_head, 0xff, (stack + 1 - a->nr_head) * sizeof(*a->head));
 		a->nr_head = (size_t)stack + 1;
 	}
-	for (id = a->head[stack]; id != RPT_NONE && (a->pairs[id].comm != comm || a->pairs[id].ctr != ctr ||
-					       a->pairs[id].tid != tid);
+	for (id = a->head[stack]; id != RPT_NONE && (a->pairs[id].comm != comm || a->pairs[id].ctr != k->ctr ||
+					       a->pairs[id].tid != k->tid || a->pairs[id].state != k->state);
 	     id = a->pairs[id].next)
 		;
 	if (id == RPT_NONE) {
@@ -61,17 +67,45 @@ static int agg__add(struct agg *a, const struct report *r, uint32_t comm, uint32
 		if (err)
 			return err;
 		id = (uint32_t)a->nr_pairs++;
-		a->pairs[id] = (struct pair){ comm, stack, a->head[stack], ctr, tid, 0 };
+		a->pairs[id] = (struct pair){ comm, stack, a->head[stack], k->ctr, k->tid, k->state, 0, 0 };
 		a->head[stack] = id;
 	}
-	a->pairs[id].count++;
-	a->total++;
+	a->pairs[id].count += k->weight;
+	a->pairs[id].n++;
+	a->total += k->weight;
 	return 0;
+}
+
+/* The OFFCPU records of @r that pass @o, weighed by their ns, into @a. */
+static int agg__offcpu(struct agg *a, const struct report *r, const struct view_opts *o,
+		       const struct pid_set *pids)
+{
+	size_t i, nr = report__nr_offcpu(r);
+	uint32_t comm;
+	bool keep;
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i++) {
+		const struct rpt_offcpu *x = report__offcpu(r, i);
+		struct agg_key k = { ctr_map__of(&a->ctrs, x->cgroup), a->by_tid ? x->tid : 0, 1 + x->state, x->ns };
+
+		if (!pid_set__keep_ids(pids, x->pid, x->tid) || !view__cgroup_ok(o, x->cgroup) ||
+		    !view__state_ok(o, x->state))
+			continue;
+		err = agg__comm(a, o, x->comm ? x->comm : "", &comm, &keep);
+		if (!err && keep) {
+			err = agg__add(a, r, comm, &k, x->stack);
+			a->kept_offcpu++;
+			a->offcpu_ns += x->ns;
+		}
+	}
+	return err;
 }
 
 int agg__build(struct agg *a, const struct report *r, const struct view_opts *o)
 {
-	size_t i, nr = report__nr_samples(r);
+	size_t i, nr = view__wants_samples(o) ? report__nr_samples(r) : 0;
+	uint64_t weight = view__sample_weight(o, r);
 	struct pid_set pids;
 	uint32_t comm;
 	bool keep;
@@ -81,14 +115,18 @@ int agg__build(struct agg *a, const struct report *r, const struct view_opts *o)
 	err = err ?: ctr_map__init(&a->ctrs, r);
 	for (i = 0; i < nr && !err; i++) {
 		const struct rpt_sample *s = report__sample(r, i);
+		struct agg_key k = { ctr_map__of(&a->ctrs, s->cgroup), a->by_tid ? s->tid : 0, 0, weight };
 
 		if (!pid_set__keep(&pids, s) || !view__cgroup_ok(o, s->cgroup))
 			continue;
 		err = agg__comm(a, o, s->comm ? s->comm : "", &comm, &keep);
-		if (!err && keep)
-			err = agg__add(a, r, comm, ctr_map__of(&a->ctrs, s->cgroup),
-					   a->by_tid ? s->tid : 0, s->stack);
+		if (!err && keep) {
+			err = agg__add(a, r, comm, &k, s->stack);
+			a->kept_samples++;
+		}
 	}
+	if (!err && view__wants_offcpu(o))
+		err = agg__offcpu(a, r, o, &pids);
 	pid_set__free(&pids);
 	return err;
 }

@@ -2,7 +2,9 @@
 /*
  * report_agg: the kept samples of a recording counted per distinct
  * (comm, stack), what the table, the folded stacks and the flame graph
- * start from.  Above the filters (view_opts.h), below the views.
+ * start from; with an off-CPU or wall-clock metric (view_opts.h), the
+ * OFFCPU records too, per (comm, stack, state), and each pair's count is
+ * then a weight in ns.  Above the filters (view_opts.h), below the views.
  * No libbpf here.
  */
 #ifndef BPFSYM_REPORT_AGG_H
@@ -22,7 +24,9 @@ struct pair {
 	uint32_t next;		/* next pair of the same stack, or RPT_NONE */
 	uint32_t ctr;		/* its container in agg.ctrs (from 1), 0: none */
 	uint32_t tid;		/* its thread with agg.by_tid, else 0 */
-	uint64_t count;
+	uint32_t state;		/* 0: on the CPU (samples); 1 + enum rpt_offstate: OFFCPU records */
+	uint64_t count;		/* its weight: samples (the CPU metric), else ns */
+	uint64_t n;		/* its samples or OFFCPU records */
 };
 
 #define AGG_COMM_CACHE 256
@@ -47,7 +51,9 @@ struct agg {
 		uint32_t id;
 		bool keep;
 	} cache[AGG_COMM_CACHE];
-	uint64_t total;		/* kept samples */
+	uint64_t total;		/* the kept samples' and records' weight (CPU metric: samples) */
+	uint64_t kept_samples, kept_offcpu;	/* how many of each were kept */
+	uint64_t offcpu_ns;	/* the kept OFFCPU records' ns */
 	uint64_t visits;	/* frames of the pairs' stacks, each pair's counted once */
 	struct ctr_map ctrs;	/* the recording's containers, which split pairs */
 	bool by_tid;		/* set before agg__build: threads split pairs too (the table's -s pid) */
@@ -71,9 +77,12 @@ static inline uint64_t agg__visits_max(const struct report *r)
 
 /*
  * Count the samples of @r that pass @o (NULL: all) into @a, zeroed by the
- * caller, per distinct (comm, container, stack; and thread with @a->by_tid): what view__keep() decides, without its linear scans.  0 or
- * -errno (-E2BIG: the pairs' stacks hold more than agg__visits_max(@r)
- * frames); agg__free() in either case.
+ * caller, per distinct (comm, container, stack; and thread with
+ * @a->by_tid): what view__keep() decides, without its linear scans; with
+ * @o's off-CPU or wall metric, the OFFCPU records that pass too
+ * (view__keep_offcpu()), per state, and weights in ns.  0 or -errno
+ * (-E2BIG: the pairs' stacks hold more than agg__visits_max(@r) frames);
+ * agg__free() in either case.
  */
 int agg__build(struct agg *a, const struct report *r, const struct view_opts *o);
 

@@ -14,6 +14,7 @@
 
 #include "base/inputcap.h"
 #include "symbolize/debuginfod.h"
+#include "view/report_agg.h"
 #include "view/report_view_int.h"
 #include "symbolize/symfs.h"
 
@@ -99,14 +100,32 @@ static void print_unnamed(FILE *out, const struct unnamed *u)
 	fprintf(out, ")\n");
 }
 
+/* The states of @mask (1 << enum rpt_offstate) as --off-cpu-state lists them: "S,D"; 0: "all". */
+static void put_states(FILE *out, uint32_t mask)
+{
+	size_t i, n = 0;
+
+	if (!mask || (mask & RPT_OS_ALL) == RPT_OS_ALL) {
+		fputs("all", out);
+		return;
+	}
+	for (i = 0; i < RPT_OS__NR; i++)
+		if (mask & (1u << i))
+			fprintf(out, "%s%s", n++ ? "," : "", rpt_offstate__letter((uint32_t)i));
+}
+
 /* "# filters: --pid 100,200 --comm app": what the "after filters" count means. */
 static void print_filters(FILE *out, const struct view_opts *o)
 {
 	size_t i, np = o && o->pids ? o->nr_pids : 0, nc = o && o->comms ? o->nr_comms : 0;
 
-	if (!np && !nc && !(o && o->container))
+	if (!np && !nc && !(o && o->container) && !(o && o->off_states))
 		return;
 	fprintf(out, "# filters:");
+	if (o && o->off_states) {
+		fputs(" --off-cpu-state ", out);
+		put_states(out, o->off_states);
+	}
 	/* The full id: the one the prefix given matched (view_ctr__resolve). */
 	if (o && o->container)
 		fprintf(out, " --container %s (%zu cgroups)", o->container, o->nr_cgroups);
@@ -290,15 +309,72 @@ static void print_unwind(FILE *out, const struct rpt_header *h)
 		fputc('\n', out);
 }
 
+/*
+ * "# off-CPU: ..." (issue 28): the off-CPU time the recording holds, how
+ * it was recorded and what was dropped or lost, then which metric this
+ * view shows and how to ask for the others.  Nothing for a recording
+ * without off-CPU time.
+ */
+static void print_offcpu(FILE *out, const struct report *r, const struct view_opts *o, const struct agg *a)
+{
+	const struct rpt_header *h = report__header(r);
+	const uint64_t *c = h->offcpu;
+	size_t i, nr = report__nr_offcpu(r);
+	uint64_t ns = 0;
+
+	if (!h->off_cpu && !nr)
+		return;
+	for (i = 0; i < nr; i++)
+		ns += report__offcpu(r, i)->ns;
+	fprintf(out, "# off-CPU: %zu records, %.3f s off the CPU (states ", nr, (double)ns / 1e9);
+	put_states(out, h->off_cpu_states);
+	if (h->off_cpu_min_ns)
+		fprintf(out, ", intervals under %.3f ms dropped", (double)h->off_cpu_min_ns / 1e6);
+	fputc(')', out);
+	if (h->complete)
+		fprintf(out, "; dropped as short: %" PRIu64 " intervals (%.3f s); lost: %" PRIu64
+			" intervals (%.3f s)", c[RPT_OC_SHORT], (double)c[RPT_OC_SHORT_NS] / 1e9,
+			c[RPT_OC_LOST], (double)c[RPT_OC_LOST_NS] / 1e9);
+	fputc('\n', out);
+	switch (view__metric(o)) {
+	case VIEW_METRIC_OFFCPU:
+		fprintf(out, "# shown: off-CPU time (--off-cpu): %.3f s in %" PRIu64 " records%s\n",
+			(double)a->offcpu_ns / 1e9, a->kept_offcpu, a->kept_offcpu != nr ? " after filters" : "");
+		break;
+	case VIEW_METRIC_WALL:
+		fprintf(out, "# shown: wall-clock time (--wall): %" PRIu64 " CPU samples at %.3f ms each "
+			"(1 / %u Hz), %.3f s off the CPU in %" PRIu64 " records\n", a->kept_samples,
+			(double)view__sample_weight(o, r) / 1e6, h->freq, (double)a->offcpu_ns / 1e9,
+			a->kept_offcpu);
+		break;
+	default:
+		fprintf(out, "# shown: CPU samples; --off-cpu shows the off-CPU time, --wall both "
+			"(wall-clock time per thread)\n");
+	}
+}
+
+/* The time of the last sample or OFFCPU record: a truncated recording's duration, at least. */
+static uint64_t last_time(const struct report *r)
+{
+	uint64_t last = 0;
+	size_t i;
+
+	for (i = 0; i < report__nr_samples(r); i++)
+		if (report__sample(r, i)->time > last)
+			last = report__sample(r, i)->time;
+	for (i = 0; i < report__nr_offcpu(r); i++)
+		if (report__offcpu(r, i)->time > last)
+			last = report__offcpu(r, i)->time;
+	return last;
+}
+
 void view__print_header(FILE *out, const struct report *r, const struct view_opts *o,
-			uint64_t kept, const struct unnamed *u)
+			const struct agg *ag, const struct unnamed *u)
 {
 	const struct rpt_header *h = report__header(r);
 	const struct frame_namer *namer = view__namer(o);
 	const char *src = report__source(r);
 	char a[sizeof(h->target)], b[sizeof(h->target)], c[sizeof(h->target)];
-	uint64_t last = 0;
-	size_t i;
 
 	fprintf(out, "# bpfsym report%s", src ? ": " : "");
 	put_clean(out, src ? src : "");
@@ -319,20 +395,18 @@ void view__print_header(FILE *out, const struct report *r, const struct view_opt
 		fprintf(out, "# started: %s, duration: %.3f s\n", a, (double)d / 1e9);
 	} else {
 		/* No END record, no end time: the last sample is the best lower bound. */
-		for (i = 0; i < report__nr_samples(r); i++)
-			if (report__sample(r, i)->time > last)
-				last = report__sample(r, i)->time;
 		fprintf(out, "# started: %s, duration: %.3f s to the last sample\n", a,
-			(double)last / 1e9);
+			(double)last_time(r) / 1e9);
 	}
 	fprintf(out, "# samples: %" PRIu64, h->samples);
-	if (kept != report__nr_samples(r))
-		fprintf(out, ", %" PRIu64 " after filters", kept);
+	if (view__wants_samples(o) && ag->kept_samples != report__nr_samples(r))
+		fprintf(out, ", %" PRIu64 " after filters", ag->kept_samples);
 	/* Not a loss: the ticks when a CPU had nothing to run, for scale. */
 	if (h->complete && h->idle)
 		fprintf(out, "; idle CPU ticks (not recorded): %" PRIu64, h->idle);
 	fputc('\n', out);
 	print_lost(out, h);
+	print_offcpu(out, r, o, ag);
 	print_unwind(out, h);
 	print_filters(out, o);
 	if (frame_namer__source(namer)) {

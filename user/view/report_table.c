@@ -38,6 +38,7 @@ struct frow {
 
 struct table {
 	const struct report *r;
+	const struct view_opts *o;
 	const struct frame_namer *namer;
 	unsigned int group;	/* VIEW_GROUP_*: what makes a row */
 	struct agg a;
@@ -168,9 +169,10 @@ static int table__count(struct table *t)
 			if (err)
 				return err;
 			row = &t->rows[id];
+			/* By samples (or OFFCPU records), whatever the metric weighs. */
 			if (nr) {
-				t->unnamed.frames += p->count;
-				t->unnamed.by_reason[t->frame_reason[ids[j]]] += p->count;
+				t->unnamed.frames += p->n;
+				t->unnamed.by_reason[t->frame_reason[ids[j]]] += p->n;
 			}
 			if (j == 0)
 				row->self += p->count;
@@ -263,6 +265,24 @@ static int table__frames(struct table *t, size_t nf)
 	return 0;
 }
 
+/*
+ * @v of @o's metric: "N samples", or with a timed metric (weights in ns)
+ * "X ms"; in a column @width wide (no unit then) when @width is not "".
+ */
+static void put_amount(FILE *out, const struct view_opts *o, uint64_t v, const char *width)
+{
+	bool timed = view__metric(o) != VIEW_METRIC_CPU;
+
+	if (width[0] && timed)
+		fprintf(out, "%9.2f", (double)v / 1e6);
+	else if (width[0])
+		fprintf(out, "%9" PRIu64, v);
+	else if (timed)
+		fprintf(out, "%.2f ms", (double)v / 1e6);
+	else
+		fprintf(out, "%" PRIu64 " samples", v);
+}
+
 #define TABLE_CTR_LINES 20	/* containers listed above the table, at most */
 
 /* Kept samples per container (index 0: in none), into a new array; NULL when out of memory. */
@@ -297,14 +317,16 @@ static int print_containers(FILE *out, const struct table *t)
 				best = i;
 		if (!best)
 			break;
-		fprintf(out, "# container %s (%s): %" PRIu64 " samples, %.2f%%\n",
-			ctr_map__id(&t->a.ctrs, (uint32_t)best), ctr_map__runtime(&t->a.ctrs, (uint32_t)best),
-			n[best], 100.0 * (double)n[best] / (double)t->a.total);
+		fprintf(out, "# container %s (%s): ", ctr_map__id(&t->a.ctrs, (uint32_t)best),
+			ctr_map__runtime(&t->a.ctrs, (uint32_t)best));
+		put_amount(out, t->o, n[best], "");
+		fprintf(out, ", %.2f%%\n", 100.0 * (double)n[best] / (double)t->a.total);
 		n[best] = 0;
 		shown++;
 	}
-	fprintf(out, "# in no container: %" PRIu64 " samples, %.2f%%\n", n[0],
-		100.0 * (double)n[0] / (double)t->a.total);
+	fprintf(out, "# in no container: ");
+	put_amount(out, t->o, n[0], "");
+	fprintf(out, ", %.2f%%\n", 100.0 * (double)n[0] / (double)t->a.total);
 	free(n);
 	return 0;
 }
@@ -345,25 +367,28 @@ static void process_cell(char *buf, size_t len, const struct table *t, const str
 static void print_counts(FILE *out, const struct row *row, const struct view_opts *o, uint64_t total)
 {
 	enum view_children c = o ? o->children : VIEW_CHILDREN_BOTH;
+	const char *unit = view__metric(o) == VIEW_METRIC_CPU ? "samples" : "ms";
 	double self, all;
 
 	if (!row) {
 		if (c == VIEW_CHILDREN_ON)
-			fprintf(out, "# %9s %7s %9s  ", "children%", "self%", "samples");
+			fprintf(out, "# %9s %7s %9s  ", "children%", "self%", unit);
 		else if (c == VIEW_CHILDREN_OFF)
-			fprintf(out, "# %6s %9s  ", "self%", "samples");
+			fprintf(out, "# %6s %9s  ", "self%", unit);
 		else
-			fprintf(out, "# %6s %8s %9s  ", "self%", "total%", "samples");
+			fprintf(out, "# %6s %8s %9s  ", "self%", "total%", unit);
 		return;
 	}
 	self = 100.0 * (double)row->self / (double)total;
 	all = 100.0 * (double)row->total / (double)total;
 	if (c == VIEW_CHILDREN_ON)
-		fprintf(out, "%10.2f%% %6.2f%% %9" PRIu64 "  ", all, self, row->self);
+		fprintf(out, "%10.2f%% %6.2f%% ", all, self);
 	else if (c == VIEW_CHILDREN_OFF)
-		fprintf(out, "%7.2f%% %9" PRIu64 "  ", self, row->self);
+		fprintf(out, "%7.2f%% ", self);
 	else
-		fprintf(out, "%7.2f%% %7.2f%% %9" PRIu64 "  ", self, all, row->self);
+		fprintf(out, "%7.2f%% %7.2f%% ", self, all);
+	put_amount(out, o, row->self, "9");
+	fputs("  ", out);
 }
 
 /*
@@ -389,7 +414,7 @@ static void print_rows(FILE *out, const struct table *t, const struct view_opts 
 	}
 	if (!t->a.total) {
 		if (!o || !o->quiet)
-			fprintf(out, "# no samples\n");
+			fprintf(out, view__metric(o) == VIEW_METRIC_CPU ? "# no samples\n" : "# no time\n");
 		return;
 	}
 	if (!o || !o->quiet) {
@@ -423,13 +448,13 @@ static int print_top(FILE *out, const struct table *t, const struct view_opts *o
 {
 	if (o && o->quiet)
 		return 0;
-	view__print_header(out, t->r, o, t->a.total, &t->unnamed);
+	view__print_header(out, t->r, o, &t->a, &t->unnamed);
 	return o && o->header_only ? 0 : print_containers(out, t);
 }
 
 int report_view__table(FILE *out, const struct report *r, const struct view_opts *o)
 {
-	struct table t = { .r = r, .namer = view__namer(o), .group = view__group(o) };
+	struct table t = { .r = r, .o = o, .namer = view__namer(o), .group = view__group(o) };
 	uint8_t keys[VIEW_KEY_MAX + 2];
 	size_t i, nr, rows, below;
 	int err;

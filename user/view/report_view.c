@@ -183,6 +183,14 @@ static int folded__lines(const struct report *r, const struct view_opts *o, cons
 		}
 		if (!nr)
 			err = err ?: rpt_buf__put(&b, ";" VIEW_UNKNOWN, strlen(";" VIEW_UNKNOWN));
+		/* Off the CPU: the state as a pseudo frame above the leaf, as bcc's offcputime -f. */
+		if (p->state) {
+			const char *st = rpt_offstate__str(p->state - 1);
+
+			err = err ?: rpt_buf__put(&b, ";[", 2);
+			err = err ?: rpt_buf__put(&b, st, strlen(st));
+			err = err ?: rpt_buf__put(&b, "]", 1);
+		}
 		/* Two unnamed addresses in one module print alike, for one. */
 		before = strtab__nr(lines);
 		err = err ?: strtab__intern_id(lines, b.data, b.len, &id);
@@ -224,8 +232,10 @@ int report_view__folded(FILE *out, const struct report *r, const struct view_opt
 			sorted[i] = (struct line){ strtab__str(&lines, (uint32_t)i), counts[i] };
 		if (nr)
 			qsort(sorted, nr, sizeof(*sorted), line_cmp);
+		/* Timed metrics: the ns of a line in microseconds, offcputime -f's unit. */
 		for (i = 0; i < nr; i++)
-			fprintf(out, "%s %" PRIu64 "\n", sorted[i].text, sorted[i].count);
+			fprintf(out, "%s %" PRIu64 "\n", sorted[i].text, view__metric(o) == VIEW_METRIC_CPU ?
+				sorted[i].count : (sorted[i].count + 500) / 1000);
 		if (fflush(out) || ferror(out))
 			err = -EIO;
 	}

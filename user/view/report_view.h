@@ -40,7 +40,11 @@ int report_view__table(FILE *out, const struct report *r, const struct view_opts
 
 /*
  * FlameGraph's folded format: "COMM;ROOT;...;LEAF COUNT", one line per
- * distinct stack, sorted by the stack text so output is stable.  0 or -errno.
+ * distinct stack, sorted by the stack text so output is stable.  With
+ * @o's off-CPU or wall metric, COUNT is microseconds (the line's ns
+ * summed, then rounded), and a line of OFFCPU records ends in a pseudo
+ * frame naming its state: "[sleeping]", "[disk]", "[preempted]",
+ * "[other]".  0 or -errno.
  */
 int report_view__folded(FILE *out, const struct report *r, const struct view_opts *o);
 

@@ -59,13 +59,16 @@ struct unnamed {
 	uint64_t by_reason[RPT_REASON_MAX + 1];
 };
 
+struct agg;
+
 /*
  * The "# ..." lines above the table: where the recording comes from, the
- * event, duration, samples (@kept after @o's filters), losses, the
- * filters and the kernel-symbol override in effect, the unnamed frames
- * @u by reason.
+ * event, duration, samples (@ag's kept after @o's filters), losses, the
+ * off-CPU time recorded and which metric is shown (when the recording has
+ * off-CPU time), the filters and the kernel-symbol override in effect,
+ * the unnamed frames @u by reason.
  */
 void view__print_header(FILE *out, const struct report *r, const struct view_opts *o,
-			uint64_t kept, const struct unnamed *u);
+			const struct agg *ag, const struct unnamed *u);
 
 #endif /* BPFSYM_REPORT_VIEW_INT_H */

@@ -168,6 +168,25 @@ int view__keep(const struct view_opts *o, const struct rpt_sample *s)
 	return view__comm_ok(o, s->comm ? s->comm : "");
 }
 
+uint64_t view__sample_weight(const struct view_opts *o, const struct report *r)
+{
+	uint32_t freq = report__header(r)->freq;
+
+	return view__metric(o) == VIEW_METRIC_WALL ? 1000000000ULL / (freq ? freq : 1) : 1;
+}
+
+bool view__state_ok(const struct view_opts *o, uint32_t state)
+{
+	return !o || !o->off_states || (state < 32 && (o->off_states & (1u << state)));
+}
+
+int view__keep_offcpu(const struct view_opts *o, const struct rpt_offcpu *x)
+{
+	const struct rpt_sample s = { .cgroup = x->cgroup, .comm = x->comm, .pid = x->pid, .tid = x->tid };
+
+	return view__state_ok(o, x->state) && view__keep(o, &s);
+}
+
 static int u32_cmp(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -203,10 +222,15 @@ int pid_set__init(struct pid_set *p, const struct view_opts *o)
 	return err;
 }
 
+bool pid_set__keep_ids(const struct pid_set *p, uint32_t pid, uint32_t tid)
+{
+	return (!p->v || bsearch(&pid, p->v, p->nr, sizeof(*p->v), u32_cmp)) &&
+	       (!p->t || bsearch(&tid, p->t, p->nr_t, sizeof(*p->t), u32_cmp));
+}
+
 bool pid_set__keep(const struct pid_set *p, const struct rpt_sample *s)
 {
-	return (!p->v || bsearch(&s->pid, p->v, p->nr, sizeof(*p->v), u32_cmp)) &&
-	       (!p->t || bsearch(&s->tid, p->t, p->nr_t, sizeof(*p->t), u32_cmp));
+	return pid_set__keep_ids(p, s->pid, s->tid);
 }
 
 void pid_set__free(struct pid_set *p)

@@ -46,6 +46,18 @@ enum view_children {
 	VIEW_CHILDREN_OFF,	/* --no-children: self only */
 };
 
+/*
+ * What the views weigh (issue 28): CPU samples (the default, each counts
+ * 1), off-CPU time (--off-cpu: OFFCPU records only, each its ns) or
+ * wall-clock time (--wall: both, a CPU sample weighing the sampling
+ * period, 1e9 / freq ns, an OFFCPU record its ns).
+ */
+enum view_metric {
+	VIEW_METRIC_CPU,
+	VIEW_METRIC_OFFCPU,
+	VIEW_METRIC_WALL,
+};
+
 struct view_opts {
 	const uint32_t *pids;		/* keep only these pids (NULL: all) */
 	size_t nr_pids;
@@ -66,6 +78,8 @@ struct view_opts {
 	size_t nr_cgroups;
 	enum view_children children;
 	double percent_limit;		/* table rows whose share is below it are left out; 0: none */
+	enum view_metric metric;
+	uint32_t off_states;		/* --off-cpu-state: 1 << enum rpt_offstate kept; 0: all */
 	bool quiet;			/* the table: rows only, no "#" lines */
 	bool header_only;		/* the table: the "#" lines about the recording only */
 };
@@ -104,6 +118,35 @@ bool view__cgroup_ok(const struct view_opts *o, uint64_t cg);
 /* Whether sample @s passes the filters of @o. */
 int view__keep(const struct view_opts *o, const struct rpt_sample *s);
 
+/* @o's metric (CPU for a NULL @o). */
+static inline enum view_metric view__metric(const struct view_opts *o)
+{
+	return o ? o->metric : VIEW_METRIC_CPU;
+}
+
+/* Whether @o's metric takes CPU samples (CPU, wall) and OFFCPU records (off-CPU, wall). */
+static inline bool view__wants_samples(const struct view_opts *o)
+{
+	return view__metric(o) != VIEW_METRIC_OFFCPU;
+}
+
+static inline bool view__wants_offcpu(const struct view_opts *o)
+{
+	return view__metric(o) != VIEW_METRIC_CPU;
+}
+
+/*
+ * What a CPU sample of @r weighs in @o's metric: 1 (a sample) for CPU,
+ * the sampling period in ns (1e9 / freq) for wall-clock time.
+ */
+uint64_t view__sample_weight(const struct view_opts *o, const struct report *r);
+
+/* Whether off-CPU state @state passes @o's --off-cpu-state (always without one). */
+bool view__state_ok(const struct view_opts *o, uint32_t state);
+
+/* Whether OFFCPU record @x passes the filters of @o (view__keep()'s, and the state's). */
+int view__keep_offcpu(const struct view_opts *o, const struct rpt_offcpu *x);
+
 /* --pid and --tid as sorted copies: a bsearch per sample, not a scan of the list. */
 struct pid_set {
 	uint32_t *v;	/* NULL: no --pid, every pid passes */
@@ -117,6 +160,9 @@ int pid_set__init(struct pid_set *p, const struct view_opts *o);
 
 /* Whether sample @s's process and thread pass. */
 bool pid_set__keep(const struct pid_set *p, const struct rpt_sample *s);
+
+/* Whether process @pid and thread @tid pass (an OFFCPU record's). */
+bool pid_set__keep_ids(const struct pid_set *p, uint32_t pid, uint32_t tid);
 
 /* Free @p's copy; @p then lets every pid pass. */
 void pid_set__free(struct pid_set *p);

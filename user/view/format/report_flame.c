@@ -49,7 +49,9 @@ static uint32_t fnv1a(const char *s)
  * A colour of @cls's family picked by a hash of @name: the same name has
  * the same colour in every graph.  user: red to yellow; kernel: blue to
  * aqua; JIT/anonymous: green; interpreter (Python) frames: purple to
- * pink; processes and the root: grey.
+ * pink; off-CPU stacks: the blue-violet of Brendan Gregg's off-CPU flame
+ * graphs (his "io" palette), apart from the kernel's aqua; processes and
+ * the root: grey.
  */
 static uint32_t colour(uint8_t cls, const char *name)
 {
@@ -64,6 +66,9 @@ static uint32_t colour(uint8_t cls, const char *name)
 		return (215 + a * 40 / 255) << 16 | (70 + b * 150 / 255) << 8 | (40 + c * 40 / 255);
 	case C_INTERP:
 		return (160 + a * 70 / 255) << 16 | (90 + b * 50 / 255) << 8 | (200 + c * 55 / 255);
+	case C_OFF:
+		v = 80 + a * 60 / 255;
+		return v << 16 | v << 8 | (190 + c * 55 / 255);
 	default:
 		v = cls == C_ROOT ? 190 : 170 + a * 40 / 255;
 		return v << 16 | v << 8 | v;
@@ -142,8 +147,12 @@ static void put_frame(FILE *out, const struct flame *fl, uint32_t id, double sca
 	fprintf(out, "<g%s data-o=\"%" PRIu64 "\" data-n=\"%" PRIu64 "\"><title>", id ? "" : " id=\"root\"",
 		n->off, n->total);
 	xml_text__put(out, name);
-	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
-		"height=\"%u\" fill=\"#%06x\"/><text x=\"%.1f\" y=\"%u\">", n->total,
+	if (fl->timed)
+		fprintf(out, " (%.3f ms", (double)n->total / 1e6);
+	else
+		fprintf(out, " (%" PRIu64 " samples", n->total);
+	fprintf(out, ", %.2f%%)</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
+		"height=\"%u\" fill=\"#%06x\"/><text x=\"%.1f\" y=\"%u\">",
 		100.0 * (double)n->total / (double)fl->total, tenth_as_js(x), y, tenth_as_js(w), ROW - 1,
 		colour(n->cls, name), tenth_as_js(x + 3), y + ROW - 5);
 	put_label(out, name, w);
@@ -160,7 +169,7 @@ static const char style[] =
 	"#frames g:hover rect { stroke: #000; stroke-width: 0.5; }\n"
 	"#frames g.anc { opacity: 0.5; }\n";
 
-static void put_legend(FILE *out, unsigned int y)
+static void put_legend(FILE *out, unsigned int y, bool timed)
 {
 	static const struct {
 		uint8_t cls;
@@ -171,11 +180,12 @@ static void put_legend(FILE *out, unsigned int y)
 		{ C_JIT, "JIT / anonymous", "[anon]" },
 		{ C_INTERP, "Python", "main_[p]" },
 		{ C_PROC, "process", "bash" },
+		{ C_OFF, "off-CPU", "[sleeping]" },	/* last: shown with a timed metric only */
 	};
 	unsigned int x = PAD;
 	size_t i;
 
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]) - !timed; i++) {
 		fprintf(out, "<rect x=\"%u\" y=\"%u\" width=\"12\" height=\"12\" fill=\"#%06x\"/>"
 			"<text x=\"%u\" y=\"%u\">%s</text>\n", x, y - 10, colour(keys[i].cls, keys[i].sample),
 			x + 16, y, keys[i].what);
@@ -194,9 +204,12 @@ static int put_header(FILE *out, struct flame *fl, unsigned int width, unsigned 
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%u\" height=\"%u\" "
 		"viewBox=\"0 0 %u %u\">\n<style>\n%s</style>\n"
 		"<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%u\" fill=\"#f8f8f4\"/>\n"
-		"<text id=\"title\" x=\"%u\" y=\"22\" text-anchor=\"middle\">Flame graph</text>\n"
+		"<text id=\"title\" x=\"%u\" y=\"22\" text-anchor=\"middle\">%s</text>\n"
 		"<text id=\"subtitle\" x=\"%u\" y=\"40\" text-anchor=\"middle\">",
-		width, height, width, height, style, width, height, width / 2, width / 2);
+		width, height, width, height, style, width, height, width / 2,
+		view__metric(fl->o) == VIEW_METRIC_OFFCPU ? "Off-CPU time flame graph" :
+		view__metric(fl->o) == VIEW_METRIC_WALL ? "Wall-clock time flame graph" : "Flame graph",
+		width / 2);
 	err = put_clean(out, b, h->hostname, sizeof(h->hostname));
 	fputs(", ", out);
 	err = err ?: put_clean(out, b, h->release, sizeof(h->release));
@@ -204,8 +217,12 @@ static int put_header(FILE *out, struct flame *fl, unsigned int width, unsigned 
 	err = err ?: put_clean(out, b, h->event, sizeof(h->event));
 	fprintf(out, " at %u Hz, target ", h->freq);
 	err = err ?: put_clean(out, b, h->target, sizeof(h->target));
-	fprintf(out, ", %" PRIu64 " samples", fl->total);
-	if (fl->total != report__nr_samples(fl->r))
+	if (fl->timed)
+		fprintf(out, ", %.3f s (%" PRIu64 " samples, %" PRIu64 " off-CPU records)", (double)fl->total / 1e9,
+			fl->a.kept_samples, fl->a.kept_offcpu);
+	else
+		fprintf(out, ", %" PRIu64 " samples", fl->total);
+	if (!fl->timed && fl->total != report__nr_samples(fl->r))
 		fprintf(out, " (of %zu, filtered)", report__nr_samples(fl->r));
 	if (!h->complete)
 		fputs(", truncated recording", out);
@@ -217,8 +234,26 @@ static int put_header(FILE *out, struct flame *fl, unsigned int width, unsigned 
 		"<text id=\"clear\" class=\"btn\" x=\"%u\" y=\"40\" text-anchor=\"end\" "
 		"visibility=\"hidden\">Clear search</text>\n",
 		PAD, width - PAD, width - PAD);
-	put_legend(out, 58);
+	put_legend(out, 58, fl->timed);
 	return err;
+}
+
+/*
+ * The page's script; with a timed metric, the search's sum is in ns, its
+ * frames' widths (data-n) being ns: the one word of it that says so.
+ */
+static void put_script(FILE *out, bool timed)
+{
+	static const char word[] = " samples)";
+	const char *at = timed ? strstr(report_flame_js, word) : NULL;
+
+	if (!at) {
+		fputs(report_flame_js, out);
+		return;
+	}
+	fwrite(report_flame_js, 1, (size_t)(at - report_flame_js), out);
+	fputs(" ns)", out);
+	fputs(at + sizeof(word) - 1, out);
 }
 
 /*
@@ -264,8 +299,10 @@ int report_flame__fprint(FILE *out, const struct report *r, const struct view_op
 		goto out;
 	fprintf(out, "</g>\n<text id=\"details\" x=\"%u\" y=\"%u\">%s</text>\n"
 		"<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"></text>\n"
-		"<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
-		PAD, height - 10, fl.total ? " " : "No samples", width - PAD, height - 10, report_flame_js);
+		"<script type=\"text/ecmascript\"><![CDATA[\n", PAD, height - 10,
+		fl.total ? " " : fl.timed ? "No time" : "No samples", width - PAD, height - 10);
+	put_script(out, fl.timed);
+	fputs("]]></script>\n</svg>\n", out);
 	err = fflush(out) ? -errno : out_err(out);
 out:
 	flame__free(&fl);

@@ -28,7 +28,10 @@ struct flame_opts {
  * to @out.  The tree is the folded view's: the root (all samples), one
  * frame per process name, then the stack root to leaf, frames named by
  * view__frame_name() with @o (so a --kallsyms namer applies); siblings of
- * the same name merge and are sorted by name.  @fo may be NULL.
+ * the same name merge and are sorted by name.  With @o's off-CPU or wall
+ * metric (view_opts.h), widths are time (ns; tooltips in ms), off-CPU
+ * stacks in a blue-violet of their own with their state's pseudo frame
+ * ("[sleeping]"...) on top, as the folded view prints them.  @fo may be NULL.
  * 0 or -errno (-EIO when writing @out failed).
  */
 int report_flame__fprint(FILE *out, const struct report *r, const struct view_opts *o,

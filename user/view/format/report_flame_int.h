@@ -20,12 +20,12 @@
 
 #define NAME_CAP	1024	/* bytes of a name kept; longer ones end in "..." */
 
-/* Colour families. */
-enum cls { C_ROOT, C_PROC, C_USER, C_KERNEL, C_JIT, C_INTERP };
+/* Colour families; C_OFF: every frame of an off-CPU stack, and its state's pseudo frame. */
+enum cls { C_ROOT, C_PROC, C_USER, C_KERNEL, C_JIT, C_INTERP, C_OFF };
 
 struct node {
-	uint64_t total;		/* samples at or above this frame */
-	uint64_t off;		/* samples left of it (layout) */
+	uint64_t total;		/* samples (ns with a timed metric) at or above this frame */
+	uint64_t off;		/* samples (ns) left of it (layout) */
 	uint32_t parent;	/* RPT_NONE for the root */
 	uint32_t name;		/* an id of flame.names */
 	uint32_t depth;
@@ -45,7 +45,8 @@ struct flame {
 	size_t nr_nodes, cap_nodes;
 	struct htab node_tab;	/* hash of (parent, name, cls) -> node index + 1 */
 	struct rpt_buf scratch;
-	uint64_t total;		/* kept samples */
+	uint64_t total;		/* kept samples (ns with a timed metric: view_opts.h) */
+	bool timed;		/* the metric is off-CPU or wall-clock time: weights are ns */
 	/* Layout. */
 	uint32_t *order;	/* kept nodes but the root, grouped by parent, sorted by name */
 	size_t nr_order;

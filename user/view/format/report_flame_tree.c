@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,12 +103,17 @@ static int flame__child(struct flame *fl, uint32_t parent, uint32_t name, uint8_
 	return 0;
 }
 
-/* Walk the samples of pair @p into the tree, below the process's node. */
+/*
+ * Walk the samples of pair @p into the tree, below the process's node;
+ * off-CPU time in its own colours, its state a pseudo frame on top (as
+ * the folded view prints it).
+ */
 static int flame__pair(struct flame *fl, const struct pair *p)
 {
 	const char *comm = agg__comm_str(&fl->a, p);
 	const uint32_t *ids;
 	uint32_t n = 0, j, node, name;
+	char state[32];
 	uint8_t cls;
 	int err;
 
@@ -119,12 +125,17 @@ static int flame__pair(struct flame *fl, const struct pair *p)
 	/* Leaf first, kernel before user: reversed, that is root first. */
 	for (j = n; j-- > 0 && !err;) {
 		err = flame__frame(fl, ids[j], &name, &cls);
-		err = err ?: flame__child(fl, node, name, cls, p->count, &node);
+		err = err ?: flame__child(fl, node, name, p->state ? C_OFF : cls, p->count, &node);
 	}
 	if (!n && !err) {
 		/* As the folded view prints an empty stack. */
 		err = flame__intern(fl, "[unknown]", &name);
-		err = err ?: flame__child(fl, node, name, C_USER, p->count, &node);
+		err = err ?: flame__child(fl, node, name, p->state ? C_OFF : C_USER, p->count, &node);
+	}
+	if (p->state && !err) {
+		snprintf(state, sizeof(state), "[%s]", rpt_offstate__str(p->state - 1));
+		err = flame__intern(fl, state, &name);
+		err = err ?: flame__child(fl, node, name, C_OFF, p->count, &node);
 	}
 	return err;
 }
@@ -142,6 +153,7 @@ int flame__build(struct flame *fl)
 	memset(fl->frame_name, 0xff, (nf ? nf : 1) * sizeof(*fl->frame_name));
 	err = agg__build(&fl->a, fl->r, fl->o);
 	fl->total = fl->a.total;
+	fl->timed = view__metric(fl->o) != VIEW_METRIC_CPU;
 	err = err ?: flame__intern(fl, "all", &name);
 	err = err ?: flame__child(fl, RPT_NONE, name, C_ROOT, fl->total, &id);
 	for (i = 0; i < fl->a.nr_pairs && !err; i++)

@@ -368,13 +368,14 @@ static bool sample_eq(const void *ctx, const void *key, uint64_t val)
 	const struct psample *a = &((const struct pprof *)ctx)->samples[val - 1], *b = key;
 
 	return a->stack == b->stack && a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
-	       a->cgroup == b->cgroup;
+	       a->cgroup == b->cgroup && a->state == b->state;
 }
 
+/* Count @k (a CPU sample; with a state, an OFFCPU record of @k->off_ns) in its pprof sample. */
 static int pprof__add(struct pprof *p, const struct psample *k)
 {
-	uint64_t h = hash_u64(hash_u64(hash_u64(hash_u64(hash_u64(4, k->stack), k->pid),
-						    k->tid), k->comm), k->cgroup);
+	uint64_t h = hash_u64(hash_u64(hash_u64(hash_u64(hash_u64(hash_u64(4, k->stack), k->pid),
+							     k->tid), k->comm), k->cgroup), k->state);
 	uint64_t v = htab__find(&p->sample_tab, h, sample_eq, p, k);
 	uint32_t idx = v ? (uint32_t)(v - 1) : RPT_NONE;
 	int err;
@@ -388,12 +389,18 @@ static int pprof__add(struct pprof *p, const struct psample *k)
 		if (err)
 			return err;
 		p->samples[idx] = *k;
+		p->samples[idx].off_ns = 0;
 		err = htab__add(&p->sample_tab, h, (uint64_t)idx + 1);	/* reserved: cannot fail */
 		if (err)
 			return err;
 	}
-	p->samples[idx].count++;
-	p->kept++;
+	if (k->state) {
+		p->samples[idx].off_ns += k->off_ns;
+		p->kept_off++;
+	} else {
+		p->samples[idx].count++;
+		p->kept++;
+	}
 	return 0;
 }
 
@@ -417,42 +424,102 @@ static int pprof__cgroup(struct pprof *p, uint64_t cg, uint32_t *cgroup, uint32_
 	return err;
 }
 
-/* Pass one: the kept samples, aggregated, and everything they refer to. */
-static int pprof__collect(struct pprof *p)
+/* The labels' string ids of a kept sample or record, with a one-entry cache: they come in runs. */
+struct plabels {
+	const char *last_comm;
+	uint64_t last_cgroup;
+	uint32_t comm, cgroup, ctr;
+};
+
+/* @comm's and @cg's labels into @l.  0 or -errno. */
+static int pprof__labels(struct pprof *p, struct plabels *l, const char *comm, uint64_t cg)
 {
-	size_t i, nr = report__nr_samples(p->r);
-	const char *last_comm = NULL;
-	uint64_t last_cgroup = 0;
-	uint32_t comm = 0, cgroup = 0, ctr = 0;
+	int err;
+
+	if (comm != l->last_comm) {
+		err = strs__clean(&p->strs, comm, &l->comm);
+		if (err)
+			return err;
+		l->last_comm = comm;
+	}
+	if (cg != l->last_cgroup) {
+		err = pprof__cgroup(p, cg, &l->cgroup, &l->ctr);
+		if (err)
+			return err;
+		l->last_cgroup = cg;
+	}
+	return 0;
+}
+
+/* The OFFCPU records @p->o keeps, each a psample of its state and ns.  0 or -errno. */
+static int pprof__collect_off(struct pprof *p)
+{
+	size_t i, nr = report__nr_offcpu(p->r);
+	struct plabels l = {};
 	int err = 0;
 
 	for (i = 0; i < nr && !err; i++) {
-		const struct rpt_sample *s = report__sample(p->r, i);
-		const char *c = s->comm ? s->comm : "";
+		const struct rpt_offcpu *x = report__offcpu(p->r, i);
 
-		if (!view__keep(p->o, s))
+		if (!view__keep_offcpu(p->o, x))
 			continue;
-		/* Samples come in runs of one process: a one-entry cache saves the hashing. */
-		if (c != last_comm) {
-			err = strs__clean(&p->strs, c, &comm);
-			if (err)
-				break;
-			last_comm = c;
-		}
-		if (s->cgroup != last_cgroup) {
-			err = pprof__cgroup(p, s->cgroup, &cgroup, &ctr);
-			if (err)
-				break;
-			last_cgroup = s->cgroup;
-		}
-		err = pprof__add(p, &(struct psample){ .stack = s->stack, .pid = s->pid,
-							.tid = s->tid, .comm = comm,
-							.cgroup = s->cgroup ? cgroup : 0,
-							.ctr = s->cgroup ? ctr : 0 });
+		err = pprof__labels(p, &l, x->comm ? x->comm : "", x->cgroup);
+		err = err ?: pprof__add(p, &(struct psample){ .stack = x->stack, .pid = x->pid,
+							       .tid = x->tid, .comm = l.comm,
+							       .cgroup = x->cgroup ? l.cgroup : 0,
+							       .ctr = x->cgroup ? l.ctr : 0,
+							       .state = 1 + x->state, .off_ns = x->ns });
 	}
 	return err;
 }
 
+/*
+ * Pass one: the kept samples (and, of a recording with off-CPU time, its
+ * kept OFFCPU records: the off_cpu sample type's; with the off-CPU
+ * metric, those only), aggregated, and everything they refer to.
+ */
+static int pprof__collect(struct pprof *p)
+{
+	size_t i, nr = view__wants_samples(p->o) ? report__nr_samples(p->r) : 0;
+	struct plabels l = {};
+	int err = 0;
+
+	for (i = 0; i < nr && !err; i++) {
+		const struct rpt_sample *s = report__sample(p->r, i);
+
+		if (!view__keep(p->o, s))
+			continue;
+		err = pprof__labels(p, &l, s->comm ? s->comm : "", s->cgroup);
+		err = err ?: pprof__add(p, &(struct psample){ .stack = s->stack, .pid = s->pid,
+							       .tid = s->tid, .comm = l.comm,
+							       .cgroup = s->cgroup ? l.cgroup : 0,
+							       .ctr = s->cgroup ? l.ctr : 0 });
+	}
+	return err ?: p->off ? pprof__collect_off(p) : 0;
+}
+
+
+/*
+ * Of a recording with off-CPU time: the third sample type's strings, the
+ * state label's, and a comment saying how much it holds.  0 or -errno.
+ */
+static int pprof__off_strings(struct pprof *p)
+{
+	const struct rpt_header *h = report__header(p->r);
+	struct strs *s = &p->strs;
+	uint32_t i;
+	int err;
+
+	err = strs__add(s, "off_cpu", 7, &p->s_off_cpu);
+	err = err ?: strs__add(s, "state", 5, &p->s_state);
+	for (i = 0; i < RPT_OS__NR && !err; i++)
+		err = strs__add(s, rpt_offstate__str(i), strlen(rpt_offstate__str(i)), &p->s_states[i]);
+	return err ?: strs__printf(s, &p->comments[p->nr_comments++],
+				   "off-CPU: %zu records, %" PRIu64 " of them kept (sample type off_cpu); "
+				   "intervals dropped as short: %" PRIu64 ", lost: %" PRIu64,
+				   report__nr_offcpu(p->r), p->kept_off, h->offcpu[RPT_OC_SHORT],
+				   h->offcpu[RPT_OC_LOST]);
+}
 
 /* The strings the header and labels use, and comments with the recording's facts. */
 static int pprof__header_strings(struct pprof *p)
@@ -485,7 +552,7 @@ static int pprof__header_strings(struct pprof *p)
 	else
 		err = err ?: strs__printf(s, &p->comments[p->nr_comments++],
 					  "truncated recording (no END record): samples up to the last complete block");
-	if (p->kept != report__nr_samples(p->r))
+	if (view__wants_samples(p->o) && p->kept != report__nr_samples(p->r))
 		err = err ?: strs__printf(s, &p->comments[p->nr_comments++],
 					  "filters: %" PRIu64 " of %zu samples kept", p->kept,
 					  report__nr_samples(p->r));
@@ -497,6 +564,7 @@ static int pprof__header_strings(struct pprof *p)
 					  frame_namer__source(namer), d >> 63 ? "-" : "+",
 					  d >> 63 ? -d : d);
 	}
+	err = err ?: p->off ? pprof__off_strings(p) : 0;
 	return err;
 }
 
@@ -518,11 +586,13 @@ static void pprof__free(struct pprof *p)
 static int pprof__make(const char *path, int fd, const struct report *r, const struct view_opts *o)
 {
 	struct pprof p = { .r = r, .o = o, .unknown_loc = RPT_NONE };
+	const struct rpt_header *h = report__header(r);
 	size_t nf;
 	uint32_t empty;
 	int err;
 
 	nf = p.nr_frames = report__nr_frames(r);
+	p.off = h->off_cpu || report__nr_offcpu(r);
 	p.frame_loc = malloc((nf ? nf : 1) * sizeof(*p.frame_loc));
 	if (!p.frame_loc)
 		return -ENOMEM;

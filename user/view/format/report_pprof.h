@@ -25,7 +25,13 @@
  *    "[unknown]"); functions deduplicated on (name, module path);
  *  - one sample per distinct (stack, pid, tid, comm, cgroup), locations
  *    leaf first, with num labels pid and tid and string labels comm and
- *    cgroup (the cgroup v2 id in decimal; no label for 0 or an empty comm).
+ *    cgroup (the cgroup v2 id in decimal; no label for 0 or an empty comm);
+ *  - of a recording with off-CPU time (issue 28), a third sample type,
+ *    off_cpu/nanoseconds, and a sample per distinct (stack, pid, tid,
+ *    comm, cgroup, state) of its OFFCPU records (values 0, 0, ns; a
+ *    "state" label: sleeping, disk, preempted, other), CPU samples 0 in
+ *    it; with @o's off-CPU metric, the OFFCPU records only and
+ *    default_sample_type off_cpu, else cpu.
  * Strings are made valid UTF-8 without control characters ('?' for a bad
  * byte).  The file is written beside @path under a temporary name and
  * renamed over @path when complete, so a failure leaves @path as it was;

@@ -23,12 +23,18 @@ struct strs {
 	struct rpt_buf clean;	/* strs__clean()'s scratch */
 };
 
-/* One pprof sample: the kept samples of one (stack, pid, tid, comm, cgroup). */
+/*
+ * One pprof sample: the kept samples of one (stack, pid, tid, comm,
+ * cgroup), or the kept OFFCPU records of one (stack, pid, tid, comm,
+ * cgroup, state).
+ */
 struct psample {
 	uint32_t stack, pid, tid;
 	uint32_t comm, cgroup;	/* string ids; 0: no label */
 	uint32_t ctr;		/* container_id's string id, 0: none (follows from cgroup) */
-	uint64_t count;
+	uint32_t state;		/* 0: CPU samples; 1 + enum rpt_offstate: OFFCPU records */
+	uint64_t count;		/* CPU samples */
+	uint64_t off_ns;	/* off-CPU ns */
 };
 
 struct loc {
@@ -71,10 +77,17 @@ struct pprof {
 	struct htab func_tab;
 	struct rpt_buf name;	/* an unnamed frame's name */
 	uint32_t max_depth;	/* of the stacks kept */
-	uint64_t kept;
+	uint64_t kept;		/* CPU samples kept */
+	/*
+	 * The recording has off-CPU time (issue 28): a third sample type,
+	 * off_cpu/nanoseconds, and the OFFCPU records kept.
+	 */
+	bool off;
+	uint64_t kept_off;
 	/* String ids the header uses. */
 	uint32_t s_samples, s_count, s_cpu, s_ns, s_pid, s_tid, s_comm, s_cgroup, s_ctr;
-	uint32_t comments[5];
+	uint32_t s_off_cpu, s_state, s_states[RPT_OS__NR];
+	uint32_t comments[6];
 	size_t nr_comments;
 };
 

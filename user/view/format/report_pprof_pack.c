@@ -115,8 +115,9 @@ static void emit_header(struct gz_sink *s, const struct pprof *p, char **strings
 {
 	const struct rpt_header *h = report__header(p->r);
 	uint64_t dur = duration_ns(p->r);
-	pb_value_type st[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT, PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
-	pb_value_type pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT, *stp[2] = { &st[0], &st[1] };
+	pb_value_type st[3] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT, PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
+				PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
+	pb_value_type pt = PERFTOOLS__PROFILES__VALUE_TYPE__INIT, *stp[3] = { &st[0], &st[1], &st[2] };
 	pb_profile m = PERFTOOLS__PROFILES__PROFILE__INIT;
 	size_t i;
 
@@ -124,13 +125,15 @@ static void emit_header(struct gz_sink *s, const struct pprof *p, char **strings
 	st[0].unit = p->s_count;
 	st[1].type = p->s_cpu;
 	st[1].unit = p->s_ns;
+	st[2].type = p->s_off_cpu;
+	st[2].unit = p->s_ns;
 	pt.type = p->s_cpu;
 	pt.unit = p->s_ns;
 	for (i = 0; i < strtab__nr(&p->strs.set); i++)
 		strings[i] = (char *)strtab__str(&p->strs.set, (uint32_t)i);
 	for (i = 0; i < p->nr_comments; i++)
 		comments[i] = p->comments[i];
-	m.n_sample_type = 2;
+	m.n_sample_type = p->off ? 3 : 2;
 	m.sample_type = stp;
 	m.n_string_table = strtab__nr(&p->strs.set);
 	m.string_table = strings;
@@ -140,7 +143,7 @@ static void emit_header(struct gz_sink *s, const struct pprof *p, char **strings
 	m.period = h->freq ? 1000000000 / h->freq : 0;
 	m.n_comment = p->nr_comments;
 	m.comment = comments;
-	m.default_sample_type = p->s_cpu;
+	m.default_sample_type = view__metric(p->o) == VIEW_METRIC_OFFCPU ? p->s_off_cpu : p->s_cpu;
 	sink__pack(s, &m);
 }
 
@@ -208,17 +211,17 @@ static void emit_samples(struct gz_sink *s, const struct pprof *p, uint64_t *loc
 	uint64_t period = report__header(p->r)->freq ? 1000000000 / report__header(p->r)->freq : 0;
 	pb_profile m = PERFTOOLS__PROFILES__PROFILE__INIT;
 	pb_sample sm = PERFTOOLS__PROFILES__SAMPLE__INIT, *smp = &sm;
-	pb_label lb[5], *lbp[5];
-	int64_t values[2];
+	pb_label lb[6], *lbp[6];
+	int64_t values[3];
 	size_t i, k;
 
 	m.n_sample = 1;
 	m.sample = &smp;
 	sm.location_id = locids;
-	sm.n_value = 2;
+	sm.n_value = p->off ? 3 : 2;
 	sm.value = values;
 	sm.label = lbp;
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		lbp[i] = &lb[i];
 	for (i = 0; i < p->nr_samples && !s->err; i++) {
 		const struct psample *x = &p->samples[i];
@@ -232,7 +235,8 @@ static void emit_samples(struct gz_sink *s, const struct pprof *p, uint64_t *loc
 		sm.n_location_id = nr;
 		values[0] = (int64_t)(x->count > INT64_MAX ? INT64_MAX : x->count);
 		values[1] = sat_mul(x->count, period);
-		for (k = 0; k < 5; k++)
+		values[2] = (int64_t)(x->off_ns > INT64_MAX ? INT64_MAX : x->off_ns);
+		for (k = 0; k < 6; k++)
 			lb[k] = (pb_label)PERFTOOLS__PROFILES__LABEL__INIT;
 		k = 0;
 		lb[k].key = p->s_pid;
@@ -250,6 +254,10 @@ static void emit_samples(struct gz_sink *s, const struct pprof *p, uint64_t *loc
 		if (x->ctr) {
 			lb[k].key = p->s_ctr;
 			lb[k++].str = x->ctr;
+		}
+		if (x->state) {
+			lb[k].key = p->s_state;
+			lb[k++].str = p->s_states[x->state - 1];
 		}
 		sm.n_label = k;
 		sink__pack(s, &m);

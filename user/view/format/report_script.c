@@ -151,29 +151,45 @@ static int script__frame(struct script *sc, uint32_t id, const struct sframe **o
 	return 0;
 }
 
-/* Sample order: time, then the order in the file (a stable sort). */
+/* A kept OFFCPU record's index in kept_items(): above every sample's. */
+#define OFF_BIT ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
+/* The time of kept item @i: a sample, or an OFFCPU record with OFF_BIT. */
+static uint64_t item_time(const struct report *r, size_t i)
+{
+	return i & OFF_BIT ? report__offcpu(r, i & ~OFF_BIT)->time : report__sample(r, i)->time;
+}
+
+/* Item order: time, then the order in the file, samples before OFFCPU records (a stable sort). */
 static int by_time(const void *pa, const void *pb, void *ctx)
 {
 	const struct report *r = ctx;
 	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
-	uint64_t ta = report__sample(r, a)->time, tb = report__sample(r, b)->time;
+	uint64_t ta = item_time(r, a), tb = item_time(r, b);
 
 	if (ta != tb)
 		return ta < tb ? -1 : 1;
 	return a < b ? -1 : a > b;
 }
 
-/* The indexes of the samples @o keeps, in time order; *@nr set.  0 or -errno. */
-static int kept_samples(const struct report *r, const struct view_opts *o, size_t **out, size_t *nr)
+/*
+ * The indexes of the samples @o keeps (with @o's off-CPU or wall metric,
+ * of its OFFCPU records too, OFF_BIT set; with the off-CPU one, those
+ * only), in time order; *@nr set.  0 or -errno.
+ */
+static int kept_items(const struct report *r, const struct view_opts *o, size_t **out, size_t *nr)
 {
-	size_t i, n = 0, total = report__nr_samples(r);
+	size_t i, n = 0, total = view__wants_samples(o) ? report__nr_samples(r) : 0;
+	size_t noff = view__wants_offcpu(o) ? report__nr_offcpu(r) : 0;
 	const char *last = NULL;
 	bool last_keep = false;
 	struct pid_set pids;
 	size_t *v;
 	int err;
 
-	v = malloc((total ? total : 1) * sizeof(*v));
+	if (noff > SIZE_MAX / sizeof(*v) - total - 1)
+		return -ENOMEM;
+	v = malloc((total + noff + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	err = pid_set__init(&pids, o);
@@ -191,6 +207,9 @@ static int kept_samples(const struct report *r, const struct view_opts *o, size_
 		if (last_keep)
 			v[n++] = i;
 	}
+	for (i = 0; i < noff; i++)
+		if (view__keep_offcpu(o, report__offcpu(r, i)))
+			v[n++] = i | OFF_BIT;
 	pid_set__free(&pids);
 	if (err) {
 		free(v);
@@ -219,21 +238,28 @@ static void event_name(char *dst, size_t size, const char *ev)
  * a thread it has no comm for); a leading blank would make the line read
  * as a frame.
  */
-static const char *comm_name(char *dst, size_t size, const struct rpt_sample *s)
+static const char *comm_name(char *dst, size_t size, const char *comm, uint32_t pid)
 {
-	if (!s->comm || !s->comm[0]) {
-		snprintf(dst, size, ":%" PRIu32, s->pid);
+	if (!comm || !comm[0]) {
+		snprintf(dst, size, ":%" PRIu32, pid);
 		return dst;
 	}
-	snprintf(dst, size, "%s", s->comm);
+	snprintf(dst, size, "%s", comm);
 	view__sanitize(dst, strlen(dst), false);
 	if (dst[0] == ' ')
 		dst[0] = '?';
 	return dst;
 }
 
-static int print_sample(FILE *out, struct script *sc, const struct rpt_sample *s, uint64_t base,
-			uint64_t period, const char *event)
+/* What a sample's header line says: a CPU sample's, or an OFFCPU record's (perf's offcpu-time). */
+struct sline {
+	const char *comm;
+	uint32_t pid, tid, cpu, stack;
+	uint64_t time, period;
+	const char *event;
+};
+
+static int print_sample(FILE *out, struct script *sc, const struct sline *s, uint64_t base)
 {
 	uint64_t t = base + s->time < base ? s->time : base + s->time;
 	const uint32_t *ids;
@@ -242,8 +268,8 @@ static int print_sample(FILE *out, struct script *sc, const struct rpt_sample *s
 	int err;
 
 	fprintf(out, "%s %5" PRIu32 "/%-5" PRIu32 " [%03" PRIu32 "] %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64
-		" %s: \n", comm_name(comm, sizeof(comm), s), s->pid, s->tid, s->cpu, t / 1000000000u,
-		t % 1000000000u / 1000u, period, event);
+		" %s: \n", comm_name(comm, sizeof(comm), s->comm, s->pid), s->pid, s->tid, s->cpu,
+		t / 1000000000u, t % 1000000000u / 1000u, s->period, s->event);
 	ids = report__stack(sc->r, s->stack, &nr);
 	for (j = 0; ids && j < nr; j++) {
 		const struct sframe *sf;
@@ -292,11 +318,24 @@ int report_script__write(FILE *out, const struct report *r, const struct view_op
 	sc.frames = calloc(nf ? nf : 1, sizeof(*sc.frames));
 	if (!sc.frames)
 		return -ENOMEM;
-	err = kept_samples(r, o, &kept, &nr);
+	err = kept_items(r, o, &kept, &nr);
 	event_name(event, sizeof(event), h->event);
 	period = 1000000000ULL / (h->freq ? h->freq : 1);
-	for (i = 0; i < nr && !err; i++)
-		err = print_sample(out, &sc, report__sample(r, kept[i]), h->start_mono_ns, period, event);
+	for (i = 0; i < nr && !err; i++) {
+		struct sline l;
+
+		if (kept[i] & OFF_BIT) {
+			const struct rpt_offcpu *x = report__offcpu(r, kept[i] & ~OFF_BIT);
+
+			/* As perf prints its off-CPU samples: no CPU (0), the time off it as the period. */
+			l = (struct sline){ x->comm, x->pid, x->tid, 0, x->stack, x->time, x->ns, "offcpu-time" };
+		} else {
+			const struct rpt_sample *s = report__sample(r, kept[i]);
+
+			l = (struct sline){ s->comm, s->pid, s->tid, s->cpu, s->stack, s->time, period, event };
+		}
+		err = print_sample(out, &sc, &l, h->start_mono_ns);
+	}
 	if (!err && (fflush(out) || ferror(out)))
 		err = -EIO;
 	free(kept);

@@ -29,6 +29,10 @@
  * address), each return address as it was on the stack.  Names are @o's
  * namer's (--kallsyms), without the folded format's "_[k]"; an unnamed
  * frame is "[unknown]" with its DSO.  Control bytes in names are '?'.
+ * With @o's off-CPU metric, the OFFCPU records instead (with the wall
+ * metric, both, in time order), as perf prints its off-CPU samples: EVENT
+ * "offcpu-time", PERIOD the ns off the CPU, CPU 0, the stack at the
+ * switch-out.
  * 0 or -errno (-EIO: writing @out failed).
  */
 int report_script__write(FILE *out, const struct report *r, const struct view_opts *o);
