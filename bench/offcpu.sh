@@ -92,6 +92,16 @@ progs() {
 	done | sort -u -k1,1
 }
 
+# switch_runs PID: true once PID holds a sched_switch program that has run.
+switch_runs() {
+	progs "$1" | {
+		while read -r id n c; do
+			[ "$c" -gt 0 ] && case "$(prog_name "$id")" in on_switch/*) exit 0 ;; esac
+		done
+		exit 1
+	}
+}
+
 # task_ns PID: CPU time (ns) of PID's threads (schedstat's first field).
 task_ns() {
 	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'
@@ -151,7 +161,8 @@ run() {
 		n=0
 		while :; do
 			[ "$tool" = bpftrace ] && grep -q '^attached' "$T/bt.out" 2>/dev/null && break
-			[ "$tool" = bpfsym ] && [ -s "$T/b.data" ] && break
+			# The file is made before anything loads: wait for the sched_switch program to run.
+			[ "$tool" = bpfsym ] && switch_runs "$tp" && break
 			kill -0 "$tp" 2>/dev/null || die "$tool did not start: $(tail -2 "$T/bt.err" "$T/bs.err" 2>/dev/null)"
 			n=$((n + 1))
 			[ $n -gt 600 ] && die "$tool did not attach within 60 s"
