@@ -100,6 +100,11 @@ static int window__open(struct window *w, const struct record_tick *t, const uin
 	if (w->memfd < 0)
 		return -errno;
 	w->h = *t->hdr;
+	/*
+	 * The recording's off-CPU counters so far are not the window's: its
+	 * END says 0 (the writer counts the window's own OFFCPU records).
+	 */
+	memset(w->h.offcpu, 0, sizeof(w->h.offcpu));
 	/* pprof's time_nanos; sample times stay relative to the recording's start_mono_ns. */
 	w->h.start_wall_ns = clock_ns(CLOCK_REALTIME);
 	memcpy(w->bpf0, bpf, sizeof(w->bpf0));
