@@ -28,6 +28,7 @@
 #include "view/format/report_script.h"
 #include "view/report_view.h"
 #include "pprof_read.h"
+#include "report_craft.h"
 #include "view_render.h"
 
 TEST_SUITE("report_offcpu");
@@ -235,6 +236,41 @@ static void test_roundtrip(void)
 	report__free(r);
 }
 
+/*
+ * A recording killed after a flush: the OFFCPU records of its whole
+ * blocks read, and counted as the header's records (no END to check).
+ */
+static void test_truncated(void)
+{
+	struct rpt_offcpu o = { .comm = "x", .pid = 1, .tid = 1, .state = RPT_OS_OTHER, .ns = 5, .count = 1 };
+	char path[PATH_MAX];
+	struct report_writer *w;
+	struct report *r;
+	uint32_t sid;
+	int i;
+
+	path_of(path, sizeof(path), "killed.data");
+	w = report_writer__open(path, &hdr);
+	if (!ASSERT_OK_PTR(w, "open") || !ASSERT_OK(report_writer__stack(w, NULL, 0, &sid), "stack"))
+		goto out;
+	for (i = 0; i < 5; i++) {
+		o.time = (uint64_t)i;
+		ASSERT_OK(report_writer__offcpu(w, &o), "offcpu");
+		if (i == 2)
+			ASSERT_OK(report_writer__flush(w), "flush");
+	}
+out:
+	report_writer__abort(w);	/* the last two never reach the file */
+	r = report__open(path, errbuf, sizeof(errbuf));
+	if (!ASSERT_OK_PTR(r, errbuf))
+		return;
+	ASSERT_FALSE(report__header(r)->complete, "truncated");
+	ASSERT_EQ(report__nr_offcpu(r), (size_t)3, "the flushed records");
+	ASSERT_EQ(report__header(r)->offcpu[RPT_OC_RECORDS], (uint64_t)3, "counted as read");
+	ASSERT_EQ(report__offcpu(r, 2)->time, (uint64_t)2, "their times");
+	report__free(r);
+}
+
 /* The writer refuses what the reader would: a state past other, no ns, no interval, an unknown stack. */
 static void test_writer_refuses(void)
 {
@@ -258,6 +294,48 @@ static void test_writer_refuses(void)
 	ASSERT_EQ(report_writer__offcpu(w, NULL), -EINVAL, "NULL refused");
 out:
 	report_writer__abort(w);
+}
+
+/*
+ * OFFCPU records the reader refuses, crafted from docs/FORMAT.md (the
+ * writer refuses them first): each names the record and what is wrong;
+ * and an END whose count of OFFCPU records is not the file's.
+ */
+static void test_refused(void)
+{
+	static const struct {
+		uint64_t f[9];	/* time_delta pid tid_delta cgroup comm stack state ns count */
+		const char *why;
+	} bad[] = {
+		{ { 0, 1, 0, 0, 0, 0, RPT_OS__NR, 1, 1 }, "OFFCPU record: unknown state" },
+		{ { 0, 1, 0, 0, 0, 0, 0, 0, 1 }, "OFFCPU record: no time or no interval" },
+		{ { 0, 1, 0, 0, 0, 0, 0, 1, 0 }, "OFFCPU record: no time or no interval" },
+		{ { 0, 1, 0, 0, 0, 1, 0, 1, 1 }, "OFFCPU record: stack out of range" },
+		{ { 0, 1, 0, 0, 1, 0, 0, 1, 1 }, "OFFCPU record: comm string out of range" },
+		{ { 0, 1, 3, 0, 0, 0, 0, 1, 1 }, "OFFCPU record: tid out of range" },	/* zz 3: -2 */
+		{ { 0, 1, 0, 0, 0, 0, 0, 1, 1 }, "END record: counts 0 OFFCPU records, the file holds 1" },
+	};
+	struct craft c;
+	struct report *r;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const uint64_t *f = bad[i].f;
+
+		craft_begin(&c);
+		craft_header(&c);
+		craft_rec(&c, RPT_REC_STRING, "x", 1);
+		craft_recv(&c, RPT_REC_STACK, 1, (uint64_t)0);
+		craft_recv(&c, RPT_REC_OFFCPU, 9, f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8]);
+		/* An END of an older writer: no offcpu counters, so 0 of them. */
+		craft_recv(&c, RPT_REC_END, 5, (uint64_t)1, (uint64_t)0, (uint64_t)0, (uint64_t)0, (uint64_t)0);
+		craft_block(&c);
+		r = report__open_mem(c.file.data, c.file.len, errbuf, sizeof(errbuf));
+		if (ASSERT_NULL(r, bad[i].why))
+			ASSERT_TRUE(strstr(errbuf, bad[i].why) != NULL, errbuf);
+		report__free(r);
+		craft_free(&c);
+	}
 }
 
 /*
@@ -658,7 +736,7 @@ static void test_flame(void)
 
 int main(void)
 {
-	static const char *const names[] = { "rt.data", "refuse.data", "old.data", "m1.data", "m2.data",
+	static const char *const names[] = { "rt.data", "killed.data", "refuse.data", "old.data", "m1.data", "m2.data",
 					     "forget.data", "views.data", "off.pb.gz" };
 	const char *t = getenv("BPFSYM_TEST_TMP");
 	char path[PATH_MAX];
@@ -668,7 +746,9 @@ int main(void)
 	if (mkdir(dir, 0700))
 		TEST_SETUP_FAIL("mkdir '%s': %s", dir, strerror(errno));
 	RUN_TEST(test_roundtrip);
+	RUN_TEST(test_truncated);
 	RUN_TEST(test_writer_refuses);
+	RUN_TEST(test_refused);
 	RUN_TEST(test_older_reader);
 	RUN_TEST(test_merge);
 	RUN_TEST(test_forget);
