@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * The sampler: a perf_event program that takes one CPU sample (both stacks,
- * pid, tid, comm, cgroup, time) per tick of the sampling event.
+ * pid, tid, comm, cgroup, time) per tick of the sampling event; with
+ * --off-cpu, a sched_switch program that takes the stacks a task leaves
+ * the CPU with and sums the time it stays off (offcpu.bpf.h).
  *
  * Targeting happens here, never in userspace (maps.bpf.h: is_target).
  * Process lifetime and mappings come from the mapping tracker
@@ -329,6 +331,8 @@ static __always_inline int first_defer(__u32 tgid, __u32 nk, __u32 nu, bool user
 
 #endif /* BPFSYM_FIRST_SAMPLE */
 
+#include "offcpu.bpf.h"
+
 /*
  * One sample of the current task.  With lazy_maps, a process not followed
  * yet is claimed here: with BPFSYM_FIRST_SAMPLE its mappings are taken by
@@ -347,8 +351,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	long n;
 #if BPFSYM_FIRST_SAMPLE
 	bool first = false;
-	__u32 *busy;
 #endif
+	__u32 *busy;
 
 	/* The idle task is not work; count it so the summary can say so. */
 	if (tid == 0) {
@@ -368,6 +372,12 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 #endif
+	/* An NMI in an off-CPU walk (offcpu.bpf.h): the scratch is that walk's. */
+	busy = bpf_map_lookup_elem(&offcpu_busy, &zero);
+	if (busy && *busy) {
+		stat_inc(BPFSYM_STAT_OFF_BUSY);
+		return 0;
+	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;

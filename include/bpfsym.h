@@ -35,6 +35,15 @@ enum bpfsym_ev_type {
 	 * runs its parent's image), else 0.
 	 */
 	BPFSYM_EV_RESYNC = 7,
+	/*
+	 * struct bpfsym_sample: the stacks a task left the CPU with (--off-cpu,
+	 * bpf/offcpu.bpf.h), sent the first time its key (aux) is seen; the
+	 * time spent off the CPU is summed in BPF under that key
+	 * (offcpu_sum0/1) and read by the recorder, which names the stacks
+	 * from this record.  hdr.ts: the switch-out; flags: the state
+	 * (BPFSYM_SF_STATE_*).
+	 */
+	BPFSYM_EV_OFFCPU_STACK = 8,
 };
 
 struct bpfsym_ev_hdr {
@@ -51,6 +60,27 @@ struct bpfsym_ev_hdr {
 /* Bits 8-11: why the user stack ended (enum bpfsym_uend), when it was walked here. */
 #define BPFSYM_SF_UEND_SHIFT	8
 #define BPFSYM_SF_UEND_MASK	(0xfu << BPFSYM_SF_UEND_SHIFT)
+/* Bits 12-13 of an off-CPU stack record: the state it left the CPU in (enum bpfsym_offstate). */
+#define BPFSYM_SF_STATE_SHIFT	12
+#define BPFSYM_SF_STATE_MASK	(0x3u << BPFSYM_SF_STATE_SHIFT)
+
+/*
+ * The state a task left the CPU in, from sched_switch's preempt and
+ * prev_state (the values of user/report's enum rpt_offstate).
+ */
+enum bpfsym_offstate {
+	BPFSYM_OS_SLEEP = 0,	/* S: TASK_INTERRUPTIBLE */
+	BPFSYM_OS_DISK = 1,	/* D: TASK_UNINTERRUPTIBLE (not TASK_NOLOAD: an idle kernel thread is "other") */
+	BPFSYM_OS_PREEMPT = 2,	/* R: preempted, or runnable when it switched */
+	BPFSYM_OS_OTHER = 3,	/* stopped, traced, parked, idle kernel threads */
+	BPFSYM_OS_NR = 4,
+};
+
+/* An off-CPU key's time, summed at each switch-in (offcpu_sum0/1[key]). */
+struct bpfsym_offcpu_sum {
+	__u64 ns;
+	__u64 count;
+};
 
 /*
  * Why a user stack ended, per sample (bpfsym_sample.flags bits 8-11).  Set
@@ -141,6 +171,12 @@ struct bpfsym_sample {
 	__u16 nr_kernel;
 	__u16 nr_user;		/* slots, not frames: see BPFSYM_FK_SHIFT */
 	__u32 flags;		/* BPFSYM_SF_* */
+	/*
+	 * BPFSYM_EV_OFFCPU_STACK: the key its off-CPU time is summed under (a
+	 * hash of the process, thread, state and stacks; never 0).  0 in a
+	 * SAMPLE.
+	 */
+	__u64 aux;
 	__u64 ips[2 * BPFSYM_MAX_FRAMES];
 };
 
@@ -412,6 +448,20 @@ enum bpfsym_stat {
 	BPFSYM_STAT_PY_NO_THREAD,	/* its thread has no thread state (a thread Python did not start) */
 	BPFSYM_STAT_PY_READ_FAULT,	/* the interpreter's memory could not be read: frames missing */
 	BPFSYM_STAT_PY_LEFT,		/* interpreter frames left when the native walk ended */
+	/* Off-CPU (bpf/offcpu.bpf.h, issue 28): */
+	BPFSYM_STAT_OFF_SWITCHES,	/* switch-outs of targets, in a state kept: stacks taken */
+	BPFSYM_STAT_OFF_STACKS,		/* off-CPU stack records sent (keys not seen before) */
+	BPFSYM_STAT_OFF_SUMMED,		/* intervals summed under their key */
+	BPFSYM_STAT_OFF_SUMMED_NS,
+	BPFSYM_STAT_OFF_SHORT,		/* intervals under the minimum (offcpu_min_ns): dropped */
+	BPFSYM_STAT_OFF_SHORT_NS,
+	/* intervals whose stack did not reach the recorder (ring buffer full, a map full, the walk busy) */
+	BPFSYM_STAT_OFF_LOST,
+	BPFSYM_STAT_OFF_LOST_NS,
+	/* switch-outs not followed: the tid map full (their intervals are not counted anywhere) */
+	BPFSYM_STAT_OFF_UNTRACKED,
+	/* CPU samples dropped: taken (an NMI) while an off-CPU walk used this CPU's walk state */
+	BPFSYM_STAT_OFF_BUSY,
 	BPFSYM_STAT_MAX,
 };
 

@@ -83,11 +83,16 @@ static void setup(void)
 struct expect {
 	uint64_t samples;
 	uint64_t interp, cut_kind, cut_short;	/* interpreter frames; user sides cut */
+	uint64_t off;				/* off-CPU stack records (each summed twice) */
 	bool gone[sizeof(watched) / sizeof(watched[0])];
 };
 
-/* A whole sample's user slots (@nu after @nk), as include/bpfsym.h lays them out. */
-static void expect_slots(struct expect *x, const uint8_t *rec, uint32_t nk, uint32_t nu)
+/*
+ * A whole sample's user slots (@nu after @nk), as include/bpfsym.h lays
+ * them out; @named: its interpreter frames are counted (a sample's, when
+ * written; an off-CPU stack's are not, only its cut sides).
+ */
+static void expect_slots(struct expect *x, const uint8_t *rec, uint32_t nk, uint32_t nu, bool named)
 {
 	uint32_t i, kind, slots;
 	__u64 slot;
@@ -104,7 +109,7 @@ static void expect_slots(struct expect *x, const uint8_t *rec, uint32_t nk, uint
 			x->cut_short++;
 			return;
 		}
-		x->interp += kind == 1;
+		x->interp += named && kind == 1;
 	}
 }
 
@@ -155,8 +160,14 @@ static void expect_record(struct expect *x, const uint8_t *rec, size_t len)
 		if (s.nr_kernel <= BPFSYM_MAX_FRAMES && s.nr_user <= BPFSYM_MAX_FRAMES &&
 		    len >= BPFSYM_SAMPLE_HDR_SIZE + (size_t)(s.nr_kernel + s.nr_user) * sizeof(__u64)) {
 			x->samples++;
-			expect_slots(x, rec, s.nr_kernel, s.nr_user);
+			expect_slots(x, rec, s.nr_kernel, s.nr_user, true);
 		}
+	}
+	if (h.type == BPFSYM_EV_OFFCPU_STACK && len >= BPFSYM_SAMPLE_HDR_SIZE) {
+		memcpy(&s, rec, BPFSYM_SAMPLE_HDR_SIZE);
+		if (s.aux && s.nr_kernel <= BPFSYM_MAX_FRAMES && s.nr_user <= BPFSYM_MAX_FRAMES &&
+		    len >= BPFSYM_SAMPLE_HDR_SIZE + (size_t)(s.nr_kernel + s.nr_user) * sizeof(__u64))
+			expect_slots(x, rec, s.nr_kernel, s.nr_user, false);
 	}
 	if (h.type == BPFSYM_EV_EXIT && len >= sizeof(t)) {
 		memcpy(&t, rec, sizeof(t));
@@ -238,6 +249,15 @@ static void check_file(struct rec *r, const struct expect *x)
 	}
 	h = report__header(rpt);
 	CHECK(report__nr_samples(rpt) == x->samples && h->samples == x->samples);
+	/* Every OFFCPU record written reads back, each with a stack. */
+	CHECK(report__nr_offcpu(rpt) == st->offcpu[RPT_OC_RECORDS] && h->offcpu[RPT_OC_RECORDS] == st->offcpu[RPT_OC_RECORDS]);
+	CHECK(st->offcpu[RPT_OC_RECORDS] + st->offcpu[RPT_OC_LOST] == 2 * x->off);
+	for (i = 0; i < report__nr_offcpu(rpt); i++) {
+		const struct rpt_offcpu *o = report__offcpu(rpt, i);
+		uint32_t n;
+
+		CHECK(o && o->ns && o->count && o->state < RPT_OS__NR && report__stack(rpt, o->stack, &n));
+	}
 	CHECK(h->bad_records == st->bad + mapevents__stats(r->mev)->bad);
 	for (i = RPT_IC_NAMED; i <= RPT_IC_NO_ANSWER; i++)
 		interp += h->interp[i];
@@ -272,6 +292,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		memcpy(rec, data + pos, n);
 		expect_record(&x, rec, n);
 		CHECK(ingest__record(r.in, rec, n) == 0);
+		/* An off-CPU stack's key summed at once, and a key perhaps never sent. */
+		if (n >= BPFSYM_SAMPLE_HDR_SIZE && ((const struct bpfsym_ev_hdr *)rec)->type == BPFSYM_EV_OFFCPU_STACK) {
+			struct bpfsym_sample s;
+
+			memcpy(&s, rec, BPFSYM_SAMPLE_HDR_SIZE);
+			CHECK(ingest__offcpu(r.in, s.aux, s.hdr.ts | 1, 1, s.hdr.ts) == 0);
+			CHECK(ingest__offcpu(r.in, s.aux ^ 1, 7, 1, s.hdr.ts) == 0);
+			x.off++;
+		}
 		free(rec);
 		pos += n;
 	}

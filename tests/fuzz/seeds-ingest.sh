@@ -131,6 +131,23 @@ static void interp(void)
 	sample_slots(4343, v, BPFSYM_MAX_FRAMES, 7004);		/* 63 pairs and one slot over */
 }
 
+/* An off-CPU stack record of @pid under @key in @state, @nk + @nu frames (BPF's, bpf/offcpu.bpf.h). */
+static void offstack(__u32 pid, __u64 key, __u32 state, __u16 nk, __u16 nu, __u64 ts)
+{
+	struct bpfsym_sample s = { .hdr = { .type = BPFSYM_EV_OFFCPU_STACK, .cpu = 1, .ts = ts },
+				   .pid = pid, .tid = pid + 2, .pstart = pid + 1000,
+				   .nr_kernel = nk, .nr_user = nu, .flags = state << BPFSYM_SF_STATE_SHIFT,
+				   .aux = key };
+	size_t i, n = BPFSYM_SAMPLE_HDR_SIZE + (size_t)(nk + nu) * 8;
+
+	memcpy(s.comm, "fuzz-offcpu", 12);
+	for (i = 0; i < nk; i++)
+		s.ips[i] = 0xffffffff81000200ull + i * 0x40;
+	for (i = 0; i < nu; i++)
+		s.ips[nk + i] = 0x7f0000001000ull + i * 0x40;
+	put(&s, n, n);
+}
+
 static FILE *seed(const char *dir, const char *name)
 {
 	char p[4096];
@@ -158,6 +175,18 @@ int main(int argc, char **argv)
 	sample(4242, 1, 1, 0, 4000, 0);
 	task(BPFSYM_EV_EXIT, 4242, 0, 60);
 	sample(4242, 1, 1, 0, 61, 0);
+	fclose(out);
+	/* Off-CPU stacks: each state, a key sent twice, key 0, the frame caps. */
+	out = seed(argv[1], "offcpu");
+	task(BPFSYM_EV_EXEC, 4444, 0, 10);
+	map(4444, 0x7f0000000000ull, 0x7f0000010000ull, "/usr/lib/libc.so.6", 0, 11);
+	offstack(4444, 0x1111, BPFSYM_OS_SLEEP, 2, 3, 100);
+	offstack(4444, 0x2222, BPFSYM_OS_DISK, 1, 1, 101);
+	offstack(4444, 0x3333, BPFSYM_OS_PREEMPT, 0, 2, 102);
+	offstack(4444, 0x1111, BPFSYM_OS_OTHER, 2, 3, 103);
+	offstack(4444, 0, BPFSYM_OS_SLEEP, 1, 1, 104);
+	offstack(4444, 0x4444, BPFSYM_OS_SLEEP, BPFSYM_MAX_FRAMES, BPFSYM_MAX_FRAMES, 105);
+	sample(4444, 1, 1, 0, 106, 0);
 	fclose(out);
 	/* A MAP after the EXIT, samples past the grace, forks from an unknown parent. */
 	out = seed(argv[1], "late");

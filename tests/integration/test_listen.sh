@@ -226,7 +226,8 @@ s2=$(awk '$1 == "bpfsym_samples_total" { print $2 }' "$T/m2.txt")
 for want in 'bpfsym_lost_samples_total{cause="ring_buffer_full"}' process_cpu_seconds_total \
 	process_resident_memory_bytes bpfsym_processes_tracked bpfsym_output_bytes bpfsym_writer_index_bytes \
 	'bpfsym_http_requests_total{code="200"}' bpfsym_first_samples_total \
-	'bpfsym_lost_samples_total{cause="first_sample_work"}'; do
+	'bpfsym_lost_samples_total{cause="first_sample_work"}' 'bpfsym_offcpu_intervals_total{outcome="summed"}' \
+	'bpfsym_offcpu_seconds_total{outcome="lost"}'; do
 	grep -qF "$want " "$T/m1.txt" || bad="$bad
 missing $want"
 done

@@ -122,6 +122,31 @@ static void loss_metrics(FILE *f, const struct agent_metrics *m)
 	    "Samples of processes the mapping model did not know (their maps read from /proc).", m->model_misses);
 }
 
+/* Off-CPU time (record --off-cpu): the BPF side's counts; all 0 without it. */
+static void offcpu_metrics(FILE *f, const struct agent_metrics *m)
+{
+	static const struct { const char *outcome; enum bpfsym_stat n, ns; } o[] = {
+		{ "summed", BPFSYM_STAT_OFF_SUMMED, BPFSYM_STAT_OFF_SUMMED_NS },
+		{ "short", BPFSYM_STAT_OFF_SHORT, BPFSYM_STAT_OFF_SHORT_NS },
+		{ "lost", BPFSYM_STAT_OFF_LOST, BPFSYM_STAT_OFF_LOST_NS },
+	};
+	size_t i;
+
+	family(f, "bpfsym_offcpu_intervals_total", "counter",
+	       "Off-CPU intervals ended (a target's switch-out to its switch-in): summed by stack, dropped "
+	       "as shorter than --off-cpu-thresh, or lost (their stack did not reach the recorder).");
+	for (i = 0; i < sizeof(o) / sizeof(o[0]); i++)
+		fprintf(f, "bpfsym_offcpu_intervals_total{outcome=\"%s\"} %" PRIu64 "\n", o[i].outcome, m->bpf[o[i].n]);
+	family(f, "bpfsym_offcpu_seconds_total", "counter", "The off-CPU time of those intervals.");
+	for (i = 0; i < sizeof(o) / sizeof(o[0]); i++)
+		fprintf(f, "bpfsym_offcpu_seconds_total{outcome=\"%s\"} %.9f\n", o[i].outcome,
+			(double)m->bpf[o[i].ns] / 1e9);
+	one(f, "bpfsym_offcpu_stacks_total", "counter", "Off-CPU stack records sent (keys not seen before).",
+	    m->bpf[BPFSYM_STAT_OFF_STACKS]);
+	one(f, "bpfsym_offcpu_untracked_total", "counter",
+	    "Switch-outs not followed: the map of threads off the CPU was full.", m->bpf[BPFSYM_STAT_OFF_UNTRACKED]);
+}
+
 static void record_metrics(FILE *f, const struct agent_metrics *m)
 {
 	one(f, "bpfsym_recording", "gauge", "1 while the recorder runs.", m->recording);
@@ -179,6 +204,7 @@ int metrics__format(const struct agent_metrics *m, const struct metrics_http *h,
 		return -ENOMEM;
 	record_metrics(f, m);
 	loss_metrics(f, m);
+	offcpu_metrics(f, m);
 	http_metrics(f, h);
 	process_metrics(f);
 	if (fclose(f) || !*out) {

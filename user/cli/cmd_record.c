@@ -80,6 +80,17 @@ static const char record_usage[] =
 "      --kernel-only         sample only kernel time, keep only kernel frames\n"
 "      --no-interp           native frames only: no Python functions between\n"
 "                            the interpreter's frames\n"
+"      --off-cpu             also record the time threads spend off the CPU:\n"
+"                            at each switch-out of a target, its kernel and\n"
+"                            user stacks (walked as a sample's) and its state\n"
+"                            (S sleeping, D disk, R preempted, other); the\n"
+"                            time until its switch-in, summed in BPF by\n"
+"                            stack (report --off-cpu, --wall)\n"
+"      --off-cpu-thresh DUR  drop off-CPU intervals shorter than DUR, counted\n"
+"                            (ns/us/ms/s; a bare number is ms, as perf's;\n"
+"                            default 0: none dropped)\n"
+"      --off-cpu-state LIST  keep only these states: S,D,R,other or all\n"
+"                            (default all); -a --off-cpu-state D: disk waits\n"
 "      --map-anon FILE@PID,START,LEN[,OFFSET]\n"
 "                            the bytes of FILE from OFFSET (default 0) were\n"
 "                            copied to [START, START+LEN) of process PID: name\n"
@@ -135,6 +146,8 @@ CLI_DEBUGINFOD_HELP
 "  sudo bpfsym -- make -j8                # a build and everything it runs\n"
 "  sudo bpfsym -a -g -- sleep 10          # perf's way: the system for 10 s\n"
 "  sudo bpfsym -G system.slice/docker-ID.scope -d 30   # one container\n"
+"  sudo bpfsym -p 1234 --off-cpu -d 10    # where it burns and where it waits\n"
+"  bpfsym report --off-cpu --folded       # off-CPU time, us, by stack and state\n"
 "  sudo bpfsym -p 257 --map-anon ./plugin.o@257,0x7f864c0000,0x60\n"
 "  sudo bpfsym -a -F 19 --switch-output=1h --switch-max-files=24   # a day in hours\n"
 "  sudo bpfsym -a --switch-output &  kill -USR2 $!   # cut a file now\n"
@@ -158,7 +171,7 @@ void cli__record_help(FILE *out)
 /* Options without a short letter. */
 enum { OPT_USER_ONLY = 256, OPT_KERNEL_ONLY, OPT_NO_INTERP, OPT_MAP_ANON, OPT_CALL_GRAPH, OPT_UNWIND_MEM,
        OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_LISTEN, OPT_LISTEN_GROUP, OPT_MAX_SIZE,
-       OPT_VERSION };
+       OPT_VERSION, OPT_OFF_CPU, OPT_OFF_CPU_THRESH, OPT_OFF_CPU_STATE };
 
 /* What the parse step fills: the options, and the arrays they point into. */
 struct record_args {
@@ -171,7 +184,31 @@ struct record_args {
 	uint64_t period;		/* -c: events per sample; 0: none */
 	const char *event;		/* -e as typed; NULL: none */
 	bool *cpus;			/* -C: one per CPU this machine can have */
+	bool off_thresh_set;		/* --off-cpu-thresh given */
 };
+
+/*
+ * --off-cpu-thresh: a duration with ns, us, ms or s into *@ns; a bare
+ * number is milliseconds, perf's unit.  0 or -EINVAL.
+ */
+static int parse_off_duration(const char *s, uint64_t *ns)
+{
+	static const struct { const char *unit; double mul; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "", 1e6 },
+	};
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || !(v >= 0) || v > 86400e3)
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			*ns = (uint64_t)(v * units[i].mul + 0.5);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
 
 static void record_args__free(struct record_args *a)
 {
@@ -366,6 +403,29 @@ static int perf_option(struct record_args *a, int c, const char *arg, char **arg
 	}
 }
 
+/* --off-cpu and its settings: CLI_RUN, or the exit status. */
+static int offcpu_option(struct record_args *a, int c, const char *arg)
+{
+	struct record_opts *o = &a->o;
+
+	switch (c) {
+	case OPT_OFF_CPU:
+		o->off_cpu = true;
+		return CLI_RUN;
+	case OPT_OFF_CPU_THRESH:
+		a->off_thresh_set = true;
+		if (parse_off_duration(arg, &o->off_cpu_min_ns))
+			return cli__usage_error("--off-cpu-thresh '%s': expected a duration (ns, us, ms or s; "
+						"a bare number is ms)", arg);
+		return CLI_RUN;
+	default:
+		if (cli__parse_off_states(arg, &o->off_cpu_states))
+			return cli__usage_error("--off-cpu-state '%s': expected S, D, R, other (comma-separated) or all",
+						arg);
+		return CLI_RUN;
+	}
+}
+
 /* One option @c with @arg: CLI_RUN, or the exit status. */
 static int record_option(struct record_args *a, int c, const char *arg, char **argv)
 {
@@ -413,6 +473,10 @@ static int record_option(struct record_args *a, int c, const char *arg, char **a
 	case OPT_NO_INTERP:
 		o->no_interp = true;
 		return CLI_RUN;
+	case OPT_OFF_CPU:
+	case OPT_OFF_CPU_THRESH:
+	case OPT_OFF_CPU_STATE:
+		return offcpu_option(a, c, arg);
 	case OPT_USER_ONLY:
 		o->user_only = true;
 		return CLI_RUN;
@@ -507,6 +571,8 @@ static int record_target(struct record_args *a, int argc, char **argv)
 		o->target = RECORD_CGROUP;	/* -a -G CGROUP: perf's spelling of the same */
 	else if (o->argv && !a->all)
 		o->target = RECORD_COMMAND;
+	if ((a->off_thresh_set || o->off_cpu_states) && !o->off_cpu)
+		return cli__usage_error("--off-cpu-thresh and --off-cpu-state go with --off-cpu");
 	if (o->max_size && o->rotate.mode != ROTATE_OFF)
 		return cli__usage_error("--max-size bounds one file; with --switch-output there are many");
 	if (o->nr_hints && o->argv)
@@ -541,6 +607,9 @@ static int record_parse(struct record_args *a, int argc, char **argv)
 		{ "user-only", no_argument, NULL, OPT_USER_ONLY },
 		{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 		{ "kernel-only", no_argument, NULL, OPT_KERNEL_ONLY },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "off-cpu-thresh", required_argument, NULL, OPT_OFF_CPU_THRESH },
+		{ "off-cpu-state", required_argument, NULL, OPT_OFF_CPU_STATE },
 		{ "map-anon", required_argument, NULL, OPT_MAP_ANON },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "unwind-mem", required_argument, NULL, OPT_UNWIND_MEM },

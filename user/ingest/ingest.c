@@ -66,6 +66,7 @@ void ingest__free(struct ingest *in)
 	if (in->o.runtimes)
 		mapevents__on_gone(in->o.mev, NULL, NULL);
 	ingest__src_free(&in->src);
+	ingest__offcpu_free(&in->off);
 	free(in->pid_gone);
 	for (size_t i = 0; i < ARRAY_SIZE(in->out); i++)
 		free(in->out[i].memo);
@@ -116,6 +117,8 @@ void ingest__fill_header(const struct ingest *in, struct rpt_header *h)
 		h->dinfod[i] = dinfod__count((enum dinfod_count)i);
 	for (size_t i = 0; i < RPT_IC__NR && i < RPT_INTERP_MAX; i++)
 		h->interp[i] = in->st.interp[i];
+	for (size_t i = 0; i < RPT_OC__NR && i < RPT_OFFCPU_MAX; i++)
+		h->offcpu[i] = in->st.offcpu[i];
 }
 
 int ingest__tick(struct ingest *in)
@@ -371,6 +374,19 @@ static int on_exit_rec(struct ingest *in, const void *rec, size_t len)
 	return unw_drop(in, rec, len);
 }
 
+/* A task's stacks as it left the CPU (--off-cpu): named as a sample's, kept for its time. */
+static int on_offcpu_stack(struct ingest *in, const void *rec, size_t len)
+{
+	int err;
+
+	if (in->nr_urgent) {
+		err = ingest__sync_unwind(in);
+		if (err)
+			return err;
+	}
+	return ingest__offcpu_stack(in, rec, len);
+}
+
 /* The one place a record's type is looked at: what each type does (enum bpfsym_ev_type). */
 static int (*const on_record[])(struct ingest *in, const void *rec, size_t len) = {
 	[BPFSYM_EV_SAMPLE] = on_sample,
@@ -380,6 +396,7 @@ static int (*const on_record[])(struct ingest *in, const void *rec, size_t len) 
 	[BPFSYM_EV_MAP] = on_map,
 	[BPFSYM_EV_UNMAP] = on_unmap,
 	[BPFSYM_EV_RESYNC] = on_resync,
+	[BPFSYM_EV_OFFCPU_STACK] = on_offcpu_stack,
 };
 
 int ingest__record(struct ingest *in, const void *rec, size_t len)

@@ -97,6 +97,11 @@ struct ingest_stats {
 	 * rpt_interp).
 	 */
 	uint64_t interp[RPT_IC__NR];
+	/*
+	 * Off-CPU (enum rpt_offcpu_count): OFFCPU records written to the
+	 * file and their ns; sums whose stack was not kept (lost).
+	 */
+	uint64_t offcpu[RPT_OC__NR];
 };
 
 struct ingest;
@@ -184,6 +189,22 @@ int ingest__add_writer(struct ingest *in, struct report_writer *w);
  * first write error the tap had (-errno), or -ENOENT (@w is no tap).
  */
 int ingest__remove_writer(struct ingest *in, struct report_writer *w);
+
+/*
+ * Off-CPU time (issue 28): @ns off the CPU in @count intervals, summed in
+ * BPF under @key since the last call for it, read at @ts (CLOCK_MONOTONIC
+ * ns): an OFFCPU record to every writer with the stack an off-CPU stack
+ * record sent under @key.  A key whose stack is not kept (lost, or let go)
+ * is counted (stats.offcpu[RPT_OC_LOST]).  0, or -errno as ingest__record.
+ */
+int ingest__offcpu(struct ingest *in, uint64_t key, uint64_t ns, uint64_t count, uint64_t ts);
+
+/*
+ * Up to @max keys whose stacks ingest let go since the last call, into
+ * @keys, taken from its list: BPF must forget it sent them (its seen set),
+ * so that their stacks are sent again.  How many.
+ */
+size_t ingest__offcpu_forgotten(struct ingest *in, uint64_t *keys, size_t max);
 
 /* The counters so far, updated in place by each later call on @in. */
 const struct ingest_stats *ingest__stats(const struct ingest *in);

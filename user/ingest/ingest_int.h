@@ -45,8 +45,23 @@ struct src_mods {
 /* Source files at most: past it an interpreter frame keeps its name, not its file. */
 #define INGEST_SRC_MODS_MAX	(1u << 20)
 
+/* Off-CPU stacks kept, named, by key (ingest_offcpu.c). */
+#define INGEST_OFF_HELD_MAX	8192		/* as many as BPF's offcpu_seen holds */
+#define INGEST_OFF_HELD_BYTES	(32u << 20)
+struct held;
+struct ingest_off {
+	struct htab tab;		/* hash of the key -> index + 1 */
+	struct held **v;
+	size_t nr, cap, bytes;
+	uint64_t sums;			/* sums taken: the clock of held.used */
+	uint64_t forget[1024];		/* keys let go, for BPF's seen set */
+	size_t nr_forget;
+	uint64_t st_stacks, st_evicted;
+};
+
 struct ingest {
 	struct ingest_opts o;
+	struct ingest_off off;
 	uint8_t *pid_gone;		/* one per o.pids[i]: its exit is known */
 	struct ingest_stats st;
 	struct ingest_out out[1 + INGEST_MAX_TAPS];
@@ -61,6 +76,18 @@ struct ingest {
 
 /* ingest_sample.c: a SAMPLE record, whole or not (counted).  0 or -errno as ingest__record. */
 int ingest__sample(struct ingest *in, const struct bpfsym_sample *s, size_t len);
+
+/*
+ * ingest_sample.c: name @s's @nk kernel entries and @nu user slots into
+ * in->frames (leaf first); how many frames.
+ */
+uint32_t ingest__name_frames(struct ingest *in, const struct bpfsym_sample *s, uint32_t nk, uint32_t nu);
+
+/* ingest_offcpu.c: an off-CPU stack record (BPFSYM_EV_OFFCPU_STACK).  0 or -errno as ingest__record. */
+int ingest__offcpu_stack(struct ingest *in, const struct bpfsym_sample *s, size_t len);
+
+/* ingest_offcpu.c: free the stacks kept. */
+void ingest__offcpu_free(struct ingest_off *o);
 
 /* ingest_sample.c: defer's rt_retry (defer_rt_retry_fn), @ctx the ingest. */
 bool ingest__rt_retry(void *ctx, uint32_t pid, struct named_frame *f);

@@ -171,8 +171,7 @@ static uint32_t user_frames(struct ingest *in, const struct bpfsym_sample *s, co
 	return n;
 }
 
-/* Symbolize @s's @nk kernel entries then its @nu user slots into in->frames; how many frames. */
-static uint32_t sample_frames(struct ingest *in, const struct bpfsym_sample *s, uint32_t nk, uint32_t nu)
+uint32_t ingest__name_frames(struct ingest *in, const struct bpfsym_sample *s, uint32_t nk, uint32_t nu)
 {
 	struct named_frame *nf = in->frames;
 	struct proc *p;
@@ -211,7 +210,7 @@ int ingest__sample(struct ingest *in, const struct bpfsym_sample *s, size_t len)
 	why = (s->flags & BPFSYM_SF_UEND_MASK) >> BPFSYM_SF_UEND_SHIFT;
 	if (why && why < BPFSYM_UEND_MAX)
 		in->st.uend[why]++;
-	nr = sample_frames(in, s, nk, nu);
+	nr = ingest__name_frames(in, s, nk, nu);
 	memcpy(comm, s->comm, BPFSYM_COMM_LEN);
 	comm[BPFSYM_COMM_LEN] = '\0';
 	out.pid = s->pid;

@@ -63,4 +63,9 @@ void record_header__fill(struct rpt_header *h, const struct record_opts *o, uint
 	h->nr_cpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
 	h->start_wall_ns = clock_ns(CLOCK_REALTIME);
 	h->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	if (o->off_cpu) {
+		h->off_cpu = 1;
+		h->off_cpu_states = o->off_cpu_states ? o->off_cpu_states : RPT_OS_ALL;
+		h->off_cpu_min_ns = o->off_cpu_min_ns;
+	}
 }

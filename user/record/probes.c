@@ -28,6 +28,8 @@ struct probes {
 	int nr_cpus;
 	uint32_t ring_size;		/* bytes of the shared ring buffer */
 	struct bpf_link **links;	/* one per CPU event, NULL where none */
+	struct bpf_link *offcpu;	/* the sched_switch program's, NULL when none */
+	uint64_t offcpu_flip_ns;	/* CLOCK_MONOTONIC of the last flip of offcpu_gen */
 	int *pfds;
 	uint32_t nr_seeded;		/* fresh views given by probes__seed_fresh() */
 };
@@ -154,6 +156,17 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	if (o->max_unwind_tables && o->max_unwind_tables < BPFSYM_UNW_MAX_TABLES) {
 		bpf_map__set_max_entries(s->maps.unw_tables, o->max_unwind_tables);
 		bpf_map__set_max_entries(s->maps.unw_files, o->max_unwind_tables);
+	}
+	/* Off-CPU: the program and room in its maps only when asked for. */
+	s->rodata->want_offcpu = o->off_cpu;
+	s->rodata->offcpu_min_ns = o->off_cpu_min_ns;
+	s->rodata->offcpu_states = o->off_cpu_states;
+	bpf_program__set_autoload(s->progs.on_switch, o->off_cpu);
+	if (!o->off_cpu) {
+		bpf_map__set_max_entries(s->maps.offcpu_starts, 1);
+		bpf_map__set_max_entries(s->maps.offcpu_seen, 1);
+		bpf_map__set_max_entries(s->maps.offcpu_sum0, 1);
+		bpf_map__set_max_entries(s->maps.offcpu_sum1, 1);
 	}
 	/* The first sample's maps exist only for it. */
 	if (!o->first_sample) {
@@ -503,9 +516,97 @@ int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, co
 	return 0;
 }
 
+int probes__attach_offcpu(struct probes *p)
+{
+	int err;
+
+	if (!p->sampler->rodata->want_offcpu || p->offcpu)
+		return 0;
+	p->offcpu = bpf_program__attach(p->sampler->progs.on_switch);
+	if (!p->offcpu) {
+		err = -errno;
+		pr_err("bpfsym: attaching the off-CPU program to sched_switch failed: %s\n", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+#define OFFCPU_BATCH	1024
+#define OFFCPU_FLIP_GAP_NS	(10 * 1000000ull)	/* 10 ms */
+
+/* Read and empty sums map @fd: each key to @cb.  0 or -errno. */
+static int offcpu_drain_map(int fd, int (*cb)(void *ctx, uint64_t key, const struct bpfsym_offcpu_sum *v),
+			    void *ctx)
+{
+	static uint64_t keys[OFFCPU_BATCH];
+	static struct bpfsym_offcpu_sum vals[OFFCPU_BATCH];
+	uint64_t in = 0, out = 0;
+	bool first = true;
+	uint32_t n, i;
+	int err, ret;
+
+	/* Nothing writes this map now: a batch read and deleted is all of it, once. */
+	for (;;) {
+		n = OFFCPU_BATCH;
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		ret = err ? -errno : 0;
+		for (i = 0; i < n && i < OFFCPU_BATCH; i++) {
+			err = cb(ctx, keys[i], &vals[i]);
+			if (err)
+				return err;
+		}
+		if (ret == -ENOENT)
+			return 0;
+		if (ret)
+			return ret;
+		in = out;
+		first = false;
+	}
+}
+
+int probes__offcpu_drain(struct probes *p, bool final,
+			 int (*cb)(void *ctx, uint64_t key, const struct bpfsym_offcpu_sum *v), void *ctx)
+{
+	struct sampler_bpf *s = p->sampler;
+	uint32_t gen;
+	int err;
+
+	if (!s->rodata->want_offcpu)
+		return 0;
+	/*
+	 * A program that read offcpu_gen just before the last flip may still
+	 * be adding into the map left then: read it only once that is long
+	 * past (programs run for microseconds), else at the next call.
+	 */
+	if (!final && clock_ns(CLOCK_MONOTONIC) - p->offcpu_flip_ns < OFFCPU_FLIP_GAP_NS)
+		return 0;
+	gen = __atomic_load_n(&s->bss->offcpu_gen, __ATOMIC_RELAXED);
+	/* The map BPF writes is gen & 1: the other was left a drain ago. */
+	err = offcpu_drain_map(bpf_map__fd((gen & 1) ? s->maps.offcpu_sum0 : s->maps.offcpu_sum1), cb, ctx);
+	if (err)
+		return err;
+	if (final)
+		return offcpu_drain_map(bpf_map__fd((gen & 1) ? s->maps.offcpu_sum1 : s->maps.offcpu_sum0), cb,
+					ctx);
+	__atomic_store_n(&s->bss->offcpu_gen, gen + 1, __ATOMIC_RELEASE);
+	p->offcpu_flip_ns = clock_ns(CLOCK_MONOTONIC);
+	return 0;
+}
+
+void probes__offcpu_forget(struct probes *p, const uint64_t *keys, size_t nr)
+{
+	int fd = bpf_map__fd(p->sampler->maps.offcpu_seen);
+
+	for (size_t i = 0; i < nr; i++)
+		bpf_map_delete_elem(fd, &keys[i]);
+}
+
 void probes__detach_sampler(struct probes *p)
 {
 	int cpu;
+
+	bpf_link__destroy(p->offcpu);
+	p->offcpu = NULL;
 
 	for (cpu = 0; cpu < p->nr_cpus; cpu++) {
 		bpf_link__destroy(p->links[cpu]);

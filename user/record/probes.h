@@ -36,6 +36,10 @@ struct probes_opts {
 					 * sampler_exec.bpf.o */
 	bool pend_maps;			/* lazy_maps without first_sample: from the lists the
 					 * tracker keeps (bpf/pend.bpf.h) */
+	/* --off-cpu (bpf/offcpu.bpf.h): loaded and attached only when set. */
+	bool off_cpu;
+	uint64_t off_cpu_min_ns;	/* shorter intervals dropped, counted */
+	uint32_t off_cpu_states;	/* 1 << enum bpfsym_offstate kept */
 };
 
 /* Open and load the BPF objects; NULL + errno (the reason already printed). */
@@ -86,6 +90,26 @@ int probes__snapshot(struct probes *p, int (*cb)(void *ctx, const void *rec, siz
  */
 int probes__attach_sampler(struct probes *p, uint32_t freq, bool kernel_only, const char **event,
 			   const bool *cpus, size_t nr_cpus);
+
+/*
+ * With off_cpu: attach the sched_switch program (off-CPU time), after the
+ * sampler.  0 (also without off_cpu) or -errno (printed).
+ */
+int probes__attach_offcpu(struct probes *p);
+
+/*
+ * Off-CPU sums (bpf/offcpu.bpf.h): @cb gets each key's time summed since
+ * it was last read, from the map BPF stopped writing at the previous
+ * call (so stable), which is then emptied; then BPF is flipped to the
+ * other map.  With @final (the program detached: nothing writes), both
+ * maps are read.  A non-zero return from @cb stops and is returned.  0
+ * or -errno.
+ */
+int probes__offcpu_drain(struct probes *p, bool final,
+			 int (*cb)(void *ctx, uint64_t key, const struct bpfsym_offcpu_sum *v), void *ctx);
+
+/* Forget that the stacks of @nr @keys were sent: BPF sends each again when next taken. */
+void probes__offcpu_forget(struct probes *p, const uint64_t *keys, size_t nr);
 
 /* Stop sampling (the tracker stays, so the ring buffer can be drained). */
 void probes__detach_sampler(struct probes *p);

@@ -35,6 +35,7 @@
 #include "record/preflight.h"
 #include "record/pace.h"
 #include "record/kfeatures.h"
+#include "record/offcpu.h"
 #include "record/probes.h"
 #include "model/procmap.h"
 #include "record/header.h"
@@ -43,6 +44,7 @@
 #include "record/rotate.h"
 #include "record/rtmaps.h"
 #include "record/snapshot.h"
+#include "record/summary.h"
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
 #include "base/inputcap.h"
@@ -185,7 +187,7 @@ static void call_hook(struct recorder *r, bool final)
 static int run_loop(struct recorder *r)
 {
 	const struct record_opts *o = r->o;
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), now, last_flush = start, last_status = 0;
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), now, last_flush = start, last_status = 0, last_off = start;
 	uint64_t deadline = o->duration > 0 ? start + (uint64_t)(o->duration * NSEC_PER_SEC) : 0;
 	int status_line = !o->quiet && isatty(STDERR_FILENO);
 	/* --max-size sees the bytes flushed: more often, so the file ends nearer the bound. */
@@ -213,6 +215,10 @@ static int run_loop(struct recorder *r)
 		if (err < 0 && err != -EINTR)
 			return r->err ? r->err : err;
 		err = ingest__sync_unwind(r->ing) ?: ingest__tick(r->ing);
+		if (!err && (now = clock_ns(CLOCK_MONOTONIC)) - last_off >= OFFCPU_READ_NS) {
+			err = offcpu__read(r->bpf, r->ing, now, false);
+			last_off = now;
+		}
 		err = err && r->rot ? rotate__drop(r->rot, err) : err;	/* a waiting sample, full disk */
 		/*
 		 * No switch once a stop is pending: a switch that fell due while
@@ -353,6 +359,9 @@ static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
 		.lazy_maps = lazy_maps(r->o),
 		.first_sample = kfeatures__first_sample(&r->kf),
 		.pend_maps = lazy_maps(r->o) && !kfeatures__first_sample(&r->kf),
+		.off_cpu = o->off_cpu,
+		.off_cpu_min_ns = o->off_cpu_min_ns,
+		.off_cpu_states = o->off_cpu_states ? o->off_cpu_states : (1u << BPFSYM_OS_NR) - 1,
 	};
 }
 
@@ -520,7 +529,8 @@ static int recorder__attach(struct recorder *r)
 			"kernel frames stay unnamed\n", preflight__has_cap(CAP_SYSLOG) ? "" : "; grant CAP_SYSLOG");
 	record_header__fill(&r->hdr, r->o, r->sym ? symbolizer__text_addr(r->sym) : 0, event);
 	kfeatures__describe(&r->kf, lazy_maps(o), r->hdr.kfeatures, sizeof(r->hdr.kfeatures));
-	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event, o->cpus, o->nr_cpus))
+	if (probes__attach_sampler(r->bpf, o->freq, o->kernel_only, &event, o->cpus, o->nr_cpus) ||
+	    probes__attach_offcpu(r->bpf))
 		return RUN_FAILED;
 	snprintf(r->hdr.event, sizeof(r->hdr.event), "%s", event);
 	r->w = output__writer(&r->out, &r->hdr);
@@ -550,7 +560,9 @@ static int rotation_drain(void *ctx)
 	struct recorder *r = ctx;
 	int err = drain__run(&r->drain, r->rb, -1);
 
-	return err < 0 && err != -EINTR ? (r->err ? r->err : err) : 0;
+	if (err < 0 && err != -EINTR)
+		return r->err ? r->err : err;
+	return offcpu__read(r->bpf, r->ing, clock_ns(CLOCK_MONOTONIC), false);
 }
 
 /* --switch-output: rotate takes over the file just opened.  0 or -ENOMEM. */
@@ -612,29 +624,6 @@ static int recorder__start(struct recorder *r)
 	return RUN_OK;
 }
 
-/* Files that did not answer in time: the frames that paid for it, and how the pool fared. */
-static void warn_no_answer(const struct recorder *r)
-{
-	struct offload_stats st;
-
-	offload__stats(r->pool, &st);
-	/*
-	 * A file that answered late is a slow one (a loaded machine, a VM):
-	 * its frames were named once it did, so only -v says so.  One still
-	 * unanswered at the end, or jobs refused, cost names for good.
-	 */
-	if (st.busy || st.refused)
-		pr_warn("bpfsym: %llu file opens or reads still unanswered at the end (a hung file "
-			"system?) and %llu found every worker busy: their frames say 'file did not "
-			"answer'\n", (unsigned long long)st.busy, (unsigned long long)st.refused);
-	pr_debug("bpfsym: file jobs: %llu run, %llu timed out (%llu cut by the wait budget), "
-		 "%llu refused, %llu given up (%llu ended later), %llu workers\n",
-		 (unsigned long long)st.jobs, (unsigned long long)st.timeouts,
-		 (unsigned long long)st.over_budget, (unsigned long long)st.refused,
-		 (unsigned long long)st.abandoned, (unsigned long long)st.late,
-		 (unsigned long long)st.threads);
-}
-
 /* What the counters say went missing, and the details with -v. */
 static void warn_counts(const struct recorder *r, const uint64_t *stats)
 {
@@ -670,7 +659,8 @@ static void warn_counts(const struct recorder *r, const uint64_t *stats)
 			 (unsigned long long)stats[BPFSYM_STAT_FIRST_LOST]);
 	if (r->umaps)
 		unwmaps__log_views(r->umaps, ist->views_wanted);
-	warn_no_answer(r);
+	record__log_no_answer(r->pool);
+	record__log_offcpu(stats, ist);
 	pr_debug("bpfsym: samples: %llu put in the ring buffer, %llu read, %llu written\n",
 		 (unsigned long long)stats[BPFSYM_STAT_SAMPLES], (unsigned long long)ist->symbolized,
 		 (unsigned long long)ist->samples);
@@ -702,6 +692,7 @@ static void fill_end(struct recorder *r, const uint64_t *stats)
 				r->o->call_graph == BPFSYM_USTACK_FP ? RPT_CG_FP : RPT_CG_UNKNOWN;
 	if (r->umaps)
 		unwmaps__fill_end(r->umaps, h);
+	offcpu__fill_end(stats, h);
 }
 
 /* Write the END record and close; then, and only then, the summary.  RUN_OK or RUN_FAILED. */
@@ -750,6 +741,7 @@ static int recorder__record(struct recorder *r)
 	if (!err && !r->err) {
 		err = ring_buffer__consume(r->rb);
 		err = err < 0 ? (r->err ? r->err : err) : 0;
+		err = err ?: offcpu__read(r->bpf, r->ing, clock_ns(CLOCK_MONOTONIC), true);
 	}
 	/* Fetches under way end at their next progress call (~1 s): their frames are not waited for. */
 	dinfod__stop();

@@ -101,6 +101,10 @@ struct record_opts {
 	size_t nr_cpus;
 	bool cpu_clock;			/* -e cpu-clock: the software clock even with a PMU */
 	uint64_t max_size;		/* --max-size: stop once the file has this many bytes; 0: never */
+	/* --off-cpu (issue 28): time off the CPU, by stack and state, beside the samples. */
+	bool off_cpu;
+	uint64_t off_cpu_min_ns;	/* --off-cpu-thresh: shorter intervals dropped, counted */
+	uint32_t off_cpu_states;	/* --off-cpu-state: 1 << enum bpfsym_offstate kept; 0: all */
 	const struct record_hook *hook;	/* NULL: none (--listen sets one) */
 };
 

@@ -245,6 +245,8 @@ static void file_end(const struct rotate *rot, const struct report_writer *w, co
 		h->dinfod[i] -= b->dinfod[i];
 	for (i = 0; i < RPT_INTERP_MAX; i++)
 		h->interp[i] -= b->interp[i];
+	for (i = 0; i < RPT_OFFCPU_MAX; i++)
+		h->offcpu[i] -= b->offcpu[i];
 	/* Processes seen in this file; the unwinder's figures stay the recording's (state, not counts). */
 	h->nr_procs = report_writer__nr_pids(w);
 	h->unwritten = rot->unwritten;
