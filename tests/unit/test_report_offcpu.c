@@ -236,6 +236,21 @@ static void test_roundtrip(void)
 	report__free(r);
 }
 
+/* A writer of scratch file @name with one empty stack (id 0), or NULL (a failure). */
+static struct report_writer *open_bare(const char *name, char *path, size_t len)
+{
+	struct report_writer *w;
+	uint32_t sid;
+
+	path_of(path, len, name);
+	w = report_writer__open(path, &hdr);
+	if (ASSERT_OK_PTR(w, "open") && !ASSERT_OK(report_writer__stack(w, NULL, 0, &sid), "stack")) {
+		report_writer__abort(w);
+		return NULL;
+	}
+	return w;
+}
+
 /*
  * A recording killed after a flush: the OFFCPU records of its whole
  * blocks read, and counted as the header's records (no END to check).
@@ -244,22 +259,18 @@ static void test_truncated(void)
 {
 	struct rpt_offcpu o = { .comm = "x", .pid = 1, .tid = 1, .state = RPT_OS_OTHER, .ns = 5, .count = 1 };
 	char path[PATH_MAX];
-	struct report_writer *w;
+	struct report_writer *w = open_bare("killed.data", path, sizeof(path));
 	struct report *r;
-	uint32_t sid;
 	int i;
 
-	path_of(path, sizeof(path), "killed.data");
-	w = report_writer__open(path, &hdr);
-	if (!ASSERT_OK_PTR(w, "open") || !ASSERT_OK(report_writer__stack(w, NULL, 0, &sid), "stack"))
-		goto out;
+	if (!w)
+		return;
 	for (i = 0; i < 5; i++) {
 		o.time = (uint64_t)i;
 		ASSERT_OK(report_writer__offcpu(w, &o), "offcpu");
 		if (i == 2)
 			ASSERT_OK(report_writer__flush(w), "flush");
 	}
-out:
 	report_writer__abort(w);	/* the last two never reach the file */
 	r = report__open(path, errbuf, sizeof(errbuf));
 	if (!ASSERT_OK_PTR(r, errbuf))
@@ -281,18 +292,14 @@ static void test_writer_refuses(void)
 		{ .state = RPT_OS_SLEEP, .ns = 1, .count = 1, .stack = 1 },
 	};
 	char path[PATH_MAX];
-	struct report_writer *w;
-	uint32_t id;
+	struct report_writer *w = open_bare("refuse.data", path, sizeof(path));
 	size_t i;
 
-	path_of(path, sizeof(path), "refuse.data");
-	w = report_writer__open(path, &hdr);
-	if (!ASSERT_OK_PTR(w, "open") || !ASSERT_OK(report_writer__stack(w, NULL, 0, &id), "stack"))
-		goto out;
+	if (!w)
+		return;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ASSERT_EQ(report_writer__offcpu(w, &bad[i]), -EINVAL, "refused");
 	ASSERT_EQ(report_writer__offcpu(w, NULL), -EINVAL, "NULL refused");
-out:
 	report_writer__abort(w);
 }
 
