@@ -249,7 +249,7 @@ fuzz_objs = $(patsubst user/%.c,$(FUZZ_DIR)/obj/%.o,$(call srcs_of,$(1)) $(wildc
 $(FUZZ_DIR)/fuzz_elfsym: tests/fuzz/fuzz_elfsym.c $(call fuzz_objs,elfsym elfsym_symtab elfplt elfnote symidx minidebug)
 	$(FUZZ_LINK)
 # The report reader and the views (with what --symfs and --kallsyms rename frames by).
-FUZZ_REPORT_MODS := report_read report_offcpu report_write report_loaded report_merge report_windex report_end report_cgroup container view_ctr reasons report_view report_agg \
+FUZZ_REPORT_MODS := report_read report_loaded report_merge report_windex report_end report_offcpu report_cgroup container view_ctr reasons report_view report_agg \
 		view_opts report_table report_header report_script report_flame report_flame_tree \
 		xml_text frame_namer kallsyms symfs imgcache \
 		debugfile debuginfod demangle fileid elfsym elfsym_symtab elfplt elfnote symidx minidebug procmap mapsline pathstore
@@ -297,7 +297,7 @@ $(FUZZ_DIR)/fuzz_pprof: tests/fuzz/fuzz_pprof.c $(call fuzz_objs,report_pprof re
 $(FUZZ_BINS): $(HDRS) $(PROTO_HDRS) $(wildcard tests/fuzz/*.h)
 
 # The report seeds come from the real writer, itself sanitized.
-$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_offcpu report_windex report_read report_loaded report_merge report_end report_cgroup reasons) $(wildcard user/base/*.c) \
+$(FUZZ_DIR)/gen_report_seeds: tests/fuzz/gen_report_seeds.c $(call srcs_of,report_write report_write_offcpu report_windex report_read report_loaded report_merge report_end report_offcpu report_cgroup reasons) $(wildcard user/base/*.c) \
 		$(HDRS) | $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) $(LDLIBS)
 

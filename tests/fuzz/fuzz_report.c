@@ -121,6 +121,16 @@ static void walk(const struct report *r)
 		CHECK(report__stack(r, s->stack, &n));
 	}
 	CHECK(!report__sample(r, ns));
+	/* OFFCPU records (issue 28): as SAMPLE's, and a known state, some time, an interval. */
+	CHECK(h->offcpu[RPT_OC_RECORDS] == report__nr_offcpu(r));
+	for (i = 0; i < report__nr_offcpu(r); i++) {
+		const struct rpt_offcpu *o = report__offcpu(r, i);
+
+		CHECK(o && o->comm && strlen(o->comm) < SIZE_MAX);
+		CHECK(report__stack(r, o->stack, &n));
+		CHECK(o->state <= RPT_OS_OTHER && rpt_offstate__str(o->state) && o->ns && o->count);
+	}
+	CHECK(!report__offcpu(r, report__nr_offcpu(r)));
 	for (i = 0; i < report__nr_cgroups(r); i++) {
 		const struct rpt_cgroup *g = report__cgroup(r, i);
 
@@ -217,6 +227,16 @@ static void views(const struct report *r)
 		report_script__write(devnull, r, &renamed);
 		frame_namer__free(namer);
 	}
+	/* Off-CPU time alone, then wall-clock time, one state of it (issue 28). */
+	for (i = 0; i < 2; i++) {
+		struct view_opts timed = { .metric = i ? VIEW_METRIC_WALL : VIEW_METRIC_OFFCPU,
+					   .off_states = i ? 1u << RPT_OS_DISK : 0 };
+
+		report_view__table(devnull, r, &timed);
+		report_view__folded(devnull, r, &timed);
+		flame(r, &timed);
+		report_script__write(devnull, r, &timed);
+	}
 	if (!s)
 		return;
 	comm = s->comm;
@@ -236,6 +256,7 @@ static void views(const struct report *r)
 static void merged(struct report *r, const uint8_t *data, size_t len)
 {
 	size_t ns = report__nr_samples(r), nm = report__nr_modules(r), nf = report__nr_frames(r);
+	size_t no = report__nr_offcpu(r);
 	struct report *v[2] = { r, report__open_mem(data, len, NULL, 0) }, *m;
 	char warn[256] = "x";
 
@@ -246,7 +267,7 @@ static void merged(struct report *r, const uint8_t *data, size_t len)
 		return;
 	}
 	CHECK(!warn[0]);
-	CHECK(report__nr_samples(m) == 2 * ns);
+	CHECK(report__nr_samples(m) == 2 * ns && report__nr_offcpu(m) == 2 * no);
 	CHECK(report__nr_modules(m) <= nm && report__nr_frames(m) <= nf);
 	walk(m);
 	views(m);

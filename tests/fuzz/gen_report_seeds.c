@@ -27,6 +27,7 @@ struct recording {
 	size_t flush_every;	/* 0: only at close */
 	bool abort;		/* no END record: what a killed recorder leaves */
 	bool forget;		/* a writer's index that forgets at every call, every id interned again */
+	bool offcpu;		/* off-CPU time (issue 28): an OFFCPU record after every third sample */
 };
 
 static const struct recording recordings[] = {
@@ -37,6 +38,8 @@ static const struct recording recordings[] = {
 	{ "killed", 45, 10, true, false },
 	{ "many", 400, 150, false, false },
 	{ "forget", 60, 20, false, true },
+	{ "offcpu", 60, 20, false, false, true },
+	{ "offcpu_killed", 45, 10, true, false, true },
 };
 
 static const struct rpt_header hdr = {
@@ -138,7 +141,10 @@ static int write_recording(const struct recording *rec, const char *path)
 	size_t i;
 	int err = 0;
 
-	w = report_writer__open(path, &hdr);
+	final.off_cpu = rec->offcpu;
+	final.off_cpu_states = rec->offcpu ? RPT_OS_ALL : 0;
+	final.off_cpu_min_ns = rec->offcpu ? 1000 : 0;
+	w = report_writer__open(path, &final);
 	if (!w)
 		return fail("report_writer__open", path, errno);
 	if (rec->forget)
@@ -165,6 +171,11 @@ static int write_recording(const struct recording *rec, const char *path)
 		if (rec->forget && i % 10 == 9)
 			err = err ?: intern_all(w, sids);
 		err = err ?: report_writer__sample(w, &s);
+		if (!err && rec->offcpu && i % 3 == 2)
+			err = report_writer__offcpu(w, &(struct rpt_offcpu){
+				.time = s.time - 500000, .cgroup = s.cgroup, .comm = s.comm, .pid = s.pid,
+				.tid = s.tid, .stack = s.stack, .state = (uint32_t)(i % RPT_OS__NR),
+				.ns = 1000 + i * 1000003, .count = 1 + i % 4 });
 		if (!err && rec->flush_every && (i + 1) % rec->flush_every == 0)
 			err = report_writer__flush(w);
 	}
@@ -182,6 +193,8 @@ static int write_recording(const struct recording *rec, const char *path)
 	final.lost_samples = 3;
 	final.lost_events = 2;
 	final.nr_procs = 7;
+	final.offcpu[RPT_OC_SHORT] = rec->offcpu ? 5 : 0;
+	final.offcpu[RPT_OC_LOST] = rec->offcpu ? 1 : 0;
 	err = report_writer__close(w, &final);
 	return err ? fail("report_writer__close", path, -err) : 0;
 }

@@ -43,6 +43,15 @@
 #    with samples in every second of the abuse;
 #  - targets: -- COMMAND with -d, and -p PID, each serve a profile of
 #    their target only;
+#  - offcpu: /debug/pprof/offcpu (issue 28): of the main recording (no
+#    --off-cpu), 404 saying to record with --off-cpu, and listed on the
+#    index; of `record --off-cpu -- sh -c 'loop of sleep 0.05'`, a 5 s
+#    window is a pprof whose default sample type is off_cpu, whose
+#    off-CPU time of comm sleep is 40 to 120 % of the window's seconds
+#    (one sleep process at a time, asleep but while it forks and execs:
+#    ~65 % here; the recorder sums in BPF and writes the sums about once a
+#    second, so a window's edges are that loose), in a stack through a
+#    nanosleep kernel function, state sleeping;
 #  - ipv6: [::1]:PORT serves;
 #  - unix: --listen unix:PATH --listen-group GROUP: the socket is 0660 in
 #    GROUP; root and a uid in GROUP (setpriv) are served, a uid outside it
@@ -56,7 +65,8 @@ lib_init integration/listen_port_in_use integration/listen_profile_top integrati
 	integration/listen_metrics integration/listen_bad_requests integration/listen_concurrent \
 	integration/listen_abuse integration/listen_parca integration/listen_alloy integration/listen_sigint \
 	integration/listen_targets integration/listen_ipv6 integration/listen_host integration/listen_per_peer \
-	integration/listen_slow_client integration/listen_unix integration/listen_unix_refuse
+	integration/listen_slow_client integration/listen_unix integration/listen_unix_refuse \
+	integration/listen_offcpu
 
 # Debian's python3 and its python3-yaml (the python3 on PATH may be another build).
 PY=/usr/bin/python3
@@ -470,6 +480,40 @@ reap "$r3"
 [ "$REAP_RC" -eq 0 ] || why="$why; -p -d 6: status $REAP_RC"
 stop "$h2"
 if [ -z "$why" ]; then pass $name; else fail $name "${why#; }"; show "$T/pid.tags"; fi
+
+# ---- off-CPU time: 404 without --off-cpu; with it, the window's sleeping time.
+name=integration/listen_offcpu
+why=
+p4=$($CLIENT freeport)
+bg_rec offnone -F 49 -q -d 8 --listen "127.0.0.1:$p4" -o "$T/offnone.data" -- sleep 5
+r4=$BG_PID
+wait_until 30 curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$p4/metrics"
+st=$(curl -sS --max-time 10 -o "$T/offnone.body" -w '%{http_code}' "http://127.0.0.1:$p4/debug/pprof/offcpu?seconds=1")
+[ "$st" = 404 ] && grep -q 'record with --off-cpu' "$T/offnone.body" ||
+	why="$why; without --off-cpu: status $st, '$(head -c 200 "$T/offnone.body")' (expected 404 saying to record with --off-cpu)"
+curl -sS --max-time 10 "http://127.0.0.1:$p4/" | grep -q '^/debug/pprof/offcpu?seconds=N ' || why="$why; not on the index"
+reap "$r4"
+p5=$($CLIENT freeport)
+# The recorder's --off-cpu is the lead's (issue 28): this part needs it.
+bg_rec offcpu -F 49 -q -d 14 --off-cpu --listen "127.0.0.1:$p5" -o "$T/offcpu.data" -- \
+	sh -c 'i=0; while [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done'
+r5=$BG_PID
+wait_until 30 sh -c "curl -sf --max-time 2 -o /dev/null http://127.0.0.1:$p5/metrics || ! kill -0 $r5"
+curl -sS --max-time 30 -o "$T/off.pb.gz" -w '%{http_code}' "http://127.0.0.1:$p5/debug/pprof/offcpu?seconds=5" > "$T/off.code"
+[ "$(cat "$T/off.code")" = 200 ] || why="$why; --off-cpu: status $(cat "$T/off.code"): $(head -c 200 "$T/off.pb.gz")"
+pprof -raw "$T/off.pb.gz" > "$T/off.raw"
+grep -q '^Samples:' "$T/off.raw" && sed -n '/^Samples:/{n;p;q}' "$T/off.raw" | grep -q 'off_cpu/nanoseconds' ||
+	why="$why; no off_cpu sample type"
+pprof -top -nodecount=10000 -unit=ms -tagfocus=comm=sleep "$T/off.pb.gz" > "$T/off.top"
+grep -q '^Type: off_cpu' "$T/off.top" || why="$why; the default sample type is not off_cpu"
+ms=$(sed -n 's/^Showing nodes accounting for \([0-9.]*\)ms.*/\1/p' "$T/off.top" | cut -d. -f1)
+[ -n "$ms" ] && [ "$ms" -ge 2000 ] && [ "$ms" -le 6000 ] || why="$why; sleep's off-CPU time in a 5 s window: '${ms:-none}' ms"
+pprof -top -nodecount=10000 -tagfocus=state=sleeping -focus=nanosleep "$T/off.pb.gz" > "$T/off.sleep" ||
+	why="$why; no nanosleep stack in state sleeping"
+grep -qi 'nanosleep' "$T/off.sleep" || why="$why; no nanosleep frame: $(head -c 300 "$T/off.sleep")"
+reap "$r5"
+[ "$REAP_RC" -eq 0 ] || why="$why; record --off-cpu: status $REAP_RC: $(head -c 200 "$T/offcpu.err")"
+if [ -z "$why" ]; then pass $name; note "offcpu: sleep off the CPU $ms ms of a 5 s window"; else fail $name "${why#; }"; show "$T/off.top"; fi
 
 # ---- IPv6 loopback.
 name=integration/listen_ipv6

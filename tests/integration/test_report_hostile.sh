@@ -36,7 +36,7 @@ rss_of() {
 }
 
 rss_ok=1
-for kind in samples modules stacks cgroups; do
+for kind in samples modules stacks cgroups offcpu; do
 	"$T/report_bomb" "$T/base.data" "$kind" 16 > /dev/null || fail_all "report_bomb $kind failed"
 	rss_of "$T/base.data"
 	base=$RSS

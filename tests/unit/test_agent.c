@@ -8,7 +8,8 @@
  * the recording's end cuts an open window short and serves it, and later
  * requests get 503.  The budget of bytes in flight: a window past it is
  * cut, and while its pprof is still held (until its connection closes) a
- * new request is 503.
+ * new request is 503.  /debug/pprof/offcpu: 404 without --off-cpu; with
+ * it, the off-CPU profile's sample types and default.
  */
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -150,26 +151,26 @@ static bool windows_become(struct agent *ag, struct rec *r, int want)
 	return ASSERT_TRUE(false, line + 1);
 }
 
-/* The gzipped pprof after the head of @c's answer: sample count and duration. */
-static bool unpack(const struct client *c, uint64_t *count, int64_t *dur_ns)
+/* The gzipped pprof after the head of @c's answer (free_unpacked by the caller), or NULL (a failure). */
+static Perftools__Profiles__Profile *unpack_profile(const struct client *c)
 {
 	const char *body = c->resp ? strstr(c->resp, "\r\n\r\n") : NULL;
 	Perftools__Profiles__Profile *p;
 	uLongf cap = 1 << 22;
 	unsigned char *out;
 	z_stream z = { 0 };
-	size_t i;
 	int zr;
 
 	if (!ASSERT_OK_PTR(body, "an answer") ||
 	    !ASSERT_TRUE(!strncmp(c->resp, "HTTP/1.1 200 ", 13), c->resp) ||
 	    !ASSERT_TRUE(strstr(c->resp, "Content-Type: application/octet-stream\r\n") != NULL, "content type"))
-		return false;
+		return NULL;
 	body += 4;
 	out = malloc(cap);
 	if (!out || inflateInit2(&z, 15 + 16) != Z_OK) {
 		free(out);
-		return ASSERT_TRUE(false, "zlib");
+		ASSERT_TRUE(false, "zlib");
+		return NULL;
 	}
 	z.next_in = (unsigned char *)body;
 	z.avail_in = (uInt)(c->len - (size_t)(body - c->resp));
@@ -179,11 +180,21 @@ static bool unpack(const struct client *c, uint64_t *count, int64_t *dur_ns)
 	inflateEnd(&z);
 	if (!ASSERT_EQ(zr, Z_STREAM_END, "a whole gzip stream")) {
 		free(out);
-		return false;
+		return NULL;
 	}
 	p = perftools__profiles__profile__unpack(NULL, z.total_out, out);
 	free(out);
-	if (!ASSERT_OK_PTR(p, "a profile.proto"))
+	ASSERT_OK_PTR(p, "a profile.proto");
+	return p;
+}
+
+/* The gzipped pprof after the head of @c's answer: sample count and duration. */
+static bool unpack(const struct client *c, uint64_t *count, int64_t *dur_ns)
+{
+	Perftools__Profiles__Profile *p = unpack_profile(c);
+	size_t i;
+
+	if (!p)
 		return false;
 	*count = 0;
 	for (i = 0; i < p->n_sample; i++)
@@ -372,6 +383,88 @@ out:
 	agent__free(ag);
 }
 
+/* The name of @p's string @i. */
+static const char *pstr(const Perftools__Profiles__Profile *p, int64_t i)
+{
+	return i >= 0 && (size_t)i < p->n_string_table ? p->string_table[i] : "?";
+}
+
+/* /debug/pprof/offcpu of a recording without --off-cpu: 404, saying how to get one; the index lists it. */
+static void test_offcpu_none(void)
+{
+	struct agent *ag = start_agent(0);
+	struct client c;
+	struct rec r;
+
+	if (!ag || !rec_open(&r, "offnone", false))
+		goto out;
+	if (client_start(&c, "/debug/pprof/offcpu?seconds=1", false)) {
+		client_wait(&c, ag, &r);
+		ASSERT_TRUE(c.resp && !strncmp(c.resp, "HTTP/1.1 404 ", 13) &&
+			    strstr(c.resp, "record with --off-cpu"), c.resp ? c.resp : "no answer");
+		client_end(&c);
+	}
+	if (client_start(&c, "/", false)) {
+		client_wait(&c, NULL, &r);
+		ASSERT_TRUE(c.resp && strstr(c.resp, "\n/debug/pprof/offcpu?seconds=N "), "on the index");
+		client_end(&c);
+	}
+	rec_close(&r);
+out:
+	agent__free(ag);
+}
+
+/*
+ * A recording with --off-cpu: /debug/pprof/offcpu is a pprof of three
+ * sample types, off_cpu the default, holding the window's off-CPU time
+ * only (none here: the recorder's OFFCPU records are the lead's ingest's;
+ * its CPU samples are not in it); /debug/pprof/profile the same types,
+ * cpu the default, the CPU samples in it.
+ */
+static void test_offcpu_window(void)
+{
+	struct agent *ag = start_agent(0);
+	const char *const paths[] = { "/debug/pprof/offcpu?seconds=1", "/debug/pprof/profile?seconds=1" };
+	struct client c;
+	struct rec r;
+	int i, k;
+
+	if (!ag || !rec_open(&r, "offwin", false))
+		goto out;
+	r.hdr.off_cpu = 1;
+	r.hdr.off_cpu_states = RPT_OS_ALL;
+	task_ev(&r, BPFSYM_EV_FORK, PID, 1, 1);
+	map_lib(&r, PID, our_mnt_ns, 2);
+	for (k = 0; k < 2; k++) {
+		Perftools__Profiles__Profile *p;
+		uint64_t samples = 0;
+		size_t j;
+
+		if (!client_start(&c, paths[k], false))
+			break;
+		if (windows_become(ag, &r, 1)) {
+			for (i = 0; i < 3; i++)
+				ASSERT_OK(feed_pair(&r), "in the window");
+			client_wait(&c, ag, &r);
+			p = unpack_profile(&c);
+			if (p && ASSERT_EQ(p->n_sample_type, (size_t)3, "samples, cpu, off_cpu")) {
+				ASSERT_STREQ(pstr(p, p->sample_type[2]->type), "off_cpu", "the third type");
+				ASSERT_STREQ(pstr(p, p->default_sample_type), k ? "cpu" : "off_cpu", "the default");
+				for (j = 0; j < p->n_sample; j++)
+					samples += (uint64_t)p->sample[j]->value[0];
+				ASSERT_EQ(samples, k ? (uint64_t)3 : 0, "CPU samples: in the CPU profile only");
+			}
+			if (p)
+				perftools__profiles__profile__free_unpacked(p, NULL);
+		}
+		client_end(&c);
+		windows_become(ag, &r, 0);
+	}
+	rec_close(&r);
+out:
+	agent__free(ag);
+}
+
 int main(void)
 {
 	setup_or_report();
@@ -379,6 +472,8 @@ int main(void)
 	RUN_TEST(test_gone_early);
 	RUN_TEST(test_final_cut);
 	RUN_TEST(test_budget);
+	RUN_TEST(test_offcpu_none);
+	RUN_TEST(test_offcpu_window);
 	cleanup();
 	return TEST_EXIT();
 }

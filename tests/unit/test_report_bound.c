@@ -111,7 +111,8 @@ static struct report *open_measured(const uint8_t *data, size_t len, size_t *use
 	return r;
 }
 
-static const char *const kinds[] = { "samples", "strings", "modules", "frames", "stacks", "cgroups", "forget" };
+static const char *const kinds[] = { "samples", "strings", "modules", "frames", "stacks", "cgroups", "forget",
+				     "offcpu" };
 
 /*
  * Each kind of bomb, at 16 MiB of records (the old reader took 64 from a

@@ -39,6 +39,7 @@
 #include "report/report.h"
 #include "symbolize/symbolizer.h"
 #include "view/format/report_pprof.h"
+#include "view/view_opts.h"
 
 #define NSEC_PER_SEC		1000000000ull
 #define DEFAULT_SECONDS		30	/* Go's */
@@ -56,6 +57,7 @@ enum win_state { W_FREE = 0, W_QUEUED, W_ACTIVE, W_DONE, W_MAKING, W_MADE, W_SEN
 struct window {
 	enum win_state st;
 	uint32_t seconds;
+	bool offcpu;			/* /debug/pprof/offcpu: off-CPU time, not CPU samples (issue 28) */
 	struct httpd_conn *conn;	/* the server's; the recorder never touches it */
 	uint64_t end_ns;		/* CLOCK_MONOTONIC */
 	int memfd;
@@ -98,6 +100,11 @@ static int window__open(struct window *w, const struct record_tick *t, const uin
 	if (w->memfd < 0)
 		return -errno;
 	w->h = *t->hdr;
+	/*
+	 * The recording's off-CPU counters so far are not the window's: its
+	 * END says 0 (the writer counts the window's own OFFCPU records).
+	 */
+	memset(w->h.offcpu, 0, sizeof(w->h.offcpu));
 	/* pprof's time_nanos; sample times stay relative to the recording's start_mono_ns. */
 	w->h.start_wall_ns = clock_ns(CLOCK_REALTIME);
 	memcpy(w->bpf0, bpf, sizeof(w->bpf0));
@@ -165,7 +172,9 @@ static bool window__step(struct agent *a, struct window *w, const struct record_
 	switch (w->st) {
 	case W_QUEUED:
 		t->read_bpf_stats(t, a->bpf);
-		w->err = t->final ? -ESHUTDOWN : window__open(w, t, a->bpf);
+		/* Whether the recording has off-CPU time is the recorder's header's to say. */
+		w->err = t->final ? -ESHUTDOWN : w->offcpu && !t->hdr->off_cpu ? -ENODATA :
+			 window__open(w, t, a->bpf);
 		w->st = w->err ? W_DONE : W_ACTIVE;
 		return w->err != 0;
 	case W_ACTIVE:
@@ -265,7 +274,7 @@ static int parse_int64(const char *s, int64_t *out)
 }
 
 /* Queue a window for @c; false when none is free or the recording is over (answered). */
-static bool queue_window(struct agent *a, struct httpd_conn *c, uint32_t seconds)
+static bool queue_window(struct agent *a, struct httpd_conn *c, uint32_t seconds, bool offcpu)
 {
 	const char *why = NULL;
 	size_t i;
@@ -280,15 +289,19 @@ static bool queue_window(struct agent *a, struct httpd_conn *c, uint32_t seconds
 	else if (inflight(a) >= a->inflight_max)
 		why = "too many profile bytes in flight";
 	else
-		a->win[i] = (struct window){ .st = W_QUEUED, .seconds = seconds, .conn = c, .memfd = -1, .out = -1 };
+		a->win[i] = (struct window){ .st = W_QUEUED, .seconds = seconds, .offcpu = offcpu, .conn = c,
+					     .memfd = -1, .out = -1 };
 	pthread_mutex_unlock(&a->mu);
 	if (why)
 		httpd_conn__error(c, 503, "Retry-After: 1\r\n", why);
 	return !why;
 }
 
-/* GET /debug/pprof/profile?seconds=N, as net/http/pprof's Profile. */
-static void serve_profile(struct agent *a, struct httpd_conn *c, const struct http_req *req)
+/*
+ * GET /debug/pprof/profile?seconds=N, as net/http/pprof's Profile; with
+ * @offcpu, /debug/pprof/offcpu?seconds=N, the same for off-CPU time.
+ */
+static void serve_profile(struct agent *a, struct httpd_conn *c, const struct http_req *req, bool offcpu)
 {
 	static const char go_err[] = "X-Go-Pprof: 1\r\n";
 	const char *s = http_req__param(req, "seconds");
@@ -307,7 +320,7 @@ static void serve_profile(struct agent *a, struct httpd_conn *c, const struct ht
 		httpd_conn__error(c, 400, go_err, "profile duration exceeds server's WriteTimeout");
 		return;
 	}
-	if (queue_window(a, c, (uint32_t)sec))
+	if (queue_window(a, c, (uint32_t)sec, offcpu))
 		httpd_conn__park(c);
 }
 
@@ -338,11 +351,15 @@ static void agent__request(void *ctx, struct httpd_conn *c, const struct http_re
 	static const char index_text[] =
 		"bpfsym pull endpoint\n"
 		"/debug/pprof/profile?seconds=N  CPU profile of the next N seconds (default 30), gzipped profile.proto\n"
+		"/debug/pprof/offcpu?seconds=N   off-CPU profile of the next N seconds (record --off-cpu), "
+		"gzipped profile.proto\n"
 		"/metrics                        Prometheus metrics\n";
 	struct agent *a = ctx;
 
 	if (!strcmp(req->path, "/debug/pprof/profile"))
-		serve_profile(a, c, req);
+		serve_profile(a, c, req, false);
+	else if (!strcmp(req->path, "/debug/pprof/offcpu"))
+		serve_profile(a, c, req, true);
 	else if (!strcmp(req->path, "/metrics"))
 		serve_metrics(a, c);
 	else if (!strcmp(req->path, "/"))
@@ -352,9 +369,14 @@ static void agent__request(void *ctx, struct httpd_conn *c, const struct http_re
 		httpd_conn__error(c, 404, NULL, "404 page not found");
 }
 
-/* The window's recording (@memfd) as a gzipped pprof in a new memfd: its fd, or -errno. */
-static int make_pprof(int memfd, size_t *len)
+/*
+ * The window's recording (@memfd) as a gzipped pprof in a new memfd (with
+ * @offcpu, of its off-CPU time, default sample type off_cpu): its fd, or
+ * -errno.
+ */
+static int make_pprof(int memfd, bool offcpu, size_t *len)
 {
+	struct view_opts o = { .metric = offcpu ? VIEW_METRIC_OFFCPU : VIEW_METRIC_CPU };
 	char path[64], err[256];
 	struct report *r;
 	off_t end;
@@ -373,7 +395,7 @@ static int make_pprof(int memfd, size_t *len)
 		report__free(r);
 		return e;
 	}
-	e = report_pprof__write_fd(out, r, NULL);
+	e = report_pprof__write_fd(out, r, offcpu ? &o : NULL);
 	report__free(r);
 	end = lseek(out, 0, SEEK_CUR);
 	if (!e && end < 0)
@@ -399,6 +421,7 @@ static void *agent__worker(void *arg)
 	struct window *w;
 	size_t i, len;
 	int memfd, out;
+	bool offcpu;
 
 	/* It reads our own memfds and writes pprofs: no capability (privdrop.h). */
 	privdrop__thread(0, NULL);
@@ -415,10 +438,11 @@ static void *agent__worker(void *arg)
 		memfd = w->memfd;
 		w->memfd = -1;
 		out = w->err;
+		offcpu = w->offcpu;
 		pthread_mutex_unlock(&a->mu);
 		len = 0;
 		if (!out)
-			out = make_pprof(memfd, &len);
+			out = make_pprof(memfd, offcpu, &len);
 		if (memfd >= 0)
 			close(memfd);
 		pthread_mutex_lock(&a->mu);
@@ -432,8 +456,11 @@ static void *agent__worker(void *arg)
 	return NULL;
 }
 
-/* A window is made: its profile (@out, @len bytes), or why there is none (-errno). */
-static void answer_window(struct httpd_conn *c, int out, size_t len)
+/*
+ * A window is made: its profile (@out, @len bytes), or why there is none
+ * (-errno; -ENODATA: off-CPU time asked of a recording without it, 404).
+ */
+static void answer_window(struct httpd_conn *c, int out, size_t len, bool offcpu)
 {
 	static const char hdrs[] = "X-Content-Type-Options: nosniff\r\n"
 				   "Content-Type: application/octet-stream\r\n"
@@ -444,7 +471,11 @@ static void answer_window(struct httpd_conn *c, int out, size_t len)
 		httpd_conn__respond_fd(c, 200, hdrs, out, len);
 		return;
 	}
-	snprintf(msg, sizeof(msg), "Could not make the CPU profile: %s",
+	if (out == -ENODATA) {
+		httpd_conn__error(c, 404, NULL, "no off-CPU time in this recording: record with --off-cpu");
+		return;
+	}
+	snprintf(msg, sizeof(msg), "Could not make the %s profile: %s", offcpu ? "off-CPU" : "CPU",
 		 out == -ESHUTDOWN ? "the recording has ended" : strerror(-out));
 	httpd_conn__error(c, out == -ESHUTDOWN ? 503 : 500, "X-Go-Pprof: 1\r\n", msg);
 }
@@ -472,7 +503,7 @@ static void agent__wake(void *ctx)
 	}
 	pthread_mutex_unlock(&a->mu);
 	for (i = 0; i < n; i++)
-		answer_window(made[i].conn, made[i].out, made[i].out_len);
+		answer_window(made[i].conn, made[i].out, made[i].out_len, made[i].offcpu);
 }
 
 static void agent__gone(void *ctx, struct httpd_conn *c)

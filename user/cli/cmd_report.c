@@ -108,8 +108,8 @@ static const char report_usage[] =
 "                            losses, filters): no rows\n"
 "  --pprof OUT               write a pprof profile (gzip-compressed profile.proto)\n"
 "                            to OUT (-: stdout) instead, for `go tool pprof`: values samples\n"
-"                            and cpu (ns), labels pid, tid, comm, cgroup (its\n"
-"                            path), container_id\n"
+"                            and cpu (ns), off_cpu (ns) of off-CPU time, labels\n"
+"                            pid, tid, comm, cgroup (its path), container_id\n"
 "  -h, --help                this help\n"
 "\n"
 "Examples:\n"
@@ -131,7 +131,7 @@ static const char report_usage[] =
 "  bpfsym report --pprof - | go tool pprof -top /dev/stdin\n"
 "  bpfsym report --off-cpu --folded > off.folded   # where threads wait, in us\n"
 "  bpfsym report --wall --pid 1234 --flamegraph wall.svg\n"
-"  bpfsym report --off-cpu --off-cpu-state D     # time blocked in the kernel (disk)\n";
+"  bpfsym report --off-cpu --off-cpu-state D   # blocked in the kernel (disk)\n";
 
 void cli__report_help(FILE *out)
 {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * report_offcpu: off-CPU time in the recording (issue 28), both ways: the
- * OFFCPU record (type 66, optional: an older reader skips it, and it
- * defines no id, so the ids it reads stay right), the HEADER's off-CPU
- * fields, and the states' names.  docs/FORMAT.md has the layout.
+ * report_offcpu: off-CPU time in the recording (issue 28): the OFFCPU
+ * record (type 66, optional: an older reader skips it, and it defines no
+ * id, so the ids it reads stay right) as the reader takes it, the HEADER's
+ * off-CPU fields both ways, and the states' names.  The writer's side of
+ * the record is report_write_offcpu.c.  docs/FORMAT.md has the layout.
  *
  * An OFFCPU record's time is a chain of its own (the previous OFFCPU
  * record's in the block), not SAMPLE's: a reader that skips OFFCPU
@@ -18,7 +19,6 @@
 #include "report/report.h"
 #include "report/report_fmt.h"
 #include "report/report_int.h"
-#include "report/report_write_int.h"
 
 /* ---- the states ---- */
 
@@ -91,38 +91,6 @@ int rpt_offcpu__read_header(struct rpt_cur *c, struct rpt_header *h)
 }
 
 /* ---- the record ---- */
-
-int report_writer__offcpu(struct report_writer *w, const struct rpt_offcpu *o)
-{
-	uint32_t comm;
-	int err;
-
-	err = writer__begin(w);
-	if (err)
-		return err;
-	if (!o || o->stack >= w->nr_stacks || o->state > RPT_OS_OTHER || !o->ns || !o->count)
-		return -EINVAL;
-	err = writer__string(w, o->comm ? o->comm : "", &comm);
-	if (err)
-		return err;
-	w->rec.len = 0;
-	err = rpt_buf__uv(&w->rec, rpt_zz_encode((int64_t)(o->time - w->prev_off_time)));
-	err = err ?: rpt_buf__uv(&w->rec, o->pid);
-	err = err ?: rpt_buf__uv(&w->rec, rpt_zz_encode((int64_t)o->tid - (int64_t)o->pid));
-	err = err ?: rpt_buf__uv(&w->rec, o->cgroup);
-	err = err ?: rpt_buf__uv(&w->rec, comm);
-	err = err ?: rpt_buf__uv(&w->rec, o->stack);
-	err = err ?: rpt_buf__uv(&w->rec, o->state);
-	err = err ?: rpt_buf__uv(&w->rec, o->ns);
-	err = err ?: rpt_buf__uv(&w->rec, o->count);
-	err = err ?: writer__emit(w, RPT_REC_OFFCPU);
-	if (err)
-		return err;
-	w->prev_off_time = o->time;
-	w->nr_offcpu++;
-	w->offcpu_ns += o->ns;
-	return 0;
-}
 
 int rpt_offcpu__read(struct report *r, struct rpt_cur *c, uint64_t *prev_time, const char **why)
 {

@@ -87,13 +87,14 @@ static int agg__offcpu(struct agg *a, const struct report *r, const struct view_
 
 	for (i = 0; i < nr && !err; i++) {
 		const struct rpt_offcpu *x = report__offcpu(r, i);
-		struct agg_key k = { ctr_map__of(&a->ctrs, x->cgroup), a->by_tid ? x->tid : 0, 1 + x->state, x->ns };
+		struct agg_key k = { 0, a->by_tid ? x->tid : 0, 1 + x->state, x->ns };
 
 		if (!pid_set__keep_ids(pids, x->pid, x->tid) || !view__cgroup_ok(o, x->cgroup) ||
 		    !view__state_ok(o, x->state))
 			continue;
 		err = agg__comm(a, o, x->comm ? x->comm : "", &comm, &keep);
 		if (!err && keep) {
+			k.ctr = ctr_map__of(&a->ctrs, x->cgroup);
 			err = agg__add(a, r, comm, &k, x->stack);
 			a->kept_offcpu++;
 			a->offcpu_ns += x->ns;
@@ -115,12 +116,13 @@ int agg__build(struct agg *a, const struct report *r, const struct view_opts *o)
 	err = err ?: ctr_map__init(&a->ctrs, r);
 	for (i = 0; i < nr && !err; i++) {
 		const struct rpt_sample *s = report__sample(r, i);
-		struct agg_key k = { ctr_map__of(&a->ctrs, s->cgroup), a->by_tid ? s->tid : 0, 0, weight };
+		struct agg_key k = { 0, a->by_tid ? s->tid : 0, 0, weight };
 
 		if (!pid_set__keep(&pids, s) || !view__cgroup_ok(o, s->cgroup))
 			continue;
 		err = agg__comm(a, o, s->comm ? s->comm : "", &comm, &keep);
 		if (!err && keep) {
+			k.ctr = ctr_map__of(&a->ctrs, s->cgroup);
 			err = agg__add(a, r, comm, &k, s->stack);
 			a->kept_samples++;
 		}

@@ -395,7 +395,9 @@ static int pprof__add(struct pprof *p, const struct psample *k)
 			return err;
 	}
 	if (k->state) {
-		p->samples[idx].off_ns += k->off_ns;
+		/* Saturated: a hostile file's ns may sum past 64 bits (the value saturates at INT64_MAX anyway). */
+		p->samples[idx].off_ns = p->samples[idx].off_ns > UINT64_MAX - k->off_ns ? UINT64_MAX :
+					 p->samples[idx].off_ns + k->off_ns;
 		p->kept_off++;
 	} else {
 		p->samples[idx].count++;

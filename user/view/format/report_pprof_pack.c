@@ -29,7 +29,7 @@ typedef Perftools__Profiles__Location pb_location;
 typedef Perftools__Profiles__Line pb_line;
 typedef Perftools__Profiles__Function pb_function;
 
-/* How long the recording lasted; without an END record, up to its last sample. */
+/* How long the recording lasted; without an END record, up to its last sample (or OFFCPU record). */
 static uint64_t duration_ns(const struct report *r)
 {
 	const struct rpt_header *h = report__header(r);
@@ -41,6 +41,9 @@ static uint64_t duration_ns(const struct report *r)
 	for (i = 0; i < report__nr_samples(r); i++)
 		if (report__sample(r, i)->time > last)
 			last = report__sample(r, i)->time;
+	for (i = 0; i < report__nr_offcpu(r); i++)
+		if (report__offcpu(r, i)->time > last)
+			last = report__offcpu(r, i)->time;
 	return last;
 }
 
