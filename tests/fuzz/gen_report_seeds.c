@@ -31,13 +31,13 @@ struct recording {
 };
 
 static const struct recording recordings[] = {
-	{ "empty", 0, 0, false, false },
-	{ "empty_killed", 0, 0, true, false },
-	{ "small", 12, 0, false, false },
-	{ "blocks", 60, 10, false, false },
-	{ "killed", 45, 10, true, false },
-	{ "many", 400, 150, false, false },
-	{ "forget", 60, 20, false, true },
+	{ "empty", 0, 0, false, false, false },
+	{ "empty_killed", 0, 0, true, false, false },
+	{ "small", 12, 0, false, false, false },
+	{ "blocks", 60, 10, false, false, false },
+	{ "killed", 45, 10, true, false, false },
+	{ "many", 400, 150, false, false, false },
+	{ "forget", 60, 20, false, true, false },
 	{ "offcpu", 60, 20, false, false, true },
 	{ "offcpu_killed", 45, 10, true, false, true },
 };
