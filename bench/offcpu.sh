@@ -24,8 +24,11 @@
 #     from /proc/TOOL/fdinfo), by program;
 #   - the tool's own CPU time (/proc/TOOL/task/*/schedstat, ns);
 # and prints, per tool and mode, the medians of REPS runs: BPF ns per run
-# of each program, BPF + tool CPU per workload switch, and bpfsym's cost
-# over bpftrace's.  bpfsym also samples CPU (-F FREQ, default 99): its
+# of each program, BPF + tool CPU per workload switch and per system
+# switch, and bpfsym's cost over bpftrace's by both.  With -a every
+# switch on the machine runs the programs: when other work switches too
+# (the system rate is far above the workload's), per system switch is the
+# fairer of the two; with -p, per workload switch.  bpfsym also samples CPU (-F FREQ, default 99): its
 # perf_event program's time is in its total and shown apart.
 #
 # Needs bpftrace (Debian's), a C compiler; BPFSYM: the binary to measure
@@ -85,8 +88,18 @@ sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf
 progs() {
 	for f in /proc/"$1"/fdinfo/*; do
 		awk '/^prog_id:/ { i = $2 } /^run_time_ns:/ { n = $2 } /^run_cnt:/ { c = $2 }
-			END { if (i != "") print i, n + 0, c + 0 }' "$f" 2>/dev/null
+			END { if (i != "") printf "%s %.0f %.0f\n", i, n, c }' "$f" 2>/dev/null
 	done | sort -u -k1,1
+}
+
+# switch_runs PID: true once PID holds a sched_switch program that has run.
+switch_runs() {
+	progs "$1" | {
+		while read -r id n c; do
+			[ "$c" -gt 0 ] && case "$(prog_name "$id")" in on_switch/*) exit 0 ;; esac
+		done
+		exit 1
+	}
 }
 
 # task_ns PID: CPU time (ns) of PID's threads (schedstat's first field).
@@ -113,7 +126,7 @@ prog_name() {
 #   TOOL MODE REP fx_switches sys_ctxt tool_cpu_ns
 #   and per program: "prog TOOL MODE REP NAME RUN_NS RUN_CNT"
 run() {
-	tool=$1 mode=$2 rep=$3
+	tool=$1 mode=$2 rep=$3 cpu0=0
 	rm -f "$T/fx.ready"
 	"$T/offcpu" -w -r "$RATE" $((DURATION + 60)) pingpong >"$T/fx.ready" 2>"$T/fx.err" &
 	fx=$!
@@ -148,7 +161,8 @@ run() {
 		n=0
 		while :; do
 			[ "$tool" = bpftrace ] && grep -q '^attached' "$T/bt.out" 2>/dev/null && break
-			[ "$tool" = bpfsym ] && [ -s "$T/b.data" ] && break
+			# The file is made before anything loads: wait for the sched_switch program to run.
+			[ "$tool" = bpfsym ] && switch_runs "$tp" && break
 			kill -0 "$tp" 2>/dev/null || die "$tool did not start: $(tail -2 "$T/bt.err" "$T/bs.err" 2>/dev/null)"
 			n=$((n + 1))
 			[ $n -gt 600 ] && die "$tool did not attach within 60 s"
@@ -164,7 +178,7 @@ run() {
 	fi
 	sleep "$DURATION"
 	s1=$(switches "$fx") c1=$(sys_ctxt)
-	cpu1=0 cpu0=${cpu0:-0}
+	cpu1=0
 	if [ -n "$tp" ]; then
 		cpu1=$(task_ns "$tp")
 		progs "$tp" >"$T/p1"
@@ -203,10 +217,10 @@ med() {
 
 echo "## Off-CPU recording at $RATE context switches a second (median of $REPS; ${DURATION} s windows; bpfsym -F $FREQ)"
 echo
-echo "| tool | target | workload switches/s | system switches/s | BPF ms | tool CPU ms | BPF + CPU per workload switch | per system switch | / bpftrace |"
+echo "| tool | target | workload switches/s | system switches/s | BPF ms | tool CPU ms | BPF + CPU per workload switch | per system switch | / bpftrace (per workload, per system switch) |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for mode in $MODES; do
-	bt_cost=
+	bt_cost= bt_sys=
 	for tool in $TOOLS; do
 		if [ "$tool" = bpfsym ] && [ $HAVE_OFFCPU = 0 ]; then
 			echo "| bpfsym | -$mode | (no --off-cpu in this binary) | | | | | | |"
@@ -214,7 +228,7 @@ for mode in $MODES; do
 		fi
 		# Per rep: switches, BPF ns (all programs), CPU ns.
 		awk -v t="$tool" -v m="$mode" '$1 == t && $2 == m { print $3, $4, $5, $6 }' "$T/raw" >"$T/rows"
-		awk -v t="$tool" -v m="$mode" '$1 == "prog" && $2 == t && $3 == m { b[$4] += $6 } END { for (r in b) print r, b[r] }' \
+		awk -v t="$tool" -v m="$mode" '$1 == "prog" && $2 == t && $3 == m { b[$4] += $6 } END { for (r in b) printf "%s %.0f\n", r, b[r] }' \
 			"$T/raw" >"$T/bpf"
 		sort -k1,1 "$T/rows" >"$T/rows.s"; sort -k1,1 "$T/bpf" >"$T/bpf.s"
 		join "$T/rows.s" "$T/bpf.s" 2>/dev/null >"$T/j" || true
@@ -226,9 +240,10 @@ for mode in $MODES; do
 		per=$(awk '{ print ($2 > 0) ? ($5 + $4) / $2 : 0 }' "$T/j" | med)
 		persys=$(awk '{ print ($3 > 0) ? ($5 + $4) / $3 : 0 }' "$T/j" | med)
 		ratio=-
-		[ "$tool" = bpftrace ] && bt_cost=$per
+		[ "$tool" = bpftrace ] && bt_cost=$per bt_sys=$persys
 		if [ "$tool" = bpfsym ] && [ -n "$bt_cost" ]; then
-			ratio=$(awk -v a="$per" -v b="$bt_cost" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
+			ratio=$(awk -v a="$per" -v b="$bt_cost" -v c="$persys" -v d="$bt_sys" \
+				'BEGIN { printf "%.2f, %.2f", (b > 0) ? a / b : 0, (d > 0) ? c / d : 0 }')
 		fi
 		if [ "$tool" = none ]; then
 			echo "| (workload alone) | -$mode | $sw | $sy | | | | | |"

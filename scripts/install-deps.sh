@@ -9,7 +9,7 @@
 #                            the fixtures profile, perf as the oracle, runc,
 #                            the packaging tools for tests/integration/test_package.sh;
 #                            libdebuginfod-dev (build) and debuginfod (test) as
-#                            main has them
+#                            main has them; bpftrace, the off-CPU oracle (test_offcpu)
 set -eu
 build="make gcc clang pkg-config libbpf-dev bpftool libelf-dev libzstd-dev
       liblzma-dev zlib1g-dev libiberty-dev libprotobuf-c-dev protobuf-c-compiler
@@ -17,7 +17,7 @@ build="make gcc clang pkg-config libbpf-dev bpftool libelf-dev libzstd-dev
 test="llvm xz-utils nodejs elfutils chromium libxml2-utils binutils linux-perf
       procps util-linux time libc6-dbg libclang-rt-14-dev golang-go libcap2-bin
       e2fsprogs runc curl python3 python3-yaml strace libfuse3-dev fuse3
-      systemd dpkg-dev lintian debuginfod"
+      systemd dpkg-dev lintian debuginfod bpftrace"
 case "${1:-}" in
 "") pkgs=$build ;;
 --test) pkgs="$build $test" ;;

@@ -47,16 +47,19 @@
 #   offcpu_state_d
 #       `record --off-cpu --off-cpu-state=D -a` while the fixture runs: every
 #       off-CPU line is [disk], disk_read's time within 5 % of the fixture's,
-#       off_sleep (which never waits in D) has none.
+#       sleep_nap (a nanosleep: S) has none.
 #   offcpu_thresh
-#       `record --off-cpu --off-cpu-thresh=10ms`: sleep_nap and holder_nap
-#       (70 and 50 ms waits) within 5 % of the fixture's time in calls off
-#       the CPU 10 ms or more, mutex_gap and holder_gap (5 and 2 ms) too
-#       (about nothing); the header counts the dropped intervals, at least
-#       the fixture's calls under 10 ms.
+#       `record --off-cpu --off-cpu-thresh=10ms`: sleep_nap, holder_nap,
+#       mutex_wait (70, 50, ~45 ms waits), mutex_gap and holder_gap (5 and
+#       2 ms) each within 5 % (of the function's time) of the fixture's time
+#       in its calls off the CPU 10 ms or more (-t); the header counts the
+#       dropped intervals, at least the fixture's 5 and 2 ms calls under
+#       10 ms.
 #   offcpu_command
 #       `record --off-cpu -- offcpu 3 sleep,pipe` (no go signal: the whole
-#       life): sleep_nap and pipe_wait within 5 %.
+#       life): each thread's off-CPU time, all stacks, within 5 % of its
+#       wall minus CPU time (its first waits' stacks may stop short: the
+#       tables are not built yet)
 #   offcpu_cgroup
 #       `record --off-cpu -G CGROUP` with the fixture in a cgroup of the
 #       test's and a second one outside it: the inside one's sleep_nap and
@@ -64,6 +67,14 @@
 #   offcpu_fallback
 #       the first recording again with BPFSYM_FORCE_FALLBACK=all (the 6.1
 #       path on this kernel): the four functions within 5 %.
+#
+# What the bpfsym side assumes of the feature (issue 28's contract, written
+# before it landed): folded lines begin with the thread's comm, as CPU
+# samples' do; an interval runs from the switch-out to the switch-in (so
+# the wait on the run queue after a wake-up counts, under the switch-out's
+# state, as bcc's offcputime and perf count it); the `report --header-only`
+# line about --off-cpu-thresh has the count of dropped intervals next to a
+# word with "short" in it (hdr_dropped).
 #
 # The fixture's OFF_NS carries the tracers' own time at each switch-in as
 # CPU time (the scheduler starts the thread's clock before the tracepoint),
@@ -125,10 +136,10 @@ LIB_CLEANUP=offcpu_cleanup
 # ---- the fixture
 
 # fx_start OUT MODES: start the fixture waiting for its go (-w), results
-# to OUT; $FX its pid once its threads are named.  False when it did not
-# get there.
+# to OUT, with $FX_ARGS when set; $FX its pid once its threads are named.
+# False when it did not get there.
 fx_start() {
-	bg_start "$T/offcpu" -w -D "${ODIR:-.}" -o "$1" "$SECS" "$2" > "$1.ready" 2> "$1.err"
+	bg_start "$T/offcpu" -w ${FX_ARGS:-} -D "${ODIR:-.}" -o "$1" "$SECS" "$2" > "$1.ready" 2> "$1.err"
 	FX=$BG_PID
 	wait_until 30 fx_ready "$1.ready" && grep -q "^ready $FX\$" "$1.ready"
 }
@@ -151,6 +162,12 @@ fx_finish() {
 # fx_off OUT FUNC: the fixture's OFF_NS of FUNC, every thread.
 fx_off() {
 	awk -v f="$2" '$1 == f && NF == 5 { s += $3 } END { printf "%.0f\n", s }' "$1"
+}
+
+# fx_ge OUT FUNC: OFF_NS and CALLS of FUNC's calls off the CPU at least
+# the fixture's -t NS (its "ge" lines), every thread.
+fx_ge() {
+	awk -v f="$2" '$1 == "ge" && $2 == f { s += $4; c += $5 } END { printf "%.0f %.0f\n", s, c }' "$1"
 }
 
 # fx_calls OUT FUNC: the fixture's CALLS of FUNC, every thread.
@@ -518,7 +535,7 @@ elif report_to "$name" "$T/main.data" "$T/main.report" --pprof "$T/main.pb.gz"; 
 			GOTOOLCHAIN=local GOTELEMETRY=off PPROF_TMPDIR="$T/pprof" PPROF_BINARY_PATH="$T/nobin" \
 			timeout -k 5 60 go tool pprof "$@" 2> "$T/pprof.err"
 	}
-	if ! pprof -top -cum -nodecount=10000 -sample_index=off_cpu -unit=us "$T/main.pb.gz" > "$T/main.top"; then
+	if ! pprof -top -cum -nodecount=10000 -nodefraction=0 -edgefraction=0 -sample_index=off_cpu -unit=us "$T/main.pb.gz" > "$T/main.top"; then
 		fail "$name" "go tool pprof -sample_index=off_cpu failed: $(head -1 "$T/pprof.err")"
 	elif ! pprof -tags -sample_index=off_cpu "$T/main.pb.gz" > "$T/main.tags"; then
 		fail "$name" "go tool pprof -tags failed: $(head -1 "$T/pprof.err")"
@@ -609,13 +626,13 @@ if [ -z "$ODIR" ]; then
 	skip "$name" "no directory here reads O_DIRECT from a device: $ODIR_WHY"
 elif rec_run "$name" stated "$MODES" -a --off-cpu-state=D; then
 	others=$(awk '{ k = split(substr($0, 1, length($0) - length($NF) - 1), f, ";"); if (f[k] != "[disk]") s += $NF } END { printf "%.0f\n", s }' "$T/stated.off")
-	sleepers=$(off_us "$T/stated.off" off_sleep "")
-	note "-a --off-cpu-state=D: $(off_us "$T/stated.off" "" "") us off the CPU in all, $others us of it not [disk], off_sleep $sleepers us"
+	sleepers=$(off_us "$T/stated.off" off_sleep sleep_nap)
+	note "-a --off-cpu-state=D: $(off_us "$T/stated.off" "" "") us off the CPU in all, $others us of it not [disk], sleep_nap $sleepers us"
 	if [ "$others" -ne 0 ]; then
 		fail "$name" "$others us off the CPU in other states than [disk]"
 		awk '{ k = split(substr($0, 1, length($0) - length($NF) - 1), f, ";"); if (f[k] != "[disk]") print }' "$T/stated.off" | sort -t' ' -k2,2nr | head -5 | show
 	elif [ "$sleepers" -ne 0 ]; then
-		fail "$name" "off_sleep, which waits only in S, has $sleepers us in [disk]"
+		fail "$name" "sleep_nap, a nanosleep (S), has $sleepers us in [disk]"
 	else
 		check_fns "$name" stated "off_disk:disk_read:[disk]"
 	fi
@@ -623,49 +640,52 @@ fi
 
 # ---- --off-cpu-thresh=10ms
 # hdr_dropped HEADER: the count of intervals dropped as short, from the
-# report's "#" lines: the number next to the word "short" (before it, or
-# after it and a colon).
+# report's "# off-CPU: ...; dropped as short: N intervals (S s); ..." line.
 hdr_dropped() {
-	awk '/short/ {
-		line = $0
-		if (match(line, /[0-9]+ [^0-9]*short/)) { s = substr(line, RSTART, RLENGTH); sub(/ .*/, "", s); print s; exit }
-		if (match(line, /short[^0-9]*: *[0-9]+/)) { s = substr(line, RSTART, RLENGTH); sub(/.*[^0-9]/, "", s); print s; exit }
+	awk 'match($0, /dropped as short: *[0-9]+/) {
+		s = substr($0, RSTART, RLENGTH)
+		sub(/.*[^0-9]/, "", s)
+		print s
+		exit
 	}' "$1"
 }
 name=integration/offcpu_thresh
+# The fixture says which of its calls were off the CPU 10 ms or more
+# (-t): what the threshold keeps of each function.  The 5 and 2 ms waits
+# are mostly dropped, but not all: on a busy machine a 5 ms nanosleep can
+# wait 5 ms more for a CPU.
+FX_ARGS="-t 10000000"
 if rec_run "$name" thresh sleep,mutex -p @FX --off-cpu-thresh=10ms &&
    report_to "$name" "$T/thresh.data" "$T/thresh.hdr" --off-cpu --header-only; then
-	why=
-	for x in off_sleep:sleep_nap:70 off_holder:holder_nap:50 off_mutex:mutex_gap:5 off_holder:holder_gap:2; do
+	why= short=0
+	for x in off_sleep:sleep_nap:70 off_holder:holder_nap:50 off_mutex:mutex_wait:45 \
+		 off_mutex:mutex_gap:5 off_holder:holder_gap:2; do
 		IFS=: read -r comm fn ms <<-EOF
 		$x
 		EOF
-		want=$(ns_us "$(fx_off "$T/thresh.fx" "$fn")")
+		set -- $(fx_ge "$T/thresh.fx" "$fn")
+		want=$(ns_us "$1") all=$(fx_off "$T/thresh.fx" "$fn")
+		[ "$ms" -lt 10 ] && short=$((short + $(fx_calls "$T/thresh.fx" "$fn") - $2))
 		got=$(off_us "$T/thresh.off" "$comm" "$fn")
-		if [ "$ms" -ge 10 ]; then
-			note "--off-cpu-thresh=10ms: $fn (${ms} ms waits) $got us ($(dev "$got" "$want")), the fixture's $want us"
-			within "$got" "$want" || why="${why:+$why; }$fn (${ms} ms waits): $got us, the fixture $want us ($(dev "$got" "$want"))"
-		else
-			# Waits under the threshold: kept only when the machine
-			# made one last 10 ms (then it is kept rightly): at most
-			# TOL % of the function's time.
-			note "--off-cpu-thresh=10ms: $fn (${ms} ms waits) $got us kept of the fixture's $want us"
-			awk -v a="$got" -v b="$want" -v t="$TOL" 'BEGIN { exit !(a <= b * t / 100) }' ||
-				why="${why:+$why; }$fn (${ms} ms waits, under the threshold): $got us of its $want us kept"
-		fi
+		note "--off-cpu-thresh=10ms: $fn (${ms} ms waits): $got us kept; the fixture: $want us in its $2 calls of 10 ms or more, of $(ns_us "$all") us"
+		# Within TOL % of the function's whole time (a wait at the
+		# threshold may fall either side of it).
+		awk -v a="$got" -v b="$want" -v w="$(ns_us "$all")" -v t="$TOL" \
+			'BEGIN { d = a - b; if (d < 0) d = -d; exit !(w > 0 && d <= w * t / 100) }' ||
+			why="${why:+$why; }$fn (${ms} ms waits): $got us kept, the fixture's calls of 10 ms or more $want us (of $(ns_us "$all") us)"
 	done
-	short=$(( $(fx_calls "$T/thresh.fx" mutex_gap) + $(fx_calls "$T/thresh.fx" holder_gap) ))
 	dropped=$(hdr_dropped "$T/thresh.hdr")
-	note "--off-cpu-thresh=10ms: the header counts ${dropped:-no} dropped intervals; the fixture made $short calls of 5 and 2 ms waits"
+	note "--off-cpu-thresh=10ms: the header counts ${dropped:-no} intervals dropped as short; the fixture's 5 and 2 ms waits: $short calls under 10 ms"
 	if [ -z "$dropped" ]; then
 		why="${why:+$why; }the report header does not count intervals dropped as short"
 		show "$T/thresh.hdr"
 	elif [ "$dropped" -lt "$short" ]; then
-		why="${why:+$why; }the header counts $dropped intervals dropped as short, fewer than the fixture's $short calls of 5 and 2 ms"
+		why="${why:+$why; }the header counts $dropped intervals dropped as short, fewer than the fixture's $short calls of 5 and 2 ms under 10 ms"
 		show "$T/thresh.hdr"
 	fi
 	if [ -n "$why" ]; then fail "$name" "$why"; else pass "$name"; fi
 fi
+FX_ARGS=
 
 # ---- -- COMMAND: the whole life of the fixture
 name=integration/offcpu_command
@@ -679,7 +699,22 @@ if ! record_ok "$name" "$T/cmd.data" "$T/cmd.data.err" $rc; then
 elif ! grep -q '^end_ms' "$T/cmd.fx" 2>/dev/null; then
 	fail "$name" "the fixture wrote no results under bpfsym record -- COMMAND"
 elif report_to "$name" "$T/cmd.data" "$T/cmd.off" --off-cpu --folded; then
-	check_fns "$name" cmd "off_sleep:sleep_nap:[sleeping]" "off_pipe:pipe_wait:[sleeping]"
+	# The whole life of each thread, whatever its stacks: a new program's
+	# first waits come before its files' call-frame tables are built, so
+	# their user stacks stop short of the waiting function (docs/cli.md,
+	# --off-cpu), 2 % of pipe_wait here and 8 % under TCG; the functions'
+	# shares are checked with -p above, on threads past their start.
+	why=
+	for comm in off_sleep off_pipe; do
+		want=$(awk -v c="$comm" '$1 == "thread" && $2 == c { printf "%.0f\n", ($4 - $5) / 1000 }' "$T/cmd.fx")
+		got=$(off_us "$T/cmd.off" "$comm" "")
+		fn=$(off_us "$T/cmd.off" "$comm" "$([ $comm = off_sleep ] && echo sleep_nap || echo pipe_wait)")
+		note "$name: thread $comm: $got us off the CPU in all ($(dev "$got" "${want:-0}")), $fn us through its waiting function; its wall minus CPU time: ${want:-?} us"
+		if [ -z "$want" ] || ! within "$got" "$want"; then
+			why="${why:+$why; }thread $comm: $got us off the CPU, its wall minus CPU time ${want:-unknown} us ($(dev "$got" "${want:-0}"), more than $TOL %)"
+		fi
+	done
+	if [ -n "$why" ]; then fail "$name" "$why"; else pass "$name"; fi
 fi
 
 # ---- -G CGROUP: the fixture in a cgroup of ours, another outside

@@ -54,7 +54,7 @@ struct ingest_off {
 	struct held **v;
 	size_t nr, cap, bytes;
 	uint64_t sums;			/* sums taken: the clock of held.used */
-	uint64_t forget[1024];		/* keys let go, for BPF's seen set */
+	uint64_t forget[INGEST_OFF_HELD_MAX];	/* keys let go, for BPF's seen set: room for every one kept */
 	size_t nr_forget;
 	uint64_t st_stacks, st_evicted;
 };

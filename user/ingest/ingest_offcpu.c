@@ -96,12 +96,13 @@ static int cmp_u64(const void *a, const void *b)
 
 /*
  * Room for one more stack of @bytes: past a bound, the eighth summed
- * least lately go (at most as many as the forget list takes).
+ * least lately go.  The forget list has room for every stack kept, so
+ * each key let go is handed back.
  */
 static void held_make_room(struct ingest_off *o, size_t bytes)
 {
 	uint64_t *used, cut;
-	size_t i, n;
+	size_t i, n, max;
 
 	if (o->nr < INGEST_OFF_HELD_MAX && o->bytes + bytes <= INGEST_OFF_HELD_BYTES)
 		return;
@@ -116,7 +117,9 @@ static void held_make_room(struct ingest_off *o, size_t bytes)
 	qsort(used, o->nr, sizeof(*used), cmp_u64);
 	cut = used[o->nr / 8];
 	free(used);
-	for (i = 0, n = 0; i < o->nr && n < ARRAY_SIZE(o->forget);) {
+	/* Ties at the cut (never summed since they came) go only up to the eighth. */
+	max = o->nr / 8 ? o->nr / 8 : 1;
+	for (i = 0, n = 0; i < o->nr && n < max;) {
 		if (o->v[i]->used <= cut) {
 			held_drop(o, i, true);
 			n++;
