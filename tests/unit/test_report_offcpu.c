@@ -598,8 +598,8 @@ static void test_table(void)
 	t = render(report_view__table, r, &o);
 	if (ASSERT_OK_PTR(t, "table")) {
 		ASSERT_TRUE(strstr(t, "# off-CPU: 12 records, 0.021 s off the CPU (states all, intervals under "
-				   "1.000 ms dropped); 17 intervals dropped as short (0.000 s), 2 lost "
-				   "(0.005 s)\n") != NULL, t);
+				   "1.000 ms dropped); dropped as short: 17 intervals (0.000 s); lost: 2 "
+				   "intervals (0.005 s)\n") != NULL, t);
 		ASSERT_TRUE(strstr(t, "# shown: CPU samples; --off-cpu shows") != NULL, "names --off-cpu, --wall");
 		ASSERT_TRUE(strstr(t, "samples  process") != NULL, "CPU: samples");
 	}

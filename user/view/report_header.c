@@ -332,9 +332,9 @@ static void print_offcpu(FILE *out, const struct report *r, const struct view_op
 		fprintf(out, ", intervals under %.3f ms dropped", (double)h->off_cpu_min_ns / 1e6);
 	fputc(')', out);
 	if (h->complete)
-		fprintf(out, "; %" PRIu64 " intervals dropped as short (%.3f s), %" PRIu64 " lost (%.3f s)",
-			c[RPT_OC_SHORT], (double)c[RPT_OC_SHORT_NS] / 1e9, c[RPT_OC_LOST],
-			(double)c[RPT_OC_LOST_NS] / 1e9);
+		fprintf(out, "; dropped as short: %" PRIu64 " intervals (%.3f s); lost: %" PRIu64
+			" intervals (%.3f s)", c[RPT_OC_SHORT], (double)c[RPT_OC_SHORT_NS] / 1e9,
+			c[RPT_OC_LOST], (double)c[RPT_OC_LOST_NS] / 1e9);
 	fputc('\n', out);
 	switch (view__metric(o)) {
 	case VIEW_METRIC_OFFCPU:
