@@ -22,8 +22,12 @@ TEST_SUITE("ingest_offcpu");
 
 #define PID (FAKE_PID + 40)
 
-/* An off-CPU stack record of @pid under @key in @state: k_one, then ing_alpha <- ing_beta. */
-static int feed_offstack(struct rec *r, uint32_t pid, uint64_t key, uint32_t state, uint64_t ts)
+/*
+ * An off-CPU stack record of @pid under @key in @state, its user walk
+ * ended for @uend: k_one, then ing_alpha <- ing_beta.
+ */
+static int feed_offstack_end(struct rec *r, uint32_t pid, uint64_t key, uint32_t state, uint64_t ts,
+			     uint32_t uend)
 {
 	const uint64_t ips[] = { K_ONE + 1, BASE + func_value[ALPHA] + 3, BASE + func_value[BETA] + 5 };
 	struct bpfsym_sample s;
@@ -31,8 +35,13 @@ static int feed_offstack(struct rec *r, uint32_t pid, uint64_t key, uint32_t sta
 
 	s.hdr.type = BPFSYM_EV_OFFCPU_STACK;
 	s.aux = key;
-	s.flags = state << BPFSYM_SF_STATE_SHIFT;
+	s.flags = state << BPFSYM_SF_STATE_SHIFT | uend << BPFSYM_SF_UEND_SHIFT;
 	return feed(r, &s, len);
+}
+
+static int feed_offstack(struct rec *r, uint32_t pid, uint64_t key, uint32_t state, uint64_t ts)
+{
+	return feed_offstack_end(r, pid, key, state, ts, BPFSYM_UEND_ROOT);
 }
 
 /* The names of OFFCPU record @i's stack, leaf first, joined by ';' into @buf. */
@@ -69,14 +78,20 @@ static void test_sums_written(void)
 	ASSERT_OK(ingest__offcpu(r.in, 0x1234, 5000, 1, START_NS + 19000), "another sum");
 	ASSERT_OK(ingest__offcpu(r.in, 0x9999, 123, 2, START_NS + 19000), "a key never sent");
 	ASSERT_OK(ingest__offcpu(r.in, 0x1234, 0, 0, START_NS + 19000), "an empty sum: nothing");
-	ASSERT_EQ(ingest__stats(r.in)->offcpu[RPT_OC_RECORDS], (uint64_t)2, "records written");
-	ASSERT_EQ(ingest__stats(r.in)->offcpu[RPT_OC_NS], (uint64_t)7005000, "their ns");
+	/* A stack whose user walk stopped at a file without its table: written, and counted as cut. */
+	ASSERT_OK(feed_offstack_end(&r, PID, 0x5678, BPFSYM_OS_SLEEP, START_NS + 200, BPFSYM_UEND_NO_TABLE),
+		  "a stack cut short");
+	ASSERT_OK(ingest__offcpu(r.in, 0x5678, 3000, 2, START_NS + 19000), "its sum");
+	ASSERT_EQ(ingest__stats(r.in)->offcpu[RPT_OC_CUT], (uint64_t)2, "intervals under a cut stack");
+	ASSERT_EQ(ingest__stats(r.in)->offcpu[RPT_OC_CUT_NS], (uint64_t)3000, "and their ns");
+	ASSERT_EQ(ingest__stats(r.in)->offcpu[RPT_OC_RECORDS], (uint64_t)3, "records written");
+	ASSERT_EQ(ingest__stats(r.in)->offcpu[RPT_OC_NS], (uint64_t)7008000, "their ns");
 	ASSERT_EQ(ingest__stats(r.in)->offcpu[RPT_OC_LOST], (uint64_t)2, "the unknown key's intervals, lost");
 	ASSERT_EQ(ingest__stats(r.in)->offcpu[RPT_OC_LOST_NS], (uint64_t)123, "and their ns");
 	ASSERT_EQ(ingest__stats(r.in)->samples, (uint64_t)0, "a stack record is no CPU sample");
 	if (!rec_finish(&r))
 		goto out;
-	if (!ASSERT_EQ(report__nr_offcpu(r.rpt), (size_t)2, "OFFCPU records read back"))
+	if (!ASSERT_EQ(report__nr_offcpu(r.rpt), (size_t)3, "OFFCPU records read back"))
 		goto out;
 	o = report__offcpu(r.rpt, 0);
 	ASSERT_EQ(o->ns, (uint64_t)7000000, "ns");
@@ -90,7 +105,8 @@ static void test_sums_written(void)
 	/* A caller is looked up at ip - 1, as a sample's; the kernel leaf at its address. */
 	ASSERT_STREQ(off_names(r.rpt, 0, names, sizeof(names)), "k_one;ing_alpha;ing_beta", "the stack, named");
 	ASSERT_EQ(report__offcpu(r.rpt, 1)->stack, o->stack, "one stack for both sums");
-	ASSERT_EQ(report__header(r.rpt)->offcpu[RPT_OC_RECORDS], (uint64_t)2, "END: records");
+	ASSERT_EQ(report__header(r.rpt)->offcpu[RPT_OC_RECORDS], (uint64_t)3, "END: records");
+	ASSERT_EQ(report__header(r.rpt)->offcpu[RPT_OC_CUT_NS], (uint64_t)3000, "END: ns under cut stacks");
 out:
 	rec_close(&r);
 }

@@ -599,7 +599,7 @@ static void test_table(void)
 	if (ASSERT_OK_PTR(t, "table")) {
 		ASSERT_TRUE(strstr(t, "# off-CPU: 12 records, 0.021 s off the CPU (states all, intervals under "
 				   "1.000 ms dropped); dropped as short: 17 intervals (0.000 s); lost: 2 "
-				   "intervals (0.005 s)\n") != NULL, t);
+				   "intervals (0.005 s); user stack cut short: 0 intervals (0.000 s)\n") != NULL, t);
 		ASSERT_TRUE(strstr(t, "# shown: CPU samples; --off-cpu shows") != NULL, "names --off-cpu, --wall");
 		ASSERT_TRUE(strstr(t, "samples  process") != NULL, "CPU: samples");
 	}

@@ -48,6 +48,7 @@ struct held {
 	uint64_t pstart;
 	size_t bytes;
 	uint32_t pid, tid, state, nr, nr_mods, nr_wait;
+	bool cut;		/* its user walk ended before the root (RPT_OC_CUT) */
 	char comm[BPFSYM_COMM_LEN + 1];
 	const char *cgpath;	/* in the stack's own bytes; NULL: unknown */
 	struct rpt_module *mods;
@@ -276,6 +277,18 @@ static void held_rename(struct ingest *in, size_t i)
 }
 
 /*
+ * Whether @s's user side was walked here and ended before its root: a
+ * file without its table yet (a new program's first moments), a fault,
+ * an address in no mapping...  Not the depth cap, not a kernel thread.
+ */
+static bool user_cut(const struct bpfsym_sample *s)
+{
+	uint32_t why = (s->flags & BPFSYM_SF_UEND_MASK) >> BPFSYM_SF_UEND_SHIFT;
+
+	return why != BPFSYM_UEND_NONE && why != BPFSYM_UEND_ROOT && why != BPFSYM_UEND_DEPTH;
+}
+
+/*
  * The tracepoint's own leading frames of @nk kernel frames at @nf: BPF
  * skips its program's two, but with more than one program on
  * sched_switch the tracepoint calls them through its iterator, one frame
@@ -336,6 +349,7 @@ int ingest__offcpu_stack(struct ingest *in, const struct bpfsym_sample *s, size_
 	facts = (struct held){
 		.key = s->aux, .pid = s->pid, .tid = s->tid, .cgroup = s->cgroup_id, .pstart = s->pstart,
 		.state = (s->flags & BPFSYM_SF_STATE_MASK) >> BPFSYM_SF_STATE_SHIFT,
+		.cut = user_cut(s),
 	};
 	memcpy(facts.comm, s->comm, BPFSYM_COMM_LEN);
 	h = held_make(&facts, src, nr, cgpath);
@@ -421,6 +435,10 @@ int ingest__offcpu(struct ingest *in, uint64_t key, uint64_t ns, uint64_t count,
 		return err;
 	in->st.offcpu[RPT_OC_RECORDS]++;
 	in->st.offcpu[RPT_OC_NS] += ns;
+	if (h->cut) {
+		in->st.offcpu[RPT_OC_CUT] += count;
+		in->st.offcpu[RPT_OC_CUT_NS] += ns;
+	}
 	return 0;
 }
 

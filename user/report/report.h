@@ -149,9 +149,17 @@ enum rpt_offcpu_count {
 	RPT_OC_SHORT_NS = 3,	/* ... their ns */
 	RPT_OC_LOST = 4,	/* intervals kept in BPF whose stack never reached the recorder (ring buffer or map full) */
 	RPT_OC_LOST_NS = 5,	/* ... their ns */
+	/*
+	 * intervals written under a user stack cut short: its walk ended
+	 * before the root (a file's table not built yet, a read fault ...;
+	 * a new program's first waits), so the waiting function may be
+	 * missing from it
+	 */
+	RPT_OC_CUT = 6,
+	RPT_OC_CUT_NS = 7,	/* ... their ns */
 	RPT_OC__NR,
 };
-#define RPT_OFFCPU_MAX	8	/* room for enum rpt_offcpu_count */
+#define RPT_OFFCPU_MAX	16	/* room for enum rpt_offcpu_count */
 
 /*
  * Time thread tid spent off the CPU in @state with @stack (its stacks at

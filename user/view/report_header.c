@@ -333,8 +333,9 @@ static void print_offcpu(FILE *out, const struct report *r, const struct view_op
 	fputc(')', out);
 	if (h->complete)
 		fprintf(out, "; dropped as short: %" PRIu64 " intervals (%.3f s); lost: %" PRIu64
-			" intervals (%.3f s)", c[RPT_OC_SHORT], (double)c[RPT_OC_SHORT_NS] / 1e9,
-			c[RPT_OC_LOST], (double)c[RPT_OC_LOST_NS] / 1e9);
+			" intervals (%.3f s); user stack cut short: %" PRIu64 " intervals (%.3f s)",
+			c[RPT_OC_SHORT], (double)c[RPT_OC_SHORT_NS] / 1e9, c[RPT_OC_LOST],
+			(double)c[RPT_OC_LOST_NS] / 1e9, c[RPT_OC_CUT], (double)c[RPT_OC_CUT_NS] / 1e9);
 	fputc('\n', out);
 	switch (view__metric(o)) {
 	case VIEW_METRIC_OFFCPU:
