@@ -102,7 +102,8 @@ static int window__open(struct window *w, const struct record_tick *t, const uin
 	w->h = *t->hdr;
 	/*
 	 * The recording's off-CPU counters so far are not the window's: its
-	 * END says 0 (the writer counts the window's own OFFCPU records).
+	 * END counts the BPF side's short and lost intervals from its own
+	 * open (window__close); the writer counts its OFFCPU records.
 	 */
 	memset(w->h.offcpu, 0, sizeof(w->h.offcpu));
 	/* pprof's time_nanos; sample times stay relative to the recording's start_mono_ns. */
@@ -132,6 +133,11 @@ static int window__close(struct window *w, const struct record_tick *t, const ui
 	h->lost_samples = bpf[BPFSYM_STAT_LOST_SAMPLES] - w->bpf0[BPFSYM_STAT_LOST_SAMPLES];
 	h->lost_events = bpf[BPFSYM_STAT_LOST_TASK_EVENTS] - w->bpf0[BPFSYM_STAT_LOST_TASK_EVENTS];
 	h->idle = bpf[BPFSYM_STAT_IDLE] - w->bpf0[BPFSYM_STAT_IDLE];
+	/* The BPF side's off-CPU losses in the window (records and ns are the writer's own). */
+	h->offcpu[RPT_OC_SHORT] = bpf[BPFSYM_STAT_OFF_SHORT] - w->bpf0[BPFSYM_STAT_OFF_SHORT];
+	h->offcpu[RPT_OC_SHORT_NS] = bpf[BPFSYM_STAT_OFF_SHORT_NS] - w->bpf0[BPFSYM_STAT_OFF_SHORT_NS];
+	h->offcpu[RPT_OC_LOST] = bpf[BPFSYM_STAT_OFF_LOST] - w->bpf0[BPFSYM_STAT_OFF_LOST];
+	h->offcpu[RPT_OC_LOST_NS] = bpf[BPFSYM_STAT_OFF_LOST_NS] - w->bpf0[BPFSYM_STAT_OFF_LOST_NS];
 	cerr = report_writer__close(w->w, h);
 	w->w = NULL;
 	return err ? err : cerr;
