@@ -122,12 +122,26 @@ bg_start "$T/burn" 600
 burn=$BG_PID
 bg_start "$T/sysheavy" 600
 sysh=$BG_PID
-c0=$(cpu_ms "$burn")
-s0=$(cpu_ms "$sysh")
 # shellcheck disable=SC2086 # the unit's arguments, split as systemd splits them (no quotes there)
-run_to 60 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" \
-	"$BIN" $args -d 6 > "$T/run.out" 2> "$T/run.err"
+timeout -k 5 60 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps="$caps" --ambient-caps="$caps" \
+	"$BIN" $args -d 6 > "$T/run.out" 2> "$T/run.err" &
+rec=$!
+# The burners' CPU time while it records, from when its endpoint says so:
+# its start-up (seconds under TCG, with both burners on the CPUs) records
+# nothing, and counting it made the want too high in the 6.1 VM.
+c0= n=0
+while kill -0 "$rec" 2> /dev/null && [ $n -lt 600 ]; do
+	if curl -s -m 2 "http://127.0.0.1:$port/metrics" 2> /dev/null | grep -q '^bpfsym_recording 1'; then
+		c0=$(cpu_ms "$burn")
+		s0=$(cpu_ms "$sysh")
+		break
+	fi
+	sleep 0.1
+	n=$((n + 1))
+done
+wait "$rec"
 rc=$?
+[ -n "$c0" ] || { c0=0 s0=0; note "the endpoint never said it recorded: CPU times counted from the burners' start"; }
 c1=$(cpu_ms "$burn")
 s1=$(cpu_ms "$sysh")
 stop "$burn"
