@@ -154,14 +154,7 @@ static __always_inline __u64 offcpu_take(void *ctx, struct task_struct *task, __
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
-	s->hdr.type = BPFSYM_EV_OFFCPU_STACK;
-	s->hdr.cpu = bpf_get_smp_processor_id();
-	s->hdr.ts = bpf_ktime_get_ns();
-	s->pid = tgid;
-	s->tid = tid;
-	s->pstart = BPF_CORE_READ(task, group_leader, start_boottime);
-	s->cgroup_id = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(s->comm, sizeof(s->comm));
+	sample_head(s, BPFSYM_EV_OFFCPU_STACK, task, tgid, tid);
 	s->flags = state << BPFSYM_SF_STATE_SHIFT;
 	if (want_kernel) {
 		/* Not this program's own two frames (bpf_trace_run4 and the program; 6.1 and 6.18 alike). */

@@ -382,14 +382,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (!s)
 		return 0;
 
-	s->hdr.type = BPFSYM_EV_SAMPLE;
-	s->hdr.cpu = bpf_get_smp_processor_id();
-	s->hdr.ts = bpf_ktime_get_ns();
-	s->pid = tgid;
-	s->tid = tid;
-	s->pstart = BPF_CORE_READ(task, group_leader, start_boottime);
-	s->cgroup_id = bpf_get_current_cgroup_id();
-	bpf_get_current_comm(s->comm, sizeof(s->comm));
+	sample_head(s, BPFSYM_EV_SAMPLE, task, tgid, tid);
+	s->aux = 0;
 	s->flags = regs_user_mode(&ctx->regs) ? BPFSYM_SF_USER_MODE : 0;
 
 	if (want_kernel) {

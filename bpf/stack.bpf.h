@@ -21,6 +21,25 @@
 #ifndef BPFSYM_STACK_BPF_H
 #define BPFSYM_STACK_BPF_H
 
+/*
+ * A stack record's head for the current task (@task, of @tgid, thread
+ * @tid): @type, CPU, time, process start, cgroup, comm; flags 0.  A CPU
+ * sample's and an off-CPU stack's alike.
+ */
+static __always_inline void sample_head(struct bpfsym_sample *s, __u16 type, struct task_struct *task,
+					__u32 tgid, __u32 tid)
+{
+	s->hdr.type = type;
+	s->hdr.cpu = bpf_get_smp_processor_id();
+	s->hdr.ts = bpf_ktime_get_ns();
+	s->pid = tgid;
+	s->tid = tid;
+	s->pstart = BPF_CORE_READ(task, group_leader, start_boottime);
+	s->cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(s->comm, sizeof(s->comm));
+	s->flags = 0;
+}
+
 /* Whether the sampled registers were in user mode (x86: CPL 3). */
 static __always_inline bool regs_user_mode(bpf_user_pt_regs_t *regs)
 {
