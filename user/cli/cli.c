@@ -10,7 +10,6 @@
 #include "base/hash.h"
 #include "base/util.h"
 #include "cli/cli.h"
-#include "report/report.h"
 
 static const char *cli_command;
 
@@ -122,31 +121,4 @@ int cli__split_list(char *s, const char ***out, size_t *nr)
 	*out = v;
 	*nr = n;
 	return 0;
-}
-
-int cli__parse_off_states(const char *s, uint32_t *mask)
-{
-	static const char *const names[RPT_OS__NR] = { "S", "D", "R", "other" };
-	const char *p = s, *e;
-	size_t n;
-	int i;
-
-	*mask = 0;
-	if (!strcmp(s, "all")) {
-		*mask = RPT_OS_ALL;
-		return 0;
-	}
-	for (;;) {
-		e = strchr(p, ',');
-		n = e ? (size_t)(e - p) : strlen(p);
-		for (i = 0; i < RPT_OS__NR; i++)
-			if (strlen(names[i]) == n && !strncmp(p, names[i], n))
-				break;
-		if (i == RPT_OS__NR)
-			return -EINVAL;
-		*mask |= 1u << i;
-		if (!e)
-			return 0;
-		p = e + 1;
-	}
 }

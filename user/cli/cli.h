@@ -45,13 +45,6 @@ int cli__parse_pid_list(const char *s, uint32_t **out, size_t *nr);
 int cli__split_list(char *s, const char ***out, size_t *nr);
 
 /*
- * --off-cpu-state LIST (record and report): off-CPU task states, a comma
- * list of S (sleeping), D (disk), R (preempted), other, or "all", into
- * *@mask (1 << enum rpt_offstate).  0 or -EINVAL.
- */
-int cli__parse_off_states(const char *s, uint32_t *mask);
-
-/*
  * What every run sets up before anything else: the hash tables' secret
  * key (base/hash.h), before any table holds a name from a file.
  */

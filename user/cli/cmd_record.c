@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "model/hints.h"
 #include "record/record.h"
+#include "report/report.h"
 
 static const char record_usage[] =
 "Usage: bpfsym [record] [TARGET] [OPTIONS] [-- COMMAND [ARGS...]]\n"
@@ -419,7 +420,7 @@ static int offcpu_option(struct record_args *a, int c, const char *arg)
 						"a bare number is ms)", arg);
 		return CLI_RUN;
 	default:
-		if (cli__parse_off_states(arg, &o->off_cpu_states))
+		if (rpt_offstate__parse(arg, &o->off_cpu_states))
 			return cli__usage_error("--off-cpu-state '%s': expected S, D, R, other (comma-separated) or all",
 						arg);
 		return CLI_RUN;
