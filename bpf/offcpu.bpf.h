@@ -146,7 +146,7 @@ static __always_inline __u64 offcpu_take(void *ctx, struct task_struct *task, __
 					 __u32 state, bool kthread)
 {
 	struct bpfsym_sample *s;
-	__u32 zero = 0, nk = 0, nu = 0, uend = 0;
+	__u32 zero = 0, nk = 0, nu = 0;
 	__u8 one = 1;
 	__u64 key, size;
 	long n;
@@ -167,25 +167,14 @@ static __always_inline __u64 offcpu_take(void *ctx, struct task_struct *task, __
 	}
 	if (nk > BPFSYM_MAX_FRAMES)
 		nk = BPFSYM_MAX_FRAMES;
-	if (want_user && !kthread) {
-		if (ustack_mode == BPFSYM_USTACK_KERNEL_FP) {
-			n = capture_user_stack(ctx, &s->ips[nk]);
-		} else {
-			n = unw_walk_task(task, tgid, nk, &uend);
-			s = bpf_map_lookup_elem(&scratch, &zero);
-			if (!s)
-				return 0;
-			s->flags |= (uend << BPFSYM_SF_UEND_SHIFT) & BPFSYM_SF_UEND_MASK;
-		}
-		if (n < 0)
-			s->flags |= BPFSYM_SF_USTACK_ERR;
-		else
-			nu = n;
-		if (nu > BPFSYM_MAX_FRAMES)
-			nu = BPFSYM_MAX_FRAMES;
-	}
-	s->nr_kernel = nk;
-	s->nr_user = nu;
+	if (want_user && !kthread)
+		nu = user_side(ctx, NULL, task, tgid, nk);
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	size = sample_seal(s, nk, nu);
+	nk = s->nr_kernel;
+	nu = s->nr_user;
 	key = offcpu_key(s, nk, nu);
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
@@ -193,11 +182,6 @@ static __always_inline __u64 offcpu_take(void *ctx, struct task_struct *task, __
 	s->aux = key;
 	if (bpf_map_lookup_elem(&offcpu_seen, &key))
 		return key;
-	size = BPFSYM_SAMPLE_HDR_SIZE + (nk + nu) * sizeof(__u64);
-	asm volatile("" : "+r"(size));
-	if (size > sizeof(*s))
-		size = sizeof(*s);
-	s->hdr.size = size;
 	/* Seen only once it is sent: a key whose record was lost is sent again next time. */
 	if (bpf_ringbuf_output(&events, s, size, rb_flags()))
 		return 0;

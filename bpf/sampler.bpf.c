@@ -132,8 +132,12 @@ struct {
 	__type(value, __u32);
 } first_busy SEC(".maps");
 
-/* The scratch sample, @nk kernel and @nu user frames, to the ring buffer. */
-static __always_inline void sample_send(struct bpfsym_sample *s, __u32 nk, __u32 nu)
+/*
+ * Close stack record @s at @nk kernel and @nu user frames (each capped):
+ * its counts and size, which it returns, the bytes to send.  A CPU
+ * sample's and an off-CPU stack's alike.
+ */
+static __always_inline __u64 sample_seal(struct bpfsym_sample *s, __u32 nk, __u32 nu)
 {
 	__u64 size;
 
@@ -149,6 +153,49 @@ static __always_inline void sample_send(struct bpfsym_sample *s, __u32 nk, __u32
 	if (size > sizeof(*s))
 		size = sizeof(*s);
 	s->hdr.size = size;
+	return size;
+}
+
+/*
+ * The current task's user side into the scratch sample after its @nk
+ * kernel frames: the kernel's frame-pointer walk on @ctx, or ours, from
+ * the registers @sampled holds when it caught user mode (a perf event's;
+ * NULL: none, as at a switch-out), else from those @task entered the
+ * kernel with.  Why it ended goes into the sample's flags.  The frames
+ * taken; 0 when the walk failed (flagged).
+ */
+static __always_inline __u32 user_side(void *ctx, struct bpf_perf_event_data *sampled,
+				       struct task_struct *task, __u32 tgid, __u32 nk)
+{
+	struct bpfsym_sample *s;
+	__u32 zero = 0, uend = 0;
+	long n;
+
+	if (nk > BPFSYM_MAX_FRAMES)
+		nk = BPFSYM_MAX_FRAMES;
+	if (ustack_mode == BPFSYM_USTACK_KERNEL_FP) {
+		s = bpf_map_lookup_elem(&scratch, &zero);
+		if (!s)
+			return 0;
+		n = capture_user_stack(ctx, &s->ips[nk]);
+	} else {
+		n = sampled ? unw_walk_user(sampled, task, tgid, nk, &uend) : unw_walk_task(task, tgid, nk, &uend);
+	}
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return 0;
+	s->flags |= (uend << BPFSYM_SF_UEND_SHIFT) & BPFSYM_SF_UEND_MASK;
+	if (n < 0) {
+		s->flags |= BPFSYM_SF_USTACK_ERR;
+		return 0;
+	}
+	return n > BPFSYM_MAX_FRAMES ? BPFSYM_MAX_FRAMES : n;
+}
+
+/* The scratch sample, @nk kernel and @nu user frames, to the ring buffer. */
+static __always_inline void sample_send(struct bpfsym_sample *s, __u32 nk, __u32 nu)
+{
+	__u64 size = sample_seal(s, nk, nu);
 
 	if (bpf_ringbuf_output(&events, s, size, rb_flags()))
 		stat_inc(BPFSYM_STAT_LOST_SAMPLES);
@@ -346,7 +393,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0;
 	struct bpfsym_sample *s;
-	__u32 nk = 0, nu = 0, uend = 0;
+	__u32 nk = 0, nu = 0;
 	bool kthread;
 	long n;
 #if BPFSYM_FIRST_SAMPLE
@@ -421,24 +468,12 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (lazy_maps && pend_maps && want_user && !kthread && !bpf_map_lookup_elem(&unw_fresh, &tgid))
 		pend_flush(tgid);
 #endif
-	if (want_user) {
-		if (ustack_mode == BPFSYM_USTACK_KERNEL_FP) {
-			n = capture_user_stack(ctx, &s->ips[nk]);
-		} else if (kthread) {
-			n = 0;	/* no user side */
-		} else {
-			n = unw_walk_user(ctx, task, tgid, nk, &uend);
-			s = bpf_map_lookup_elem(&scratch, &zero);
-			if (!s)
-				return 0;
-			s->flags |= (uend << BPFSYM_SF_UEND_SHIFT) & BPFSYM_SF_UEND_MASK;
-		}
-		if (n < 0)
-			s->flags |= BPFSYM_SF_USTACK_ERR;
-		else
-			nu = n;
-		if (nu > BPFSYM_MAX_FRAMES)
-			nu = BPFSYM_MAX_FRAMES;
+	/* A kernel thread has no user side but what the kernel's own walk says. */
+	if (want_user && (ustack_mode == BPFSYM_USTACK_KERNEL_FP || !kthread)) {
+		nu = user_side(ctx, ctx, task, tgid, nk);
+		s = bpf_map_lookup_elem(&scratch, &zero);
+		if (!s)
+			return 0;
 	}
 #if BPFSYM_FIRST_SAMPLE
 	/* Frame pointers: the user side is taken; the sample waits for the mappings all the same. */
