@@ -254,8 +254,11 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	 * that is from lists, it gets its parent's (pend.bpf.h).
 	 */
 	if (lazy_maps) {
-		if (pend_maps)
+		if (pend_maps) {
+			pend_hold(1);
 			pend_fork(ptgid, ctgid, child);
+			pend_hold(0);
+		}
 		return 0;
 	}
 	emit_task_ev(BPFSYM_EV_FORK, child, ctgid, ptgid, parent);
@@ -328,8 +331,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 			emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0, NULL);
 		}
 		if (pend_maps) {
+			pend_hold(1);
 			pend_exec(tgid);
 			exec_images(mm, KEEP_NEW_LIST);
+			pend_hold(0);
 		}
 		return 0;
 	}
@@ -477,6 +482,8 @@ int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
 	if (syscall_failed(ctx->ret) || !is_target(tgid))
 		return 0;
 	sys_args(&a);		/* addr, len, prot, flags */
+	/* From keep_of's answer to the list's last edit (pend_busy). */
+	pend_hold(1);
 	if (a.a2 & PROT_EXEC) {
 		if ((keep = keep_of(tgid)) != KEEP_NONE)
 			walk_range(start, start + a.a1, BPFSYM_MAP_MMAP, keep, &vi);
@@ -488,6 +495,7 @@ int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
 	 */
 	else if (a.a3 & MAP_FIXED)
 		exec_gone(tgid, start, start + a.a1, BPFSYM_MAP_MMAP, false);
+	pend_hold(0);
 	return 0;
 }
 
@@ -502,12 +510,14 @@ int on_mprotect_exit(struct trace_event_raw_sys_exit *ctx)
 	if (ctx->ret != 0 || !is_target(tgid))
 		return 0;
 	sys_args(&a);		/* start, len, prot */
+	pend_hold(1);
 	if (a.a2 & PROT_EXEC) {
 		if ((keep = keep_of(tgid)) != KEEP_NONE)
 			walk_range(a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, keep, &vi);
 	}
 	else
 		exec_gone(tgid, a.a0, a.a0 + a.a1, BPFSYM_MAP_MPROTECT, false);
+	pend_hold(0);
 	return 0;
 }
 
@@ -520,7 +530,9 @@ int on_munmap_exit(struct trace_event_raw_sys_exit *ctx)
 	if (ctx->ret != 0 || !is_target(tgid))
 		return 0;
 	sys_args(&a);		/* start, len */
+	pend_hold(1);
 	exec_gone(tgid, a.a0, a.a0 + a.a1, BPFSYM_MAP_MUNMAP, false);
+	pend_hold(0);
 	return 0;
 }
 
@@ -550,6 +562,7 @@ int on_mremap_exit(struct trace_event_raw_sys_exit *ctx)
 
 	if (!take_args(NR_MREMAP, &a) || syscall_failed(ctx->ret))
 		return 0;
+	pend_hold(1);
 	/*
 	 * Moved: the old range is gone (unless MREMAP_DONTUNMAP keeps it, now
 	 * empty, which the model may keep: nothing runs there).  Shrunk in
@@ -566,5 +579,6 @@ int on_mremap_exit(struct trace_event_raw_sys_exit *ctx)
 	 */
 	keep = keep_of(t->tgid);
 	walk_range(start, start + a.a[2], BPFSYM_MAP_MREMAP, keep == KEEP_NONE ? KEEP_SEND : keep, &vi);
+	pend_hold(0);
 	return 0;
 }

@@ -66,6 +66,44 @@ struct {
 
 static const struct pend_list pend_empty;
 
+/*
+ * 1 while a tracker program edits lists on this CPU.  A sample's timer
+ * interrupt can land in one (a tp_btf program does not hold off
+ * perf_event programs as bpf_prog_active does for kprobes): a sample in
+ * on_exec between pend_exec and the image's entries sent an empty list,
+ * claimed the process, and the entries then went to a new list nothing
+ * sends: a program whose own code and loader stayed unnamed for its
+ * whole life, while the libraries mapped after were named.  The process
+ * runs the tracker here, so no other CPU samples it meanwhile: per-CPU
+ * is exact.  Its next sample sends the list.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} pend_busy SEC(".maps");
+
+/* The tracker holds (1) or releases (0) this CPU's lists; nothing unless lists are kept. */
+static __always_inline void pend_hold(__u32 held)
+{
+	__u32 zero = 0, *b;
+
+	if (!pend_maps)
+		return;
+	b = bpf_map_lookup_elem(&pend_busy, &zero);
+	if (b)
+		*b = held;
+}
+
+/* Whether the sample interrupted a tracker program editing lists. */
+static __always_inline bool pend_held(void)
+{
+	__u32 zero = 0, *b = bpf_map_lookup_elem(&pend_busy, &zero);
+
+	return b && *b;
+}
+
 /* A fresh view the walk does not use (a forked child walks with its parent's). */
 static const struct bpfsym_unw_fresh fresh_seeded = { .flags = BPFSYM_UNW_FRESH_SEEDED };
 

@@ -465,7 +465,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 			return 0;
 	}
 #else
-	if (lazy_maps && pend_maps && want_user && !kthread && !bpf_map_lookup_elem(&unw_fresh, &tgid))
+	if (lazy_maps && pend_maps && want_user && !kthread && !bpf_map_lookup_elem(&unw_fresh, &tgid) &&
+	    !pend_held())
 		pend_flush(tgid);
 #endif
 	/* A kernel thread has no user side but what the kernel's own walk says. */

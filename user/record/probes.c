@@ -212,6 +212,7 @@ static int load_tracker(struct probes *p, const struct probes_opts *o)
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_fresh, bpf_map__fd(p->sampler->maps.unw_fresh));
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_files, bpf_map__fd(p->sampler->maps.unw_files));
 	err = err ?: bpf_map__reuse_fd(t->maps.unw_pend, bpf_map__fd(p->sampler->maps.unw_pend));
+	err = err ?: bpf_map__reuse_fd(t->maps.pend_busy, bpf_map__fd(p->sampler->maps.pend_busy));
 	err = err ?: bpf_map__reuse_fd(t->maps.py_procs, bpf_map__fd(p->sampler->maps.py_procs));
 	if (err) {
 		pr_err("bpfsym: sharing maps with the mapping tracker failed: %s\n", strerror(-err));
