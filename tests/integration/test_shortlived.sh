@@ -87,9 +87,26 @@ comm_leaves_perf() {
 }
 
 # unnamed_own FOLDED COMM: samples of COMM with a frame of COMM's own
-# file left unnamed ([COMM+0x...]).
+# file left unnamed ([COMM+0x...]), or with its file not mapped at all:
+# [unknown] right under libc's __libc_start_call_main, which calls only
+# main.  (The second is how a process whose own MAP records were lost
+# looks: a sample interrupting the tracker in its exec once sent the
+# process's mappings before its image's were noted.)
 unnamed_own() {
-	folded_count "$1" "^$2;(.*;)?\\[$2\\+0x[0-9a-f]+\\](;|\$)"
+	folded_count "$1" "^$2;(.*;)?(\\[$2\\+0x[0-9a-f]+\\]|__libc_start_call_main;\\[unknown\\])(;|\$)"
+}
+
+# show_unnamed DATA COMM: a few of COMM's samples unnamed_own counts,
+# whole and with their addresses (perf script's form), for the log.
+show_unnamed() {
+	"$BPFSYM" report "$1" --perf-script 2>/dev/null | awk -v comm="$2" '
+	/^[^ \t]/ { head = $0; body = ""; want = ($1 == comm); next }
+	want && /^[ \t]/ { body = body "\n" $0; next }
+	want && (body ~ ("\\[unknown\\] \\([^)]*/" comm "\\)") ||
+		 (body ~ /__libc_start_call_main/ && body ~ /\[unknown\] \(\[unknown\]\)/)) && n++ < 4 {
+		print head body
+	}
+	{ want = 0 }' | show
 }
 
 # sl_run TAG SECS STALL: bpfsym and perf record -a over SECS s of the
@@ -188,8 +205,9 @@ sl_test() {
 	if [ "$btotal" -lt $((ptotal * 397 / 499 / 2)) ]; then
 		fail "$name" "bpfsym has $btotal samples of 'shortlived', perf $ptotal (at 499 Hz against 397)"
 	elif [ "$unnamed" -ne 0 ]; then
-		fail "$name" "$unnamed of $btotal samples of 'shortlived' have unnamed frames of its own file ([shortlived+0x...]); short_burn: bpfsym $bshare%, perf $pshare%"
+		fail "$name" "$unnamed of $btotal samples of 'shortlived' have unnamed frames of its own file ([shortlived+0x...], or main unmapped); short_burn: bpfsym $bshare%, perf $pshare%"
 		grep '^shortlived;' "$T/$tag.folded" | sort -t' ' -k2,2nr | head -5 | show
+		show_unnamed "$T/$tag.data" shortlived
 	elif fcmp "$d" gt "$margin"; then
 		fail "$name" "short_burn's share of 'shortlived': bpfsym $bshare%, perf $pshare% (more than $margin points apart)"
 		sort -k2,2nr "$T/$tag.leaves" | head -8 | show
@@ -268,8 +286,9 @@ else
 			elif [ "$decoy" -ne 0 ]; then
 				fail "$name" "$decoy samples of 'nsshort' name decoy_burn: the host's file at that path was read"
 			elif [ "$unnamed" -ne 0 ]; then
-				fail "$name" "$unnamed of $total samples of 'nsshort' have unnamed frames of its own file ([nsshort+0x...])"
+				fail "$name" "$unnamed of $total samples of 'nsshort' have unnamed frames of its own file ([nsshort+0x...], or main unmapped)"
 				grep '^nsshort;' "$d.folded" | sort -t' ' -k2,2nr | head -5 | show
+				show_unnamed "$d.data" nsshort
 			elif [ "$hit" -lt "$want" ]; then
 				# short_burn's own clock, not the process's total: exec,
 				# unshare and mount cost the kernel ten times more under

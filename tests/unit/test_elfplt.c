@@ -5,7 +5,9 @@
  * by decoding its jump (binutils' synthetic symbols), so it is an oracle
  * independent of the relocation order.  An IRELATIVE stub, which objdump
  * calls "*ABS*+0xADDR@plt", must be named after the IFUNC at ADDR.
- * Fixtures: lazy .plt, -z now, IBT's .plt.sec, a shared object, libc.
+ * .plt.got's stubs, which objdump labels too, are named from .rela.dyn,
+ * and PLT0, "<x@plt-0x10>" (or "<.plt>") to objdump, ".plt" as perf
+ * names it.  Fixtures: lazy .plt, -z now, IBT's .plt.sec, a shared object, libc.
  */
 #include <errno.h>
 #include <limits.h>
@@ -52,31 +54,75 @@ static bool build(const char *out, const char *flags)
 	return false;
 }
 
-/* Compare every objdump PLT label of @path with elfsym; the number checked. */
-static size_t check(const char *path)
+/* What check() compared: stubs, of them in .plt.got, and PLT0 headers. */
+struct checked {
+	size_t stubs, got, header;
+};
+
+/* Whether @sym is named @want at @addr's byte @k (for the message: @at). */
+static bool named(struct elfsym *es, unsigned long long addr, const char *want, char *at, size_t len)
 {
-	char cmd[PATH_MAX + 128], line[1024], want[512], got_at[512];
+	const struct elfsym_sym *sym = elfsym__lookup(es, addr);
+
+	snprintf(at, len, "%s", sym ? sym->name : "(none)");
+	return sym && !strcmp(sym->name, want);
+}
+
+/*
+ * Compare every objdump PLT label of @path with elfsym, at the stub's
+ * first and last byte (16-byte stubs; .plt.got's are 8 or 16: its 8th),
+ * and PLT0, "<x@plt-0x10>" to objdump, ".plt" as perf names it.
+ */
+static struct checked check(const char *path)
+{
+	char cmd[PATH_MAX + 128], line[1024], want[512], got_at[512], sect[64] = "";
 	unsigned long long addr, abs_addr;
 	const struct elfsym_sym *sym, *ifunc;
 	struct elfsym *es = elfsym__open(path, NULL);
-	size_t n = 0, bad = 0;
+	struct checked c = { 0 };
+	size_t bad = 0, len;
 	FILE *fp;
 
 	if (!ASSERT_OK_PTR(es, path))
-		return 0;
-	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec '%s' 2>/dev/null", path);
+		return c;
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null", path);
 	fp = popen(cmd, "r");
 	while (fp && fgets(line, sizeof(line), fp)) {
-		/* "<x@plt-0x10>" is the resolver's entry, PLT0: no stub. */
-		if (sscanf(line, "%llx <%511[^>]>:", &addr, want) != 2 || strlen(want) < 5 ||
-		    strcmp(want + strlen(want) - 4, "@plt"))
+		unsigned last;
+
+		if (sscanf(line, "Disassembly of section %63[^:]:", sect) == 1)
 			continue;
-		n++;
+		if (sscanf(line, "%llx <%511[^>]>:", &addr, want) != 2)
+			continue;
+		len = strlen(want);
+		/*
+		 * "<x@plt-0x10>" is the resolver's entry, PLT0 (objdump calls it
+		 * "<.plt>" when the stubs are in .plt.sec): ".plt".
+		 */
+		if (!strcmp(sect, ".plt") && (!strcmp(want, ".plt") ||
+					      (len > 9 && !strcmp(want + len - 9, "@plt-0x10")))) {
+			c.header++;
+			for (int k = 0; k < 2; k++) {
+				if (named(es, addr + (k ? 15 : 0), ".plt", got_at, sizeof(got_at)))
+					continue;
+				if (bad++ < 5)
+					test__fail_msg(__FILE__, __LINE__, "%s: PLT0 0x%llx%s: elfsym says %s, not .plt",
+						       path, addr, k ? "+15" : "", got_at);
+			}
+			continue;
+		}
+		if (len < 5 || strcmp(want + len - 4, "@plt"))
+			continue;
+		c.stubs++;
+		last = 15;
+		if (!strcmp(sect, ".plt.got")) {
+			c.got++;
+			last = 7;
+		}
 		for (int k = 0; k < 2; k++) {
-			sym = elfsym__lookup(es, addr + (k ? 15 : 0));
-			snprintf(got_at, sizeof(got_at), "%s", sym ? sym->name : "(none)");
-			if (sym && !strcmp(sym->name, want))
+			if (named(es, addr + (k ? last : 0), want, got_at, sizeof(got_at)))
 				continue;
+			sym = elfsym__lookup(es, addr + (k ? last : 0));
 			/* IRELATIVE: objdump has no name; we name the IFUNC at its resolver. */
 			if (sym && sscanf(want, "*ABS*+0x%llx@plt", &abs_addr) == 1 &&
 			    (ifunc = elfsym__lookup(es, abs_addr)) && ifunc->addr == abs_addr &&
@@ -84,41 +130,48 @@ static size_t check(const char *path)
 			    !strcmp(sym->name + strlen(ifunc->name), "@plt"))
 				continue;
 			if (bad++ < 5)
-				test__fail_msg(__FILE__, __LINE__, "%s: 0x%llx%s: objdump says %s, elfsym %s",
-					       path, addr, k ? "+15" : "", want, got_at);
+				test__fail_msg(__FILE__, __LINE__, "%s: 0x%llx+%u (%s): objdump says %s, elfsym %s",
+					       path, addr, k ? last : 0, sect, want, got_at);
 		}
 	}
 	if (fp)
 		pclose(fp);
 	elfsym__free(es);
 	ASSERT_EQ(bad, (size_t)0, "stubs named otherwise than objdump names them");
-	return n;
+	return c;
 }
 
-static void run(const char *name, const char *flags, size_t min)
+/* Build @name with @flags; at least @min stubs, with .plt.got's and PLT0 where @got. */
+static void run(const char *name, const char *flags, size_t min, bool got)
 {
 	char path[PATH_MAX + 64];
-	size_t n;
+	struct checked c;
 
 	if (!build(name, flags))
 		return;
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	n = check(path);
-	ASSERT_TRUE(n >= min, "objdump labels enough stubs");
-	printf("     %s: %zu PLT stubs agree with objdump\n", name, n);
+	c = check(path);
+	ASSERT_TRUE(c.stubs >= min, "objdump labels enough stubs");
+	if (got) {
+		/* crtstuff calls __cxa_finalize, also a data reference: .plt.got. */
+		ASSERT_TRUE(c.got >= 1, "a .plt.got stub (__cxa_finalize) checked");
+		ASSERT_EQ(c.header, (size_t)1, "PLT0 checked");
+	}
+	printf("     %s: %zu PLT stubs (%zu in .plt.got) and %zu PLT0 agree with objdump\n", name,
+	       c.stubs, c.got, c.header);
 }
 
-static void test_lazy(void) { run("lazy", "-Wl,-z,lazy", 5); }
-static void test_now(void) { run("now", "-Wl,-z,now", 5); }
-static void test_ibt(void) { run("ibt", "-fcf-protection=full -Wl,-z,ibtplt", 5); }
-static void test_shared(void) { run("lib.so", "-shared -fPIC -Dmain=lib_main", 5); }
+static void test_lazy(void) { run("lazy", "-Wl,-z,lazy", 5, true); }
+static void test_now(void) { run("now", "-Wl,-z,now", 5, false); }
+static void test_ibt(void) { run("ibt", "-fcf-protection=full -Wl,-z,ibtplt", 5, true); }
+static void test_shared(void) { run("lib.so", "-shared -fPIC -Dmain=lib_main", 5, true); }
 
 static void test_libc(void)
 {
-	size_t n = check("/usr/lib/x86_64-linux-gnu/libc.so.6");
+	struct checked c = check("/usr/lib/x86_64-linux-gnu/libc.so.6");
 
-	ASSERT_TRUE(n >= 10, "libc's PLT, with its IRELATIVE stubs");
-	printf("     libc: %zu PLT stubs agree with objdump\n", n);
+	ASSERT_TRUE(c.stubs >= 10, "libc's PLT, with its IRELATIVE stubs");
+	printf("     libc: %zu PLT stubs agree with objdump\n", c.stubs);
 }
 
 int main(void)

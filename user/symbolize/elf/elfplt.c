@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * elfplt: PLT stubs named from .rela.plt.  On x86-64 every stub is 16
+ * elfplt: PLT stubs named from .rela.plt (and .plt.got's from .rela.dyn),
+ * and PLT0 named ".plt", as perf does.  On x86-64 every stub is 16
  * bytes, in .plt.sec with IBT, else in .plt; each jumps through a GOT
  * slot (jmp *disp32(%rip), maybe after endbr64 and a bnd prefix), and
  * .rela.plt says which function fills that slot.  The order of the
@@ -11,6 +12,7 @@
  * index and offset comes from the file: each is checked before use.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,66 +23,81 @@
 #define PLT_ENTRY	16
 #define SUFFIX		"@plt"
 
-struct plt_tables {
-	Elf_Scn *rela, *dynsym, *stubs;
-	GElf_Shdr rela_sh, sym_sh, stubs_sh;
+/* A section found by name: its descriptor and header. */
+struct sect {
+	Elf_Scn *scn;
+	GElf_Shdr sh;
 };
 
-/* A .rela.plt entry, by the GOT slot it fills. */
+/*
+ * The sections the stubs come from: .plt (its header, PLT0, and without
+ * IBT the stubs), .plt.sec (IBT's stubs), .plt.got (stubs of functions
+ * also used as data, e.g. __cxa_finalize: their GOT slot is a GLOB_DAT
+ * one of .rela.dyn), and the two relocation tables.
+ */
+struct plt_tables {
+	struct sect plt, plt_sec, plt_got, rela_plt, rela_dyn;
+};
+
+/* A relocation, by the GOT slot it fills. */
 struct slot {
 	uint64_t got;
 	size_t rela;		/* its index */
 };
 
-/* Find .rela.plt, its symbol table, and the stubs; false when this file has none we read. */
-static bool find_tables(Elf *elf, size_t shstrndx, struct plt_tables *t)
+/* A relocation table with the symbols it names, read and checked. */
+struct rela_tab {
+	Elf_Data *rela, *syms, *strs;
+	size_t nrela, nsyms;
+	struct slot *slots;	/* by GOT slot */
+	size_t nslots;
+};
+
+static void find_tables(Elf *elf, size_t shstrndx, struct plt_tables *t)
 {
-	GElf_Shdr sh, plt = { 0 }, plt_sec = { 0 };
-	Elf_Scn *scn = NULL, *plt_scn = NULL, *plt_sec_scn = NULL;
+	static const struct { const char *name; size_t off; Elf64_Word type; } want[] = {
+		{ ".plt", offsetof(struct plt_tables, plt), SHT_PROGBITS },
+		{ ".plt.sec", offsetof(struct plt_tables, plt_sec), SHT_PROGBITS },
+		{ ".plt.got", offsetof(struct plt_tables, plt_got), SHT_PROGBITS },
+		{ ".rela.plt", offsetof(struct plt_tables, rela_plt), SHT_RELA },
+		{ ".rela.dyn", offsetof(struct plt_tables, rela_dyn), SHT_RELA },
+	};
+	Elf_Scn *scn = NULL;
 	const char *name;
+	GElf_Shdr sh;
+	size_t i;
 
 	memset(t, 0, sizeof(*t));
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
 			continue;
-		if (!strcmp(name, ".rela.plt") && sh.sh_type == SHT_RELA) {
-			t->rela = scn;
-			t->rela_sh = sh;
-		} else if (!strcmp(name, ".plt") && sh.sh_type == SHT_PROGBITS) {
-			plt = sh;
-			plt_scn = scn;
-		} else if (!strcmp(name, ".plt.sec") && sh.sh_type == SHT_PROGBITS) {
-			plt_sec = sh;
-			plt_sec_scn = scn;
+		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			struct sect *d = (struct sect *)((char *)t + want[i].off);
+
+			if (!strcmp(name, want[i].name) && sh.sh_type == want[i].type && !d->scn) {
+				d->scn = scn;
+				d->sh = sh;
+			}
 		}
 	}
-	if (!t->rela)
-		return false;
-	t->dynsym = elf_getscn(elf, t->rela_sh.sh_link);
-	if (!t->dynsym || !gelf_getshdr(t->dynsym, &t->sym_sh) || t->sym_sh.sh_type != SHT_DYNSYM)
-		return false;
-	/* With IBT, .plt holds the lazy-binding trampolines; calls go to .plt.sec. */
-	if (plt_sec.sh_size) {
-		t->stubs = plt_sec_scn;
-		t->stubs_sh = plt_sec;
-	} else {
-		t->stubs = plt_scn;
-		t->stubs_sh = plt;
-	}
-	return t->stubs && t->stubs_sh.sh_size >= PLT_ENTRY &&
-	       t->stubs_sh.sh_addr + t->stubs_sh.sh_size > t->stubs_sh.sh_addr;
+}
+
+/* Whether @s holds code of at least @min bytes whose addresses do not wrap. */
+static bool code_ok(const struct sect *s, uint64_t min)
+{
+	return s->scn && s->sh.sh_size >= min && s->sh.sh_addr + s->sh.sh_size > s->sh.sh_addr;
 }
 
 /*
- * The GOT slot the stub of 16 bytes at @code (at address @addr) jumps
+ * The GOT slot the stub of @size bytes at @code (at address @addr) jumps
  * through: the first jmp *disp32(%rip) (ff 25) in it.  0: none.
  */
-static uint64_t stub_slot(const uint8_t *code, uint64_t addr)
+static uint64_t stub_slot(const uint8_t *code, uint64_t addr, size_t size)
 {
 	int32_t disp;
 	size_t j;
 
-	for (j = 0; j + 6 <= PLT_ENTRY; j++) {
+	for (j = 0; j + 6 <= size; j++) {
 		if (code[j] != 0xff || code[j + 1] != 0x25)
 			continue;
 		memcpy(&disp, code + j + 2, sizeof(disp));
@@ -135,87 +152,180 @@ static char *irelative_name(uint64_t addend, const struct symidx_cand *c, size_t
 	return plt_name(buf, strlen(buf));
 }
 
+/*
+ * Read relocation table @r (its symbols by its link) into @t, its slots
+ * sorted: 0, 1 when it has none we can use, or -ENOMEM.
+ */
+static int rela_open(Elf *elf, const struct sect *r, struct rela_tab *t)
+{
+	GElf_Shdr sym_sh, str_sh;
+	Elf_Scn *symscn, *strscn;
+	GElf_Rela rela;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	if (!r->scn || !r->sh.sh_entsize)
+		return 1;
+	symscn = elf_getscn(elf, r->sh.sh_link);
+	if (!symscn || !gelf_getshdr(symscn, &sym_sh) || sym_sh.sh_type != SHT_DYNSYM ||
+	    !sym_sh.sh_entsize)
+		return 1;
+	strscn = elf_getscn(elf, sym_sh.sh_link);
+	if (!strscn || !gelf_getshdr(strscn, &str_sh))
+		return 1;
+	t->rela = elf_getdata(r->scn, NULL);
+	t->syms = elf_getdata(symscn, NULL);
+	t->strs = elf_getdata(strscn, NULL);
+	if (!t->rela || !t->syms || !t->strs || !t->strs->d_buf)
+		return 1;
+	t->nrela = t->rela->d_size / r->sh.sh_entsize;
+	t->nsyms = t->syms->d_size / sym_sh.sh_entsize;
+	if (!t->nrela)
+		return 1;
+	t->slots = calloc(t->nrela, sizeof(*t->slots));
+	if (!t->slots)
+		return -ENOMEM;
+	for (i = 0; i < t->nrela; i++) {
+		if (gelf_getrela(t->rela, (int)i, &rela)) {
+			t->slots[t->nslots].got = rela.r_offset;
+			t->slots[t->nslots++].rela = i;
+		}
+	}
+	qsort(t->slots, t->nslots, sizeof(*t->slots), slot_cmp);
+	return 0;
+}
+
+/*
+ * "func@plt" for the stub jumping through GOT slot @got, which a
+ * relocation of @t of type @type (or IRELATIVE) fills: a new string, or
+ * NULL with *@err 0 (no such relocation, a bad name) or -ENOMEM.
+ */
+static char *slot_name(const struct rela_tab *t, uint64_t got, uint32_t type,
+		       const struct symidx_cand *cands, size_t nr_cands, int *err)
+{
+	const struct slot key = { .got = got }, *hit;
+	const char *name;
+	GElf_Rela r;
+	GElf_Sym sym;
+	size_t si, len;
+	char *s;
+
+	*err = 0;
+	hit = got && t->nslots ? bsearch(&key, t->slots, t->nslots, sizeof(*t->slots), slot_cmp) : NULL;
+	if (!hit || !gelf_getrela(t->rela, (int)hit->rela, &r))
+		return NULL;
+	if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
+		s = irelative_name((uint64_t)r.r_addend, cands, nr_cands);
+	} else if (GELF_R_TYPE(r.r_info) == type) {
+		si = GELF_R_SYM(r.r_info);
+		if (!si || si >= t->nsyms || !gelf_getsym(t->syms, (int)si, &sym) ||
+		    sym.st_name >= t->strs->d_size)
+			return NULL;
+		name = (const char *)t->strs->d_buf + sym.st_name;
+		len = strnlen(name, t->strs->d_size - sym.st_name);
+		if (!len || len == t->strs->d_size - sym.st_name)
+			return NULL;
+		s = plt_name(name, len);
+	} else {
+		return NULL;
+	}
+	if (!s)
+		*err = -ENOMEM;
+	return s;
+}
+
+/*
+ * Name the stubs of @entry bytes each in section @stubs from relocation
+ * table @t (type @type), appending to @out up to @cap symbols in all.
+ * 0 or -ENOMEM.
+ */
+static int read_stubs(const struct sect *stubs, size_t entry, const struct rela_tab *t, uint32_t type,
+		      const struct symidx_cand *cands, size_t nr_cands, size_t cap, struct elfplt *out)
+{
+	uint64_t limit = stubs->sh.sh_addr + stubs->sh.sh_size;
+	size_t k, nstubs;
+	Elf_Data *code;
+	int err;
+	char *s;
+
+	if (!t->nslots || !code_ok(stubs, entry))
+		return 0;
+	code = elf_getdata(stubs->scn, NULL);
+	nstubs = stubs->sh.sh_size / entry;
+	if (!code || !code->d_buf || code->d_size < nstubs * entry)
+		return 0;
+	for (k = 0; k < nstubs && out->nr < cap; k++) {
+		uint64_t addr = stubs->sh.sh_addr + k * entry;
+
+		s = slot_name(t, stub_slot((const uint8_t *)code->d_buf + k * entry, addr, entry), type,
+			      cands, nr_cands, &err);
+		if (err)
+			return err;
+		if (!s)
+			continue;
+		out->syms[out->nr++] = (struct elfplt_sym){
+			.addr = addr, .size = entry, .limit = limit, .name = s, .len = strlen(s),
+		};
+	}
+	return 0;
+}
+
+/*
+ * PLT0, the lazy resolver's entry every stub's first call goes through,
+ * named ".plt" as perf names it; with IBT, all of .plt is trampolines
+ * to it (the stubs are in .plt.sec), and ".plt" covers the section.
+ */
+static int plt_header(const struct plt_tables *t, struct elfplt *out)
+{
+	uint64_t limit = t->plt.sh.sh_addr + t->plt.sh.sh_size;
+	char *s;
+
+	if (!code_ok(&t->plt, PLT_ENTRY))
+		return 0;
+	s = strdup(".plt");
+	if (!s)
+		return -ENOMEM;
+	out->syms[out->nr++] = (struct elfplt_sym){
+		.addr = t->plt.sh.sh_addr,
+		.size = code_ok(&t->plt_sec, PLT_ENTRY) ? t->plt.sh.sh_size : PLT_ENTRY,
+		.limit = limit, .name = s, .len = strlen(s),
+	};
+	return 0;
+}
+
 int elfplt__read(Elf *elf, size_t shstrndx, size_t max, const struct symidx_cand *cands,
 		 size_t nr_cands, struct elfplt *out)
 {
-	size_t i, k, n, nsyms, nstubs, nslots = 0, len, si;
-	Elf_Data *rela, *syms, *strs, *code;
-	struct slot *slots;
+	struct rela_tab jump = { 0 }, glob = { 0 };
+	const struct sect *stubs;
 	struct plt_tables t;
-	const char *name;
-	Elf_Scn *strscn;
+	size_t cap, got_entry;
 	GElf_Ehdr eh;
-	GElf_Rela r;
-	GElf_Sym sym;
-	char *s;
+	int err;
 
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 || eh.e_type == ET_REL ||
-	    gelf_getclass(elf) != ELFCLASS64 || !find_tables(elf, shstrndx, &t))
+	    gelf_getclass(elf) != ELFCLASS64 || !max)
 		return 0;
-	rela = elf_getdata(t.rela, NULL);
-	syms = elf_getdata(t.dynsym, NULL);
-	strscn = elf_getscn(elf, t.sym_sh.sh_link);
-	strs = strscn ? elf_getdata(strscn, NULL) : NULL;
-	if (!rela || !syms || !strs || !strs->d_buf || !t.rela_sh.sh_entsize || !t.sym_sh.sh_entsize)
-		return 0;
-	code = elf_getdata(t.stubs, NULL);
-	n = rela->d_size / t.rela_sh.sh_entsize;
-	nsyms = syms->d_size / t.sym_sh.sh_entsize;
-	nstubs = t.stubs_sh.sh_size / PLT_ENTRY;
-	if (!code || !code->d_buf || code->d_size < nstubs * PLT_ENTRY || !n)
-		return 0;
-	if (nstubs > max)
-		nstubs = max;
-	slots = calloc(n, sizeof(*slots));
-	out->syms = calloc(nstubs, sizeof(*out->syms));
-	if (!slots || !out->syms) {
-		free(slots);
+	find_tables(elf, shstrndx, &t);
+	/* With IBT, .plt holds the lazy-binding trampolines; calls go to .plt.sec. */
+	stubs = code_ok(&t.plt_sec, PLT_ENTRY) ? &t.plt_sec : &t.plt;
+	/* .plt.got: 8 bytes a stub (jmp, 2-byte nop), 16 with IBT's endbr64. */
+	got_entry = t.plt_got.sh.sh_entsize == 8 || t.plt_got.sh.sh_entsize == 16 ? t.plt_got.sh.sh_entsize : 0;
+	cap = 1 + (code_ok(stubs, PLT_ENTRY) ? stubs->sh.sh_size / PLT_ENTRY : 0) +
+	      (got_entry && code_ok(&t.plt_got, got_entry) ? t.plt_got.sh.sh_size / got_entry : 0);
+	if (cap > max)
+		cap = max;
+	out->syms = calloc(cap, sizeof(*out->syms));
+	if (!out->syms)
 		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
-		if (gelf_getrela(rela, (int)i, &r)) {
-			slots[nslots].got = r.r_offset;
-			slots[nslots++].rela = i;
-		}
-	}
-	qsort(slots, nslots, sizeof(*slots), slot_cmp);
-	for (k = 0; k < nstubs; k++) {
-		uint64_t addr = t.stubs_sh.sh_addr + k * PLT_ENTRY;
-		struct slot key = { .got = stub_slot((const uint8_t *)code->d_buf + k * PLT_ENTRY, addr) };
-		const struct slot *hit;
-
-		hit = key.got ? bsearch(&key, slots, nslots, sizeof(*slots), slot_cmp) : NULL;
-		if (!hit || !gelf_getrela(rela, (int)hit->rela, &r))
-			continue;
-		if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
-			s = irelative_name((uint64_t)r.r_addend, cands, nr_cands);
-		} else if (GELF_R_TYPE(r.r_info) == R_X86_64_JUMP_SLOT) {
-			si = GELF_R_SYM(r.r_info);
-			if (!si || si >= nsyms || !gelf_getsym(syms, (int)si, &sym) ||
-			    sym.st_name >= strs->d_size)
-				continue;
-			name = (const char *)strs->d_buf + sym.st_name;
-			len = strnlen(name, strs->d_size - sym.st_name);
-			if (!len || len == strs->d_size - sym.st_name)
-				continue;
-			s = plt_name(name, len);
-		} else {
-			continue;
-		}
-		if (!s) {
-			free(slots);
-			return -ENOMEM;
-		}
-		out->syms[out->nr++] = (struct elfplt_sym){
-			.addr = addr,
-			.size = PLT_ENTRY,
-			.limit = t.stubs_sh.sh_addr + t.stubs_sh.sh_size,
-			.name = s,
-			.len = strlen(s),
-		};
-	}
-	free(slots);
-	return 0;
+	err = plt_header(&t, out);
+	if (!err && (err = rela_open(elf, &t.rela_plt, &jump)) >= 0)
+		err = read_stubs(stubs, PLT_ENTRY, &jump, R_X86_64_JUMP_SLOT, cands, nr_cands, cap, out);
+	if (!err && got_entry && (err = rela_open(elf, &t.rela_dyn, &glob)) >= 0)
+		err = read_stubs(&t.plt_got, got_entry, &glob, R_X86_64_GLOB_DAT, cands, nr_cands, cap, out);
+	free(jump.slots);
+	free(glob.slots);
+	return err < 0 ? err : 0;
 }
 
 int elfplt__append(Elf *elf, size_t shstrndx, size_t max, struct elfplt *keep,

@@ -3,9 +3,11 @@
  * elfplt: names for the PLT stubs of an ELF file, "func@plt", as perf and
  * objdump show them.  A call from an executable to a library goes through
  * one; without a name, its samples read [exe+0x1030].  The stubs have no
- * symbols: their order is the order of the .rela.plt relocations, which
- * name the function each one jumps to.  x86-64 only (.plt, or .plt.sec
- * with IBT); other files get none.  No libbpf here.
+ * symbols: each jumps through a GOT slot, which a .rela.plt relocation
+ * (.rela.dyn's for the stubs in .plt.got) says is the function's.  The
+ * lazy resolver's entry, PLT0, is ".plt" (perf's name).  x86-64 only
+ * (.plt, or .plt.sec with IBT, and .plt.got); other files get none.
+ * No libbpf here.
  */
 #ifndef BPFSYM_ELFPLT_H
 #define BPFSYM_ELFPLT_H
