@@ -94,15 +94,21 @@ struct {
 } first_counts SEC(".maps");
 
 /*
- * lazy_maps: a process's first sample waits here, by tgid modulo the
- * slots, while the task work that takes its mappings runs: the VMA
- * iterator refuses an interrupt, and the sample must go out after the
- * MAP records it needs.  The work runs before the task returns to user
- * space, so a slot is held for microseconds, or while a task sampled in
- * the kernel sleeps there; one held past FIRST_STALE_NS is taken over
- * if its work is no longer queued.
+ * lazy_maps: a process's first sample waits here, in the first free of
+ * FIRST_PROBES slots from its tgid modulo the slots, while the task work
+ * that takes its mappings runs: the VMA iterator refuses an interrupt,
+ * and the sample must go out after the MAP records it needs.  The work
+ * runs before the task returns to user space, so a slot is held for
+ * microseconds, or while a task sampled in the kernel sleeps there (or
+ * is stopped: the recorder itself, or a job); one held past
+ * FIRST_STALE_NS is taken over if its work is no longer queued.  With
+ * one slot a tgid, a held slot cost every process hashing to it all its
+ * names: none of its samples could wait, and a short-lived one's all
+ * went out before any mapping (a whole program [unknown] in the stalled
+ * test_shortlived, about one run in five).
  */
 #define FIRST_SLOTS	64
+#define FIRST_PROBES	4
 #define FIRST_STALE_NS	1000000000ull
 
 struct first_slot {
@@ -334,25 +340,21 @@ done:
 }
 
 /*
- * Hand the scratch sample of the current task's process @tgid (@nk
- * kernel frames, @nu user ones if @user_done) to a first sample's task
- * work.  1 if it will send it; 0: send it now (no free slot, or the work
- * could not be queued: the task is exiting).
+ * Take slot @key for process @tgid and queue its task work: the slot,
+ * or NULL (held, or its work still queued).
  */
-static __always_inline int first_defer(__u32 tgid, __u32 nk, __u32 nu, bool user_done)
+static __always_inline struct first_slot *first_take(__u32 key, __u32 tgid, __u64 now)
 {
-	__u32 key = tgid % FIRST_SLOTS, zero = 0, owner;
 	struct first_slot *slot = bpf_map_lookup_elem(&first_slots, &key);
-	struct bpfsym_sample *s = bpf_map_lookup_elem(&scratch, &zero);
-	__u64 now = bpf_ktime_get_ns();
+	__u32 owner;
 
-	if (!slot || !s)
-		return 0;
+	if (!slot)
+		return NULL;
 	owner = slot->owner;
 	if (owner && now - slot->since < FIRST_STALE_NS)
-		return 0;
+		return NULL;
 	if (__sync_val_compare_and_swap(&slot->owner, owner, tgid) != owner)
-		return 0;	/* another CPU took it */
+		return NULL;	/* another CPU took it */
 	/*
 	 * Queued first, filled after: the work runs in this task once this
 	 * interrupt has returned, not before.  A work still queued (an owner
@@ -362,8 +364,30 @@ static __always_inline int first_defer(__u32 tgid, __u32 nk, __u32 nu, bool user
 	if (bpf_task_work_schedule_resume_impl(bpf_get_current_task_btf(), &slot->tw, &first_slots,
 					       first_work, NULL)) {
 		slot->owner = owner;
-		return 0;
+		return NULL;
 	}
+	return slot;
+}
+
+/*
+ * Hand the scratch sample of the current task's process @tgid (@nk
+ * kernel frames, @nu user ones if @user_done) to a first sample's task
+ * work.  1 if it will send it; 0: send it now (no free slot, or the work
+ * could not be queued: the task is exiting).
+ */
+static __always_inline int first_defer(__u32 tgid, __u32 nk, __u32 nu, bool user_done)
+{
+	__u32 zero = 0, i;
+	struct first_slot *slot = NULL;
+	struct bpfsym_sample *s = bpf_map_lookup_elem(&scratch, &zero);
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!s)
+		return 0;
+	for (i = 0; i < FIRST_PROBES && !slot; i++)
+		slot = first_take((tgid + i) % FIRST_SLOTS, tgid, now);
+	if (!slot)
+		return 0;
 	slot->since = now;
 	slot->user_done = user_done;
 	if (nk > BPFSYM_MAX_FRAMES)

@@ -8,7 +8,9 @@ usage: check-bpf-stack.py OBJ.bpf.o...   (exit 1 naming each such chain)
 program (bpf-to-bpf calls, and the callbacks a program passes to helpers
 such as bpf_loop), each function's stack rounded up to 32 bytes, and
 refuses the program whole past 512 ("combined stack size of 6 calls is
-544. Too large"), or past 8 frames.  Newer kernels count differently and
+544. Too large"), or past 8 frames.  A callback passed to an async
+helper (a task work's) is checked as a chain of its own, as the
+verifier of the kernels that have those helpers does.  Newer kernels count differently and
 load what 6.1 does not, so a build on a new kernel replays the sum here.
 A function's stack is the deepest r10-relative slot it touches (a
 store, a load, or an address taken as r10 minus a constant), which the
@@ -80,9 +82,23 @@ def frame(insns):
     return (max(deepest, 1) + 31) // 32 * 32
 
 
-def callees(funcs, key):
-    """The functions @key calls or passes as a callback (.text ones by offset)."""
+# Helpers and kfuncs whose callback runs later, on a stack of its own: the
+# verifier checks it as a program of its own (an async callback), not
+# within its caller's chain.  Only kernels that have them load such code.
+ASYNC = re.compile(r'^bpf_task_work_schedule_')
+
+
+def is_async(funcs, key):
+    """Whether @key passes its callbacks to an async helper (see ASYNC)."""
+    return any(reloc and reloc[0] == 'R_BPF_64_32' and ASYNC.match(reloc[1])
+               for _, _, reloc in funcs[key]['insns'])
+
+
+def callees(funcs, key, want_async=False):
+    """The functions @key calls or passes as a callback (.text ones by offset);
+    with @want_async, only the callbacks it passes to an async helper."""
     text_at = {f['start']: name for (sec, name), f in funcs.items() if sec == '.text'}
+    async_cbs = is_async(funcs, key)
     out = []
     for idx, text, reloc in funcs[key]['insns']:
         if not reloc:
@@ -96,9 +112,11 @@ def callees(funcs, key):
                 tgt = sym if ('.text', sym) in funcs else None
         elif kind == 'R_BPF_64_64' and sym == '.text' and imm:
             tgt = text_at.get(int(imm.group(1)) // 8)
+            if async_cbs != want_async:
+                continue
         else:
             continue
-        if tgt:
+        if tgt and (not want_async or kind == 'R_BPF_64_64'):
             out.append(('.text', tgt))
     return out
 
@@ -120,9 +138,9 @@ def main(objs):
     for obj in objs:
         funcs = parse(obj)
         sizes = {k: frame(f['insns']) for k, f in funcs.items()}
-        for key in funcs:
-            if key[0] == '.text':
-                continue
+        roots = {k for k in funcs if k[0] != '.text'}
+        roots |= {c for k in funcs for c in callees(funcs, k, want_async=True)}
+        for key in sorted(roots):
             total, chain = worst(funcs, key, sizes)
             if total > MAX_STACK or len(chain) > MAX_FRAMES:
                 bad += 1
