@@ -154,9 +154,11 @@ static char *irelative_name(uint64_t addend, const struct symidx_cand *c, size_t
 
 /*
  * Read relocation table @r (its symbols by its link) into @t, its slots
- * sorted: 0, 1 when it has none we can use, or -ENOMEM.
+ * of type @type or IRELATIVE sorted (.rela.dyn's are mostly RELATIVE, a
+ * library's by the hundred thousand): 0, 1 when it has none we can use,
+ * or -ENOMEM.
  */
-static int rela_open(Elf *elf, const struct sect *r, struct rela_tab *t)
+static int rela_open(Elf *elf, const struct sect *r, uint32_t type, struct rela_tab *t)
 {
 	GElf_Shdr sym_sh, str_sh;
 	Elf_Scn *symscn, *strscn;
@@ -186,7 +188,8 @@ static int rela_open(Elf *elf, const struct sect *r, struct rela_tab *t)
 	if (!t->slots)
 		return -ENOMEM;
 	for (i = 0; i < t->nrela; i++) {
-		if (gelf_getrela(t->rela, (int)i, &rela)) {
+		if (gelf_getrela(t->rela, (int)i, &rela) &&
+		    (GELF_R_TYPE(rela.r_info) == type || GELF_R_TYPE(rela.r_info) == R_X86_64_IRELATIVE)) {
 			t->slots[t->nslots].got = rela.r_offset;
 			t->slots[t->nslots++].rela = i;
 		}
@@ -319,9 +322,9 @@ int elfplt__read(Elf *elf, size_t shstrndx, size_t max, const struct symidx_cand
 	if (!out->syms)
 		return -ENOMEM;
 	err = plt_header(&t, out);
-	if (!err && (err = rela_open(elf, &t.rela_plt, &jump)) >= 0)
+	if (!err && (err = rela_open(elf, &t.rela_plt, R_X86_64_JUMP_SLOT, &jump)) >= 0)
 		err = read_stubs(stubs, PLT_ENTRY, &jump, R_X86_64_JUMP_SLOT, cands, nr_cands, cap, out);
-	if (!err && got_entry && (err = rela_open(elf, &t.rela_dyn, &glob)) >= 0)
+	if (!err && got_entry && (err = rela_open(elf, &t.rela_dyn, R_X86_64_GLOB_DAT, &glob)) >= 0)
 		err = read_stubs(&t.plt_got, got_entry, &glob, R_X86_64_GLOB_DAT, cands, nr_cands, cap, out);
 	free(jump.slots);
 	free(glob.slots);
