@@ -223,8 +223,11 @@ static bool group_has(const struct oracle *o, const struct ogroup *g, const char
  * function (or an alias) the reference rule names.  Returns the probe count.
  */
 /*
- * PLT stubs objdump labels "<name@plt>:" in @path: elfsym names them too
- * (elfplt.c; test_elfplt.c checks each one), on top of nm's functions.
+ * PLT stubs objdump labels "<name@plt>:" in @path (.plt, .plt.sec and
+ * .plt.got), and PLT0 ("<x@plt-0x10>:", or "<.plt>:" with IBT, its first
+ * instruction a push; a static program's "<.plt>" is stubs): elfsym
+ * names them too (elfplt.c; test_elfplt.c checks each one), on top of
+ * nm's functions.
  */
 static size_t plt_labels(const char *path)
 {
@@ -232,11 +235,15 @@ static size_t plt_labels(const char *path)
 	size_t n = 0;
 	FILE *fp;
 
-	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec '%s' 2>/dev/null", path);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null", path);
 	fp = popen(cmd, "r");
-	while (fp && fgets(line, sizeof(line), fp))
-		if (strstr(line, "@plt>:\n"))
+	while (fp && fgets(line, sizeof(line), fp)) {
+		if (strstr(line, "@plt>:\n") || strstr(line, "@plt-0x10>:\n"))
 			n++;
+		/* "<.plt>:" is PLT0 with IBT, or a static program's IRELATIVE stubs (elfplt names those). */
+		else if (strstr(line, " <.plt>:\n") && fgets(line, sizeof(line), fp) && strstr(line, "push"))
+			n++;
+	}
 	if (fp)
 		pclose(fp);
 	return n;

@@ -277,13 +277,24 @@ static int read_stubs(const struct sect *stubs, size_t entry, const struct rela_
  * PLT0, the lazy resolver's entry every stub's first call goes through,
  * named ".plt" as perf names it; with IBT, all of .plt is trampolines
  * to it (the stubs are in .plt.sec), and ".plt" covers the section.
+ * 0 (named, or there is none) or -ENOMEM.
  */
-static int plt_header(const struct plt_tables *t, struct elfplt *out)
+static int plt_header(Elf *elf, const struct plt_tables *t, struct elfplt *out)
 {
 	uint64_t limit = t->plt.sh.sh_addr + t->plt.sh.sh_size;
+	const uint8_t *code;
+	Elf_Data *d;
 	char *s;
 
-	if (!code_ok(&t->plt, PLT_ENTRY))
+	if (!code_ok(&t->plt, PLT_ENTRY) || !(d = elf_getdata(t->plt.scn, NULL)) || !d->d_buf ||
+	    d->d_size < PLT_ENTRY)
+		return 0;
+	/*
+	 * PLT0 pushes the GOT's second slot (ff 35: push disp32(%rip)); a
+	 * static program's .plt has none, only IRELATIVE stubs (ff 25).
+	 */
+	code = d->d_buf;
+	if (code[0] != 0xff || code[1] != 0x35)
 		return 0;
 	s = strdup(".plt");
 	if (!s)
@@ -321,7 +332,7 @@ int elfplt__read(Elf *elf, size_t shstrndx, size_t max, const struct symidx_cand
 	out->syms = calloc(cap, sizeof(*out->syms));
 	if (!out->syms)
 		return -ENOMEM;
-	err = plt_header(&t, out);
+	err = plt_header(elf, &t, out);
 	if (!err && (err = rela_open(elf, &t.rela_plt, R_X86_64_JUMP_SLOT, &jump)) >= 0)
 		err = read_stubs(stubs, PLT_ENTRY, &jump, R_X86_64_JUMP_SLOT, cands, nr_cands, cap, out);
 	if (!err && got_entry && (err = rela_open(elf, &t.rela_dyn, R_X86_64_GLOB_DAT, &glob)) >= 0)
