@@ -322,6 +322,12 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	if (bpf_map_lookup_elem(&py_procs, &tgid))
 		bpf_map_delete_elem(&py_procs, &tgid);
 	if (lazy_maps) {
+		/*
+		 * Held from the look-up on: a sample in between that found the
+		 * process not followed would claim it, and the list made below
+		 * would never be sent (pend_busy).
+		 */
+		pend_hold(1);
 		if (bpf_map_lookup_elem(&unw_fresh, &tgid)) {
 			bpf_map_delete_elem(&unw_fresh, &tgid);
 			bpf_map_delete_elem(&unw_procs, &tgid);
@@ -331,11 +337,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 			emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0, NULL);
 		}
 		if (pend_maps) {
-			pend_hold(1);
 			pend_exec(tgid);
 			exec_images(mm, KEEP_NEW_LIST);
-			pend_hold(0);
 		}
+		pend_hold(0);
 		return 0;
 	}
 	emit_task_ev(BPFSYM_EV_EXEC, p, tgid, 0, NULL);
