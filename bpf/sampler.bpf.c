@@ -105,7 +105,7 @@ struct {
  * one slot a tgid, a held slot cost every process hashing to it all its
  * names: none of its samples could wait, and a short-lived one's all
  * went out before any mapping (a whole program [unknown] in the stalled
- * test_shortlived, about one run in five).
+ * test_shortlived, in 3 of 5 runs here).
  */
 #define FIRST_SLOTS	64
 #define FIRST_PROBES	4
