@@ -45,11 +45,15 @@ struct slot {
 	size_t rela;		/* its index */
 };
 
-/* A relocation table with the symbols it names, read and checked. */
+/*
+ * A relocation table with the symbols it names, read and checked: its
+ * relocations of one type (JUMP_SLOT, GLOB_DAT), and IRELATIVE ones.
+ */
 struct rela_tab {
 	Elf_Data *rela, *syms, *strs;
 	size_t nrela, nsyms;
-	struct slot *slots;	/* by GOT slot */
+	uint32_t type;
+	struct slot *slots;	/* by GOT slot; none (0): no stub is named from it */
 	size_t nslots;
 };
 
@@ -155,8 +159,8 @@ static char *irelative_name(uint64_t addend, const struct symidx_cand *c, size_t
 /*
  * Read relocation table @r (its symbols by its link) into @t, its slots
  * of type @type or IRELATIVE sorted (.rela.dyn's are mostly RELATIVE, a
- * library's by the hundred thousand): 0, 1 when it has none we can use,
- * or -ENOMEM.
+ * library's by the hundred thousand): 0 (no slots where it has none we
+ * can use) or -ENOMEM.
  */
 static int rela_open(Elf *elf, const struct sect *r, uint32_t type, struct rela_tab *t)
 {
@@ -166,24 +170,25 @@ static int rela_open(Elf *elf, const struct sect *r, uint32_t type, struct rela_
 	size_t i;
 
 	memset(t, 0, sizeof(*t));
+	t->type = type;
 	if (!r->scn || !r->sh.sh_entsize)
-		return 1;
+		return 0;
 	symscn = elf_getscn(elf, r->sh.sh_link);
 	if (!symscn || !gelf_getshdr(symscn, &sym_sh) || sym_sh.sh_type != SHT_DYNSYM ||
 	    !sym_sh.sh_entsize)
-		return 1;
+		return 0;
 	strscn = elf_getscn(elf, sym_sh.sh_link);
 	if (!strscn || !gelf_getshdr(strscn, &str_sh))
-		return 1;
+		return 0;
 	t->rela = elf_getdata(r->scn, NULL);
 	t->syms = elf_getdata(symscn, NULL);
 	t->strs = elf_getdata(strscn, NULL);
 	if (!t->rela || !t->syms || !t->strs || !t->strs->d_buf)
-		return 1;
+		return 0;
 	t->nrela = t->rela->d_size / r->sh.sh_entsize;
 	t->nsyms = t->syms->d_size / sym_sh.sh_entsize;
 	if (!t->nrela)
-		return 1;
+		return 0;
 	t->slots = calloc(t->nrela, sizeof(*t->slots));
 	if (!t->slots)
 		return -ENOMEM;
@@ -200,11 +205,11 @@ static int rela_open(Elf *elf, const struct sect *r, uint32_t type, struct rela_
 
 /*
  * "func@plt" for the stub jumping through GOT slot @got, which a
- * relocation of @t of type @type (or IRELATIVE) fills: a new string, or
- * NULL with *@err 0 (no such relocation, a bad name) or -ENOMEM.
+ * relocation of @t fills: a new string, or NULL with *@err 0 (no such
+ * relocation, a bad name) or -ENOMEM.
  */
-static char *slot_name(const struct rela_tab *t, uint64_t got, uint32_t type,
-		       const struct symidx_cand *cands, size_t nr_cands, int *err)
+static char *slot_name(const struct rela_tab *t, uint64_t got, const struct symidx_cand *cands,
+		       size_t nr_cands, int *err)
 {
 	const struct slot key = { .got = got }, *hit;
 	const char *name;
@@ -219,7 +224,7 @@ static char *slot_name(const struct rela_tab *t, uint64_t got, uint32_t type,
 		return NULL;
 	if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
 		s = irelative_name((uint64_t)r.r_addend, cands, nr_cands);
-	} else if (GELF_R_TYPE(r.r_info) == type) {
+	} else if (GELF_R_TYPE(r.r_info) == t->type) {
 		si = GELF_R_SYM(r.r_info);
 		if (!si || si >= t->nsyms || !gelf_getsym(t->syms, (int)si, &sym) ||
 		    sym.st_name >= t->strs->d_size)
@@ -239,10 +244,9 @@ static char *slot_name(const struct rela_tab *t, uint64_t got, uint32_t type,
 
 /*
  * Name the stubs of @entry bytes each in section @stubs from relocation
- * table @t (type @type), appending to @out up to @cap symbols in all.
- * 0 or -ENOMEM.
+ * table @t, appending to @out up to @cap symbols in all.  0 or -ENOMEM.
  */
-static int read_stubs(const struct sect *stubs, size_t entry, const struct rela_tab *t, uint32_t type,
+static int read_stubs(const struct sect *stubs, size_t entry, const struct rela_tab *t,
 		      const struct symidx_cand *cands, size_t nr_cands, size_t cap, struct elfplt *out)
 {
 	uint64_t limit = stubs->sh.sh_addr + stubs->sh.sh_size;
@@ -260,7 +264,7 @@ static int read_stubs(const struct sect *stubs, size_t entry, const struct rela_
 	for (k = 0; k < nstubs && out->nr < cap; k++) {
 		uint64_t addr = stubs->sh.sh_addr + k * entry;
 
-		s = slot_name(t, stub_slot((const uint8_t *)code->d_buf + k * entry, addr, entry), type,
+		s = slot_name(t, stub_slot((const uint8_t *)code->d_buf + k * entry, addr, entry),
 			      cands, nr_cands, &err);
 		if (err)
 			return err;
@@ -333,13 +337,15 @@ int elfplt__read(Elf *elf, size_t shstrndx, size_t max, const struct symidx_cand
 	if (!out->syms)
 		return -ENOMEM;
 	err = plt_header(elf, &t, out);
-	if (!err && (err = rela_open(elf, &t.rela_plt, R_X86_64_JUMP_SLOT, &jump)) >= 0)
-		err = read_stubs(stubs, PLT_ENTRY, &jump, R_X86_64_JUMP_SLOT, cands, nr_cands, cap, out);
-	if (!err && got_entry && (err = rela_open(elf, &t.rela_dyn, R_X86_64_GLOB_DAT, &glob)) >= 0)
-		err = read_stubs(&t.plt_got, got_entry, &glob, R_X86_64_GLOB_DAT, cands, nr_cands, cap, out);
+	err = err ?: rela_open(elf, &t.rela_plt, R_X86_64_JUMP_SLOT, &jump);
+	err = err ?: read_stubs(stubs, PLT_ENTRY, &jump, cands, nr_cands, cap, out);
+	if (got_entry) {
+		err = err ?: rela_open(elf, &t.rela_dyn, R_X86_64_GLOB_DAT, &glob);
+		err = err ?: read_stubs(&t.plt_got, got_entry, &glob, cands, nr_cands, cap, out);
+	}
 	free(jump.slots);
 	free(glob.slots);
-	return err < 0 ? err : 0;
+	return err;
 }
 
 int elfplt__append(Elf *elf, size_t shstrndx, size_t max, struct elfplt *keep,
