@@ -8,10 +8,11 @@ usage: check-bpf-stack.py OBJ.bpf.o...   (exit 1 naming each such chain)
 program (bpf-to-bpf calls, and the callbacks a program passes to helpers
 such as bpf_loop), each function's stack rounded up to 32 bytes, and
 refuses the program whole past 512 ("combined stack size of 6 calls is
-544. Too large"), or past 8 frames.  A callback passed to an async
-helper (a task work's) is checked as a chain of its own, as the
-verifier of the kernels that have those helpers does.  Newer kernels count differently and
+544. Too large"), or past 8 frames.  Newer kernels count differently and
 load what 6.1 does not, so a build on a new kernel replays the sum here.
+A callback passed to an async helper (a task work's) is checked as a
+chain of its own, as the verifier of the kernels that have those
+helpers does.
 A function's stack is the deepest r10-relative slot it touches (a
 store, a load, or an address taken as r10 minus a constant), which the
 verifier's own count of the paths it walks can only be below: this may
@@ -88,37 +89,34 @@ def frame(insns):
 ASYNC = re.compile(r'^bpf_task_work_schedule_')
 
 
-def is_async(funcs, key):
-    """Whether @key passes its callbacks to an async helper (see ASYNC)."""
-    return any(reloc and reloc[0] == 'R_BPF_64_32' and ASYNC.match(reloc[1])
-               for _, _, reloc in funcs[key]['insns'])
-
-
 def callees(funcs, key, want_async=False):
-    """The functions @key calls or passes as a callback (.text ones by offset);
-    with @want_async, only the callbacks it passes to an async helper."""
+    """The functions @key calls or passes as a callback (.text ones by
+    offset), but those it passes to an async helper (see ASYNC); with
+    @want_async, those only.  A callback goes with the first call after
+    its address is loaded: a load the compiler moved further up is taken
+    as a synchronous callback's, which can only make a chain longer."""
     text_at = {f['start']: name for (sec, name), f in funcs.items() if sec == '.text'}
-    async_cbs = is_async(funcs, key)
-    out = []
+    sync, asyn, loaded = [], [], []
     for idx, text, reloc in funcs[key]['insns']:
-        if not reloc:
-            continue
-        kind, sym = reloc
+        kind, sym = reloc or (None, None)
         call, imm = CALL.match(text), IMM64.search(text)
-        if kind == 'R_BPF_64_32' and call:
+        if kind == 'R_BPF_64_64' and sym == '.text' and imm:
+            tgt = text_at.get(int(imm.group(1)) // 8)
+            if tgt:
+                loaded.append(('.text', tgt))
+            continue
+        if not call:
+            continue
+        (asyn if kind == 'R_BPF_64_32' and ASYNC.match(sym) else sync).extend(loaded)
+        loaded = []
+        if kind == 'R_BPF_64_32':
             if sym == '.text':
                 tgt = text_at.get(int(call.group(1)) + 1)
             else:
                 tgt = sym if ('.text', sym) in funcs else None
-        elif kind == 'R_BPF_64_64' and sym == '.text' and imm:
-            tgt = text_at.get(int(imm.group(1)) // 8)
-            if async_cbs != want_async:
-                continue
-        else:
-            continue
-        if tgt and (not want_async or kind == 'R_BPF_64_64'):
-            out.append(('.text', tgt))
-    return out
+            if tgt:
+                sync.append(('.text', tgt))
+    return asyn if want_async else sync + loaded
 
 
 def worst(funcs, key, sizes, seen=()):
