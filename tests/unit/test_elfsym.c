@@ -240,7 +240,7 @@ static size_t plt_labels(const char *path)
 	while (fp && fgets(line, sizeof(line), fp)) {
 		if (strstr(line, "@plt>:\n") || strstr(line, "@plt-0x10>:\n"))
 			n++;
-		/* "<.plt>:" is PLT0 with IBT, or a static program's IRELATIVE stubs (elfplt names those). */
+		/* "<.plt>:" is PLT0 with IBT, or a static program's IRELATIVE stubs (elfplt names none there). */
 		else if (strstr(line, " <.plt>:\n") && fgets(line, sizeof(line), fp) && strstr(line, "push"))
 			n++;
 	}
