@@ -59,7 +59,7 @@ struct checked {
 	size_t stubs, got, header;
 };
 
-/* Whether @sym is named @want at @addr's byte @k (for the message: @at). */
+/* Whether elfsym names address @addr @want; the name it gives into @at (@len bytes), for a message. */
 static bool named(struct elfsym *es, unsigned long long addr, const char *want, char *at, size_t len)
 {
 	const struct elfsym_sym *sym = elfsym__lookup(es, addr);
