@@ -8,10 +8,21 @@
  * takes its whole user stack, as for a CPU sample.  The stacks, the
  * process, thread and state hash to a key; a key not seen before is sent
  * once as a BPFSYM_EV_OFFCPU_STACK record, in order with the mapping
- * records that name its frames.  The task's tid then keeps (time, key).
- * At its switch-in (a `next` of a later sched_switch) the time it was off
- * is summed under the key: a thread blocking 100k times a second at one
- * place costs one map update each, not a record.
+ * records that name its frames.  The thread's entry then keeps (time,
+ * key).  At its switch-in (a `next` of a later sched_switch) the time it
+ * was off is summed under the key: a thread blocking 100k times a second
+ * at one place costs one map update each, not a record.
+ *
+ * A thread that blocks again where it blocked lately is not walked again
+ * (BPFSYM_STAT_OFF_REUSED).  A walk keeps a witness (struct unw_walk):
+ * every user stack word it read.  Its frames are a function of its
+ * registers, those words and the process's view, so the same registers,
+ * the same words (one read of the stack) and the same view generation
+ * give the same frames, and the hash of the frames the entry kept for
+ * that witness is this switch-out's.  Not for a walk that ended short of
+ * the root, met an interpreter, or used a mapping from outside userspace's
+ * view: nothing says when those change.  The kernel stack is taken every
+ * time: the kernel's unwinder says nothing of which words it read.
  *
  * The sums live in two maps; the recorder flips `offcpu_gen` and reads
  * (then empties) the one BPF stopped writing at its previous flip, a
@@ -45,22 +56,75 @@ __u32 offcpu_gen = 0;
 #define OS_TASK_DEAD		0x0080
 #define OS_TASK_NOLOAD		0x0400
 
+/* Whether this CPU's scratch and walk state are a preempted first sample's (sampler.bpf.c). */
+static __always_inline bool first_held(void)
+{
+#if BPFSYM_FIRST_SAMPLE
+	__u32 zero = 0, *fb = bpf_map_lookup_elem(&first_busy, &zero);
+
+	return fb && *fb;
+#else
+	return false;
+#endif
+}
+
 /* Frames of bpf_get_stack's to skip: the program's and bpf_trace_run4's. */
 #define OFFCPU_SKIP		2
 
-/* A thread off the CPU now: since when, under which key (0: its stack did not reach the recorder). */
-struct offcpu_start {
-	__u64 ts;
-	__u64 key;
+/* Witnesses a thread keeps: the places it blocked at lately. */
+#define OFFCPU_WITS		4
+
+/* A user walk's witness (see above) and the hash of the frames it gave. */
+struct offcpu_wit {
+	__u64 pc, sp, fp;	/* the registers it started from; sp 0: none */
+	__u64 uhash;
+	__u32 nu;		/* its slots */
+	__u32 gen;		/* the view's generation */
+	__u32 py;		/* py_epoch: no interpreter was found */
+	__u32 nr, span;		/* words, and the bytes above sp they lie in */
+	__u16 off[UNW_WIT_MAX];
+	__u64 val[UNW_WIT_MAX];
 };
 
-/* Sizes are the loader's (1 each without --off-cpu). */
+/* A thread of a target, from its first switch-out to its exit. */
+struct offcpu_thread {
+	__u64 ts;		/* when it left the CPU; 0: on one, or not followed */
+	__u64 key;		/* the key its time goes under; 0: its stacks did not reach the recorder */
+	__u64 pstart;		/* its process's start (struct bpfsym_sample) */
+	__u32 tgid;		/* the process of the witnesses and pstart */
+	__u32 next;		/* the witness to replace next */
+	struct offcpu_wit wit[OFFCPU_WITS];
+};
+
+/*
+ * Threads of targets by tid (sizes are the loader's; 1 without
+ * --off-cpu).  Not preallocated: an entry is ~2.8 KB and only threads that
+ * switched out have one (the hash map's any-context allocator, 6.1); it
+ * goes at the thread's exit.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
-	__type(key, __u32);	/* tid */
-	__type(value, struct offcpu_start);
-} offcpu_starts SEC(".maps");
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct offcpu_thread);
+} offcpu_threads SEC(".maps");
+
+/* A new entry's first value, zero (per CPU: never written). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct offcpu_thread);
+} offcpu_blank SEC(".maps");
+
+/* The stack a witness is checked against: one read of its span. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u8[UNW_WIT_SPAN]);
+} offcpu_wbuf SEC(".maps");
 
 /* Keys whose stack record was sent; the recorder deletes those it let go. */
 struct {
@@ -113,14 +177,40 @@ static __always_inline __u64 offcpu_mix(__u64 h, __u64 v)
 }
 
 /*
- * The key of the scratch sample @s, @nk + @nu frames filled; never 0.  A
- * plain bounded loop, not bpf_loop: a callback a frame, looking the
- * scratch up each time, cost more than the rest of the key.
+ * The hash of scratch frames ips[@first...] (@nr of them), seeded with
+ * @h.  Global, so the verifier checks its loop once, not at every state
+ * each caller reaches it with.  A plain bounded loop, not bpf_loop: a
+ * callback a frame, looking the scratch up each time, cost more than the
+ * rest of the key.
  */
-static __always_inline __u64 offcpu_key(const struct bpfsym_sample *s, __u32 nk, __u32 nu)
+__noinline __u64 offcpu_hash_scratch(__u64 h, __u32 first, __u32 nr)
+{
+	const struct bpfsym_sample *s;
+	__u32 zero = 0, i, idx;
+
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!s)
+		return h;
+	for (i = 0; i < BPFSYM_MAX_FRAMES; i++) {
+		idx = first + i;
+		if (i >= nr)
+			break;
+		/* Checked where it is used: clang would step a pointer the verifier cannot bound. */
+		asm volatile("" : "+r"(idx));
+		if (idx >= 2 * BPFSYM_MAX_FRAMES)
+			break;
+		h = offcpu_mix(h, s->ips[idx]);
+	}
+	return h;
+}
+
+/*
+ * The key of the scratch sample @s, @nk kernel frames filled, with a user
+ * side of @nu slots hashing to @uhash; never 0.
+ */
+static __always_inline __u64 offcpu_key(const struct bpfsym_sample *s, __u32 nk, __u32 nu, __u64 uhash)
 {
 	const __u64 *comm = (const __u64 *)s->comm;
-	__u32 i, nr = nk + nu;
 	__u64 h;
 
 	h = offcpu_mix(0x6f666663707500ull, (__u64)s->pid << 32 | s->tid);
@@ -129,32 +219,148 @@ static __always_inline __u64 offcpu_key(const struct bpfsym_sample *s, __u32 nk,
 	h = offcpu_mix(h, comm[0]);
 	h = offcpu_mix(h, comm[1]);
 	h = offcpu_mix(h, (__u64)s->flags << 32 | nk << 16 | nu);
-	for (i = 0; i < 2 * BPFSYM_MAX_FRAMES; i++) {
-		if (i >= nr)
-			break;
-		h = offcpu_mix(h, s->ips[i]);
-	}
+	h = offcpu_hash_scratch(h, 0, nk);
+	h = offcpu_mix(h, uhash);
 	return h ? h : 1;
 }
 
 /*
- * Take the current task's stacks into the scratch sample and send them
- * if their key is new; the key, or 0 when they did not reach the
- * recorder.
+ * Whether every word witness @x read is the same on the stack now: one
+ * read of its span.  Global, so the verifier checks the loop once.
  */
-static __always_inline __u64 offcpu_take(void *ctx, struct task_struct *task, __u32 tgid, __u32 tid,
-					 __u32 state, bool kthread)
+__noinline int offcpu_wit_words(const struct offcpu_wit *x)
 {
+	__u32 zero = 0, i, nr, span, off;
+	__u8 *buf;
+
+	if (!x)
+		return 0;
+	nr = x->nr;
+	span = x->span;
+	if (!nr)
+		return 1;
+	buf = bpf_map_lookup_elem(&offcpu_wbuf, &zero);
+	if (!buf || !span || span > UNW_WIT_SPAN)
+		return 0;
+	if (bpf_probe_read_user(buf, span, (void *)x->sp))
+		return 0;
+	for (i = 0; i < UNW_WIT_MAX; i++) {
+		if (i >= nr)
+			break;
+		off = x->off[i];
+		if (off > UNW_WIT_SPAN - 8)
+			return 0;
+		if (*(__u64 *)(buf + off) != x->val[i])
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Whether witness @x of process @tgid holds now, its registers @x's
+ * already: the same view, no interpreter since, every word the same.
+ */
+static __always_inline bool offcpu_wit_holds(const struct offcpu_wit *x, __u32 tgid)
+{
+	const struct bpfsym_unw_proc *v;
+
+	if (ustack_mode == BPFSYM_USTACK_TABLES) {
+		v = bpf_map_lookup_elem(&unw_procs, &tgid);
+		if (!v || v->gen != x->gen)
+			return false;
+	}
+	if (want_interp && x->py != py_epoch)
+		return false;
+	return offcpu_wit_words(x);
+}
+
+/* The witness of @t's process @tgid that holds at registers @pc, @sp, @fp, or NULL. */
+static __always_inline const struct offcpu_wit *offcpu_wit_find(const struct offcpu_thread *t, __u32 tgid,
+							       __u64 pc, __u64 sp, __u64 fp)
+{
+	const struct offcpu_wit *x = NULL;
+	__u32 i;
+
+	if (t->tgid != tgid || !sp)
+		return NULL;
+	/* Registers first: at most one witness has them (a new one replaces its twin). */
+	for (i = 0; i < OFFCPU_WITS; i++) {
+		if (t->wit[i].sp == sp && t->wit[i].pc == pc && t->wit[i].fp == fp) {
+			x = &t->wit[i];
+			break;
+		}
+	}
+	return x && offcpu_wit_holds(x, tgid) ? x : NULL;
+}
+
+/*
+ * Keep the witness of the walk just done (from @pc, @sp, @fp; @nu slots
+ * at scratch ips[@nk...]) in @t, in place of its twin or the oldest.
+ */
+static __always_inline void offcpu_wit_keep(struct offcpu_thread *t, __u32 tgid, __u64 pc, __u64 sp, __u64 fp,
+					    __u32 nk, __u32 nu)
+{
+	const struct unw_walk *w;
+	const struct bpfsym_sample *s;
+	struct offcpu_wit *x = NULL;
+	__u32 zero = 0, i;
+
+	w = bpf_map_lookup_elem(&unw_walks, &zero);
+	s = bpf_map_lookup_elem(&scratch, &zero);
+	if (!w || !s || ustack_mode == BPFSYM_USTACK_KERNEL_FP || !w->wit_ok || w->end != BPFSYM_UEND_ROOT ||
+	    !sp || nk > BPFSYM_MAX_FRAMES)
+		return;
+	for (i = 0; i < OFFCPU_WITS; i++) {
+		if (t->wit[i].sp == sp && t->wit[i].pc == pc && t->wit[i].fp == fp) {
+			x = &t->wit[i];
+			break;
+		}
+	}
+	if (!x) {
+		x = &t->wit[t->next & (OFFCPU_WITS - 1)];
+		t->next++;
+	}
+	x->pc = pc;
+	x->sp = sp;
+	x->fp = fp;
+	x->nu = nu;
+	x->uhash = offcpu_hash_scratch(nu, nk, nu);
+	x->gen = w->wit_gen;
+	x->py = w->wit_py;
+	x->nr = w->wit_nr;
+	x->span = w->wit_span;
+	bpf_probe_read_kernel(x->off, sizeof(x->off), w->wit_off);
+	bpf_probe_read_kernel(x->val, sizeof(x->val), w->wit_val);
+}
+
+/*
+ * Take the current task's stacks into the scratch sample (@t its entry)
+ * and send them if their key is new; the key, or 0 when they did not
+ * reach the recorder.
+ */
+static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, struct task_struct *task,
+					 __u32 tgid, __u32 tid, __u32 state, bool kthread, __u64 now)
+{
+	const struct offcpu_wit *x = NULL;
 	struct bpfsym_sample *s;
+	struct pt_regs *ur;
 	__u32 zero = 0, nk = 0, nu = 0;
+	__u64 key, size, uhash = 0, pc = 0, sp = 0, fp = 0;
 	__u8 one = 1;
-	__u64 key, size;
 	long n;
 
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
-	sample_head(s, BPFSYM_EV_OFFCPU_STACK, task, tgid, tid);
+	/* sample_head's, with the time and process start known. */
+	s->hdr.type = BPFSYM_EV_OFFCPU_STACK;
+	s->hdr.cpu = bpf_get_smp_processor_id();
+	s->hdr.ts = now;
+	s->pid = tgid;
+	s->tid = tid;
+	s->pstart = t->pstart;
+	s->cgroup_id = bpf_get_current_cgroup_id();
+	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	s->flags = state << BPFSYM_SF_STATE_SHIFT;
 	if (want_kernel) {
 		/* Not this program's own two frames (bpf_trace_run4 and the program; 6.1 and 6.18 alike). */
@@ -167,21 +373,52 @@ static __always_inline __u64 offcpu_take(void *ctx, struct task_struct *task, __
 	}
 	if (nk > BPFSYM_MAX_FRAMES)
 		nk = BPFSYM_MAX_FRAMES;
-	if (want_user && !kthread)
-		nu = user_side(ctx, NULL, task, tgid, nk);
+	if (want_user && !kthread) {
+		ur = (struct pt_regs *)bpf_task_pt_regs(task);
+		if (ur) {
+			pc = ur->ip;
+			sp = ur->sp;
+			fp = ur->bp;
+		}
+		x = offcpu_wit_find(t, tgid, pc, sp, fp);
+		if (x) {
+			nu = x->nu;
+			uhash = x->uhash;
+			s->flags |= BPFSYM_UEND_ROOT << BPFSYM_SF_UEND_SHIFT;
+			stat_inc(BPFSYM_STAT_OFF_REUSED);
+		} else {
+			nu = user_side(ctx, NULL, task, tgid, nk);
+			offcpu_wit_keep(t, tgid, pc, sp, fp, nk, nu);
+		}
+	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
-	size = sample_seal(s, nk, nu);
-	nk = s->nr_kernel;
-	nu = s->nr_user;
-	key = offcpu_key(s, nk, nu);
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!s)
-		return 0;
-	s->aux = key;
+	if (nu > BPFSYM_MAX_FRAMES)
+		nu = BPFSYM_MAX_FRAMES;
+	if (!x)
+		uhash = offcpu_hash_scratch(nu, nk, nu);
+	key = offcpu_key(s, nk, nu, uhash);
 	if (bpf_map_lookup_elem(&offcpu_seen, &key))
 		return key;
+	/* A new key, its user side kept from the last walk: walked again for its frames. */
+	if (x) {
+		nu = user_side(ctx, NULL, task, tgid, nk);
+		s = bpf_map_lookup_elem(&scratch, &zero);
+		if (!s)
+			return 0;
+		if (nu > BPFSYM_MAX_FRAMES)
+			nu = BPFSYM_MAX_FRAMES;
+		/* The stack changed under the check (another thread wrote it): this walk's key. */
+		uhash = offcpu_hash_scratch(nu, nk, nu);
+		s = bpf_map_lookup_elem(&scratch, &zero);
+		if (!s)
+			return 0;
+		s->flags &= ~BPFSYM_SF_UEND_MASK;
+		key = offcpu_key(s, nk, nu, uhash);
+	}
+	size = sample_seal(s, nk, nu);
+	s->aux = key;
 	/* Seen only once it is sent: a key whose record was lost is sent again next time. */
 	if (bpf_ringbuf_output(&events, s, size, rb_flags()))
 		return 0;
@@ -216,18 +453,18 @@ static __always_inline void offcpu_sum(__u64 key, __u64 ns)
 /* @next's switch-in: the interval it was off the CPU, if it was followed, is summed. */
 static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 {
-	__u32 tid = BPF_CORE_READ(next, pid);
-	struct offcpu_start *st;
+	__u32 tid = next->pid;
+	struct offcpu_thread *t;
 	__u64 ns, key;
 
 	if (!tid)
 		return;
-	st = bpf_map_lookup_elem(&offcpu_starts, &tid);
-	if (!st)
+	t = bpf_map_lookup_elem(&offcpu_threads, &tid);
+	if (!t || !t->ts)
 		return;
-	ns = now - st->ts;
-	key = st->key;
-	bpf_map_delete_elem(&offcpu_starts, &tid);
+	ns = now - t->ts;
+	key = t->key;
+	t->ts = 0;
 	if ((__s64)ns <= 0)
 		return;
 	if (ns < offcpu_min_ns) {
@@ -243,47 +480,68 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 	offcpu_sum(key, ns);
 }
 
+/* The entry of thread @tid, made if it has none; NULL when the map is full. */
+static __always_inline struct offcpu_thread *offcpu_thread_of(__u32 tid)
+{
+	struct offcpu_thread *t = bpf_map_lookup_elem(&offcpu_threads, &tid);
+	__u32 zero = 0;
+	void *blank;
+
+	if (t)
+		return t;
+	blank = bpf_map_lookup_elem(&offcpu_blank, &zero);
+	if (!blank)
+		return NULL;
+	bpf_map_update_elem(&offcpu_threads, &tid, blank, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&offcpu_threads, &tid);
+}
+
 /* @prev's switch-out (it is current): its stacks and the time, if it is a target. */
 static __always_inline void offcpu_out(void *ctx, struct task_struct *prev, bool preempt, __u32 prev_state,
 				       __u64 now)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0, state, *busy;
-	struct offcpu_start st = { .ts = now };
+	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0, state, i, *busy;
+	struct offcpu_thread *t;
 	bool kthread;
 
-	if (!tid || !is_target(tgid))
+	if (!tid)
 		return;
-	/* An exiting task never comes back: nothing to wait for. */
-	if (!preempt && (prev_state & (OS_TASK_DEAD | OS_EXIT_DEAD | OS_EXIT_ZOMBIE)))
+	/* An exiting task never comes back: its entry goes, target or not (it may have been one). */
+	if (!preempt && (prev_state & (OS_TASK_DEAD | OS_EXIT_DEAD | OS_EXIT_ZOMBIE))) {
+		bpf_map_delete_elem(&offcpu_threads, &tid);
+		return;
+	}
+	if (!is_target(tgid))
 		return;
 	state = offcpu_state(preempt, prev_state);
 	if (!(offcpu_states & (1u << state)))
 		return;
-	kthread = BPF_CORE_READ(prev, flags) & PF_KTHREAD;
+	kthread = prev->flags & PF_KTHREAD;
 	if (!want_kernel && kthread)
 		return;
-	busy = bpf_map_lookup_elem(&offcpu_busy, &zero);
-	if (!busy)
+	t = offcpu_thread_of(tid);
+	if (!t) {
+		stat_inc(BPFSYM_STAT_OFF_UNTRACKED);
 		return;
-#if BPFSYM_FIRST_SAMPLE
-	{
-		__u32 *fb = bpf_map_lookup_elem(&first_busy, &zero);
-
-		/* A first sample's work was preempted mid-walk: its scratch is not ours. */
-		if (fb && *fb)
-			goto keep;
 	}
-#endif
+	t->ts = now;
+	t->key = 0;
+	/* A tid of another process now: its witnesses are not this one's. */
+	if (t->tgid != tgid) {
+		for (i = 0; i < OFFCPU_WITS; i++)
+			t->wit[i].sp = 0;
+		t->tgid = tgid;
+		t->pstart = BPF_CORE_READ(prev, group_leader, start_boottime);
+	}
+	busy = bpf_map_lookup_elem(&offcpu_busy, &zero);
+	/* A first sample's work was preempted mid-walk: its scratch is not ours (key 0: lost). */
+	if (!busy || first_held())
+		return;
 	*busy = 1;
-	st.key = offcpu_take(ctx, prev, tgid, tid, state, kthread);
+	t->key = offcpu_take(ctx, t, prev, tgid, tid, state, kthread, now);
 	*busy = 0;
 	stat_inc(BPFSYM_STAT_OFF_SWITCHES);
-#if BPFSYM_FIRST_SAMPLE
-keep:
-#endif
-	if (bpf_map_update_elem(&offcpu_starts, &tid, &st, BPF_ANY))
-		stat_inc(BPFSYM_STAT_OFF_UNTRACKED);
 }
 
 SEC("tp_btf/sched_switch")

@@ -24,6 +24,13 @@
 /* --no-interp: native frames only. */
 const volatile bool want_interp = true;
 
+/*
+ * Userspace's count of its writes of py_procs, each counted after it is
+ * made: a walk that found no interpreter holds while the count is the same
+ * (its witness, offcpu.bpf.h).
+ */
+__u32 py_epoch = 0;
+
 /* Threads of one interpreter looked at to find the sampled one. */
 #define PY_MAX_THREADS	256
 /* The bytes of a frame and of a code object read at once: every field used is below. */

@@ -185,7 +185,8 @@ static __always_inline __u32 user_side(void *ctx, struct bpf_perf_event_data *sa
 			return 0;
 		n = capture_user_stack(ctx, &s->ips[nk]);
 	} else {
-		n = sampled ? unw_walk_user(sampled, task, tgid, nk, &uend) : unw_walk_task(task, tgid, nk, &uend);
+		n = sampled ? unw_walk_user(sampled, task, tgid, nk, &uend) :
+			      unw_walk_task(task, tgid, nk, true, &uend);
 	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
@@ -321,7 +322,7 @@ static int first_work(struct bpf_map *map, void *key, void *value)
 		nu = BPFSYM_MAX_FRAMES;
 	sample_copy(s, &slot->s, nk, nu);
 	if (!slot->user_done) {
-		n = unw_walk_task(task, tgid, nk, &uend);
+		n = unw_walk_task(task, tgid, nk, false, &uend);
 		s = bpf_map_lookup_elem(&scratch, &zero);
 		if (!s)
 			goto out;

@@ -31,6 +31,10 @@ const volatile __u32 ustack_mode = BPFSYM_USTACK_TABLES;
 #define SC_RSP		(UC_MCONTEXT + 15 * 8)
 #define SC_RIP		(UC_MCONTEXT + 16 * 8)
 
+/* A walk's witness (struct unw_walk): at most this many words, within this many bytes above its sp. */
+#define UNW_WIT_MAX	64
+#define UNW_WIT_SPAN	4096
+
 /* log2 of the row and range searches' bounds, plus one. */
 #define ROW_SEARCH_STEPS	27	/* up to 64 Mi rows in one table */
 #define RANGE_SEARCH_STEPS	9	/* BPFSYM_UNW_PROC_RANGES = 256 */
@@ -94,6 +98,22 @@ struct unw_walk {
 	__u64 v_start, v_end, v_pgoff;
 	struct bpfsym_unw_file vkey;
 	struct py_walk py;	/* the interpreter's frames, if the process has one */
+	/*
+	 * The walk's witness, when asked for (wit_on): every stack word it
+	 * read, as (offset from the starting sp, value), and the generation
+	 * of the view it found every mapping in.  The walk is a function of
+	 * its registers, those words and the view alone (tables never change
+	 * once published), so a later walk from the same registers that
+	 * would read the same words in the same view would give the same
+	 * frames: offcpu.bpf.h checks the words instead of walking again.
+	 * wit_ok goes 0 when the walk used anything else (the tracker's
+	 * fresh view, the VMA, an interpreter's memory) or read outside
+	 * UNW_WIT_SPAN bytes, or more than UNW_WIT_MAX words.
+	 */
+	__u64 sp0;
+	__u32 wit_on, wit_ok, wit_nr, wit_span, wit_gen, wit_py;
+	__u16 wit_off[UNW_WIT_MAX];
+	__u64 wit_val[UNW_WIT_MAX];
 };
 
 /*
@@ -134,6 +154,25 @@ static __always_inline __u64 unw_row(__u32 idx)
 		return 0;
 	row = bpf_map_lookup_elem(inner, &slot);
 	return row ? *row : 0;
+}
+
+/* The walk read @val at @addr: into its witness, if it keeps one. */
+static __always_inline void unw_wit(struct unw_walk *w, __u64 addr, __u64 val)
+{
+	__u64 off = addr - w->sp0;
+	__u32 i = w->wit_nr;
+
+	if (!w->wit_ok)
+		return;
+	if (i >= UNW_WIT_MAX || off > UNW_WIT_SPAN - 8) {
+		w->wit_ok = 0;
+		return;
+	}
+	w->wit_off[i & (UNW_WIT_MAX - 1)] = off;
+	w->wit_val[i & (UNW_WIT_MAX - 1)] = val;
+	w->wit_nr = i + 1;
+	if (off + 8 > w->wit_span)
+		w->wit_span = off + 8;
 }
 
 /*
@@ -255,6 +294,8 @@ static __always_inline int unw_step_fp(struct unw_walk *w)
 		w->end = BPFSYM_UEND_READ_FAULT;
 		return 1;
 	}
+	unw_wit(w, w->fp, pair[0]);
+	unw_wit(w, w->fp + 8, pair[1]);
 	w->sp = w->fp + 16;
 	w->fp = pair[0];
 	w->pc = pair[1];
@@ -271,6 +312,9 @@ static __always_inline int unw_step_signal(struct unw_walk *w)
 		w->end = BPFSYM_UEND_READ_FAULT;
 		return 1;
 	}
+	unw_wit(w, w->sp + SC_RBP, regs[0]);
+	unw_wit(w, w->sp + SC_RSP, regs[(SC_RSP - SC_RBP) / 8]);
+	unw_wit(w, w->sp + SC_RIP, regs[(SC_RIP - SC_RBP) / 8]);
 	w->fp = regs[0];
 	w->sp = regs[(SC_RSP - SC_RBP) / 8];
 	w->pc = regs[(SC_RIP - SC_RBP) / 8];
@@ -322,15 +366,20 @@ static __always_inline int unw_step_rule(struct unw_walk *w, __u32 rule)
 		}
 		fp = pair[0];
 		ra = pair[1];
+		unw_wit(w, cfa - 16, fp);
+		unw_wit(w, cfa - 8, ra);
 	} else {
 		if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8))) {
 			w->end = BPFSYM_UEND_READ_FAULT;
 			return 1;
 		}
-		if ((rule & BPFSYM_UNW_FP_SAVED) &&
-		    bpf_probe_read_user(&fp, sizeof(fp), (void *)(cfa - BPFSYM_UNW_RULE_FP_NEG(rule)))) {
-			w->end = BPFSYM_UEND_READ_FAULT;
-			return 1;
+		unw_wit(w, cfa - 8, ra);
+		if (rule & BPFSYM_UNW_FP_SAVED) {
+			if (bpf_probe_read_user(&fp, sizeof(fp), (void *)(cfa - BPFSYM_UNW_RULE_FP_NEG(rule)))) {
+				w->end = BPFSYM_UEND_READ_FAULT;
+				return 1;
+			}
+			unw_wit(w, cfa - BPFSYM_UNW_RULE_FP_NEG(rule), fp);
 		}
 	}
 	w->sp = cfa;
@@ -405,6 +454,7 @@ static __always_inline int unw_vma_fallback(struct unw_walk *w, __u64 pc)
 	if (w->vma_tried)
 		return 0;
 	w->vma_tried = 1;
+	w->wit_ok = 0;	/* the VMA is not in the view: nothing says when it changes */
 	w->vma_found = 0;
 	if (bpf_find_vma(bpf_get_current_task_btf(), pc, unw_vma_cb, NULL, 0) || !w->vma_found)
 		return 0;
@@ -474,13 +524,22 @@ static __always_inline int unw_find_mapping(struct unw_walk *w, __u64 pc)
 	unw_views(w->tgid, &v, &f);
 	if (!v && !f) {
 		w->no_view = 1;
+		w->wit_ok = 0;
 		return 0;
 	}
+	/*
+	 * A witness holds for one view, userspace's own for this process
+	 * (wit_gen, taken at the start): generations are never reused, so a
+	 * parent's view, or this one rewritten since, has another.
+	 */
+	if (!v || v->gen != w->wit_gen)
+		w->wit_ok = 0;
 	if (v)
 		r = unw_find_range(v, pc);
 	if (!r && f) {
 		r = unw_find_fresh(f, pc);
 		fresh = true;
+		w->wit_ok = 0;
 	}
 	if (!r) {
 		if (unw_vma_fallback(w, pc))
@@ -567,6 +626,7 @@ static long unw_step(__u64 i, void *ctx)
 	if (w->py.phase == PY_NATIVE && py_in_eval(&w->py, w->pc, w->exact))
 		w->py.phase = PY_FRAMES;
 	if (w->py.phase == PY_FRAMES) {
+		w->wit_ok = 0;	/* interpreter memory is not in the witness */
 		if (w->n + 2 > BPFSYM_MAX_FRAMES) {
 			w->end = BPFSYM_UEND_DEPTH;
 			return 1;
@@ -607,8 +667,9 @@ __noinline int unw_run(void)
  * sets *@end (enum bpfsym_uend).
  */
 static __always_inline long unw_walk_regs(__u64 pc, __u64 sp, __u64 fp, __u32 tgid, __u32 base,
-					  __u32 *end)
+					  bool wit, __u32 *end)
 {
+	const struct bpfsym_unw_proc *v;
 	struct unw_walk *w;
 	__u32 zero = 0;
 
@@ -626,6 +687,23 @@ static __always_inline long unw_walk_regs(__u64 pc, __u64 sp, __u64 fp, __u32 tg
 	w->no_view = ustack_mode != BPFSYM_USTACK_TABLES;
 	w->r_len = 0;
 	w->vma_tried = 0;
+	w->sp0 = sp;
+	w->wit_on = wit;
+	w->wit_ok = wit;
+	w->wit_nr = 0;
+	w->wit_span = 0;
+	/* Before py_start looks: a write of py_procs after it changes the count. */
+	w->wit_py = py_epoch;
+	if (wit && ustack_mode == BPFSYM_USTACK_TABLES) {
+		v = bpf_map_lookup_elem(&unw_procs, &tgid);
+		w = bpf_map_lookup_elem(&unw_walks, &zero);
+		if (!w)
+			return -2;	/* -ENOENT */
+		if (v)
+			w->wit_gen = v->gen;
+		else
+			w->wit_ok = 0;
+	}
 	if (w->pc == 0) {
 		*end = BPFSYM_UEND_ROOT;
 		return 0;
@@ -637,6 +715,9 @@ static __always_inline long unw_walk_regs(__u64 pc, __u64 sp, __u64 fp, __u32 tg
 		return -2;	/* -ENOENT */
 	if (w->py.on && w->py.frame)
 		stat_inc(BPFSYM_STAT_PY_LEFT);
+	/* An interpreter's process: its frames may come and go with memory the witness does not hold. */
+	if (w->py.on)
+		w->wit_ok = 0;
 	/* Without a view the whole walk was by frame pointers: say why when it fell short. */
 	if (ustack_mode == BPFSYM_USTACK_TABLES && w->no_view && w->end != BPFSYM_UEND_ROOT)
 		w->end = BPFSYM_UEND_NO_PROC;
@@ -645,7 +726,7 @@ static __always_inline long unw_walk_regs(__u64 pc, __u64 sp, __u64 fp, __u32 tg
 }
 
 /* The same, from the registers @task entered the kernel with (its user ones). */
-static __always_inline long unw_walk_task(struct task_struct *task, __u32 tgid, __u32 base,
+static __always_inline long unw_walk_task(struct task_struct *task, __u32 tgid, __u32 base, bool wit,
 					  __u32 *end)
 {
 	struct pt_regs *ur = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -653,7 +734,7 @@ static __always_inline long unw_walk_task(struct task_struct *task, __u32 tgid, 
 	if (!ur)
 		return -2;	/* -ENOENT */
 	return unw_walk_regs(BPF_CORE_READ(ur, ip), BPF_CORE_READ(ur, sp), BPF_CORE_READ(ur, bp),
-			     tgid, base, end);
+			     tgid, base, wit, end);
 }
 
 /*
@@ -664,8 +745,8 @@ static __always_inline long unw_walk_user(struct bpf_perf_event_data *ctx, struc
 					  __u32 tgid, __u32 base, __u32 *end)
 {
 	if (regs_user_mode(&ctx->regs))
-		return unw_walk_regs(ctx->regs.ip, ctx->regs.sp, ctx->regs.bp, tgid, base, end);
-	return unw_walk_task(task, tgid, base, end);
+		return unw_walk_regs(ctx->regs.ip, ctx->regs.sp, ctx->regs.bp, tgid, base, false, end);
+	return unw_walk_task(task, tgid, base, false, end);
 }
 
 #endif /* BPFSYM_UNWIND_BPF_H */

@@ -409,7 +409,12 @@ struct bpfsym_unw_fresh {
 /* unw_procs[tgid]: the process's executable mappings, sorted by start. */
 struct bpfsym_unw_proc {
 	__u32 nr;
-	__u32 pad;
+	/*
+	 * Userspace's count of its writes of this map, never 0 and never
+	 * the same twice: a walk remembered in one view (bpf/offcpu.bpf.h)
+	 * holds while the process's view has the same gen.
+	 */
+	__u32 gen;
 	struct bpfsym_unw_range r[BPFSYM_UNW_PROC_RANGES];
 };
 
@@ -458,10 +463,12 @@ enum bpfsym_stat {
 	/* intervals whose stack did not reach the recorder (ring buffer full, a map full, the walk busy) */
 	BPFSYM_STAT_OFF_LOST,
 	BPFSYM_STAT_OFF_LOST_NS,
-	/* switch-outs not followed: the tid map full (their intervals are not counted anywhere) */
+	/* switch-outs not followed: the thread map full (their intervals are not counted anywhere) */
 	BPFSYM_STAT_OFF_UNTRACKED,
 	/* CPU samples dropped: taken (an NMI) while an off-CPU walk used this CPU's walk state */
 	BPFSYM_STAT_OFF_BUSY,
+	/* switch-outs whose user side was the thread's last one, its witness checked: not walked again */
+	BPFSYM_STAT_OFF_REUSED,
 	BPFSYM_STAT_MAX,
 };
 

@@ -163,7 +163,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	s->rodata->offcpu_states = o->off_cpu_states;
 	bpf_program__set_autoload(s->progs.on_switch, o->off_cpu);
 	if (!o->off_cpu) {
-		bpf_map__set_max_entries(s->maps.offcpu_starts, 1);
+		bpf_map__set_max_entries(s->maps.offcpu_threads, 1);
 		bpf_map__set_max_entries(s->maps.offcpu_seen, 1);
 		bpf_map__set_max_entries(s->maps.offcpu_sum0, 1);
 		bpf_map__set_max_entries(s->maps.offcpu_sum1, 1);
@@ -296,6 +296,11 @@ void probes__unwind_fds(const struct probes *p, struct probes_unwind_fds *fds)
 int probes__py_procs_fd(const struct probes *p)
 {
 	return bpf_map__fd(p->sampler->maps.py_procs);
+}
+
+void probes__py_changed(struct probes *p)
+{
+	__atomic_add_fetch(&p->sampler->bss->py_epoch, 1, __ATOMIC_RELEASE);
 }
 
 int probes__add_target(struct probes *p, uint32_t pid)

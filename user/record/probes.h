@@ -123,6 +123,12 @@ void probes__unwind_fds(const struct probes *p, struct probes_unwind_fds *fds);
 /* The fd of py_procs: tgid -> struct bpfsym_py_proc (bpf/python.bpf.h). */
 int probes__py_procs_fd(const struct probes *p);
 
+/*
+ * Count a write of py_procs, made: BPF keeps a walk that found no
+ * interpreter only while the count stays (bpf/python.bpf.h, py_epoch).
+ */
+void probes__py_changed(struct probes *p);
+
 /* Sum the per-CPU counters into @out[BPFSYM_STAT_MAX]. */
 void probes__read_stats(const struct probes *p, uint64_t *out);
 

@@ -18,16 +18,22 @@
 struct rtmaps {
 	struct runtimes *rs;
 	struct offload *pool;
+	struct probes *bpf;
+	int py_fd;
 };
 
-/* py_procs[pid] = *e, or deleted. */
+/* py_procs[pid] = *e, or deleted; counted once made (probes__py_changed). */
 static int put_py(void *ctx, uint32_t pid, const struct bpfsym_py_proc *e)
 {
-	int fd = (int)(intptr_t)ctx;
+	struct rtmaps *m = ctx;
+	int err = 0;
 
 	if (e)
-		return bpf_map_update_elem(fd, &pid, e, BPF_ANY) ? -errno : 0;
-	return bpf_map_delete_elem(fd, &pid) && errno != ENOENT ? -errno : 0;
+		err = bpf_map_update_elem(m->py_fd, &pid, e, BPF_ANY) ? -errno : 0;
+	else if (bpf_map_delete_elem(m->py_fd, &pid) && errno != ENOENT)
+		err = -errno;
+	probes__py_changed(m->bpf);
+	return err;
 }
 
 struct rtmaps *rtmaps__start(struct probes *bpf, const struct record_opts *o)
@@ -46,8 +52,9 @@ struct rtmaps *rtmaps__start(struct probes *bpf, const struct record_opts *o)
 	m->rs = m->pool ? runtimes__new() : NULL;
 	if (!m->rs)
 		goto fail;
-	err = python__register(m->rs, &(struct python_opts){
-		.pool = m->pool, .put = put_py, .ctx = (void *)(intptr_t)probes__py_procs_fd(bpf) });
+	m->bpf = bpf;
+	m->py_fd = probes__py_procs_fd(bpf);
+	err = python__register(m->rs, &(struct python_opts){ .pool = m->pool, .put = put_py, .ctx = m });
 	if (!err)
 		return m;
 fail:

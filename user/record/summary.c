@@ -37,10 +37,12 @@ void record__log_offcpu(const uint64_t *stats, const struct ingest_stats *ist)
 		pr_warn("bpfsym: off-CPU: %llu intervals (%.3f s) lost: their stacks did not reach the "
 			"recorder (ring buffer or map full)\n", (unsigned long long)lost,
 			(double)(stats[BPFSYM_STAT_OFF_LOST_NS] + o[RPT_OC_LOST_NS]) / 1e9);
-	pr_debug("bpfsym: off-CPU: %llu switch-outs taken, %llu stacks sent; %llu intervals summed "
+	pr_debug("bpfsym: off-CPU: %llu switch-outs taken (%llu user sides kept from the last), "
+		 "%llu stacks sent; %llu intervals summed "
 		 "(%.3f s), %llu under the minimum (%.3f s), %llu threads not followed (map full), "
 		 "%llu CPU samples dropped in an off-CPU walk; %llu records written (%.3f s)\n",
 		 (unsigned long long)stats[BPFSYM_STAT_OFF_SWITCHES],
+		 (unsigned long long)stats[BPFSYM_STAT_OFF_REUSED],
 		 (unsigned long long)stats[BPFSYM_STAT_OFF_STACKS],
 		 (unsigned long long)stats[BPFSYM_STAT_OFF_SUMMED],
 		 (double)stats[BPFSYM_STAT_OFF_SUMMED_NS] / 1e9,

@@ -573,6 +573,10 @@ int unwinder__sync_proc(struct unwinder *u, const struct proc *p)
 	err = pv ? 0 : -ENOMEM;
 	if (!err && !old && htab__reserve(&u->procs, 1))
 		err = -ENOMEM;
+	/* Never 0, never the same twice in one recording: BPF remembers walks by it (offcpu.bpf.h). */
+	u->view.gen = __atomic_add_fetch(&u->view_gen, 1, __ATOMIC_RELAXED);
+	if (!u->view.gen)
+		u->view.gen = __atomic_add_fetch(&u->view_gen, 1, __ATOMIC_RELAXED);
 	err = err ?: u->o.sink.put_proc(u->o.sink.ctx, pid, &u->view);
 	pthread_mutex_lock(&u->lock);
 	if (err) {

@@ -76,6 +76,7 @@ struct unwinder {
 	uint32_t vdso_id;		/* + 1; 0: none yet */
 	struct htab procs;		/* hash_fin(pid) -> struct pview *: processes with a view */
 	struct bpfsym_unw_proc view;	/* built here, then handed to the sink */
+	uint32_t view_gen;		/* the last view's gen (struct bpfsym_unw_proc), never reused */
 	uint32_t view_ids[BPFSYM_UNW_PROC_RANGES];
 
 	pthread_mutex_t lock;		/* the rest, shared with the worker */
