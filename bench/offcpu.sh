@@ -117,6 +117,12 @@ sys_ctxt() {
 	awk '$1 == "ctxt" { print $2 }' /proc/stat
 }
 
+# idle_ms: the machine's idle and iowait time so far, all CPUs (ms; /proc/stat's
+# idle is measured at each idle entry and exit under NOHZ, not sampled).
+idle_ms() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.0f\n", ($5 + $6) * 1000 / hz; exit }' /proc/stat
+}
+
 # prog_name ID: the program's name and type, as bpftool shows them.
 prog_name() {
 	bpftool prog show id "$1" 2>/dev/null | awk 'NR == 1 { sub(/:$/, "", $2); print $4 "/" $2; exit }'
@@ -171,19 +177,22 @@ run() {
 	fi
 	kill -USR1 "$fx"
 	sleep 1
-	s0=$(switches "$fx") c0=$(sys_ctxt)
+	s0=$(switches "$fx") c0=$(sys_ctxt) i0=$(idle_ms) w0=$(date +%s%N)
 	if [ -n "$tp" ]; then
 		cpu0=$(task_ns "$tp")
 		progs "$tp" >"$T/p0"
 	fi
 	sleep "$DURATION"
-	s1=$(switches "$fx") c1=$(sys_ctxt)
+	s1=$(switches "$fx") c1=$(sys_ctxt) i1=$(idle_ms) w1=$(date +%s%N)
 	cpu1=0
 	if [ -n "$tp" ]; then
 		cpu1=$(task_ns "$tp")
 		progs "$tp" >"$T/p1"
 	fi
-	echo "$tool $mode $rep $((s1 - s0)) $((c1 - c0)) $((cpu1 - cpu0))" >>"$T/raw"
+	# The machine's busy time in the window: all it did, the tool's kernel
+	# paths outside its programs (a tracepoint's own work) included.
+	busy=$(awk -v w="$(( (w1 - w0) / 1000000 ))" -v i="$((i1 - i0))" -v n="$(nproc)" 'BEGIN { printf "%.0f", w * n - i }')
+	echo "$tool $mode $rep $((s1 - s0)) $((c1 - c0)) $((cpu1 - cpu0)) $busy" >>"$T/raw"
 	if [ -n "$tp" ]; then
 		join "$T/p0" "$T/p1" | while read -r id n0 r0 n1 r1; do
 			echo "prog $tool $mode $rep $(prog_name "$id") $((n1 - n0)) $((r1 - r0))"
@@ -217,17 +226,17 @@ med() {
 
 echo "## Off-CPU recording at $RATE context switches a second (median of $REPS; ${DURATION} s windows; bpfsym -F $FREQ)"
 echo
-echo "| tool | target | workload switches/s | system switches/s | BPF ms | tool CPU ms | BPF + CPU per workload switch | per system switch | / bpftrace (per workload, per system switch) |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| tool | target | workload switches/s | system switches/s | BPF ms | tool CPU ms | BPF + CPU per workload switch | per system switch | / bpftrace (per workload, per system switch) | machine busy ms | added per workload switch | / bpftrace |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for mode in $MODES; do
-	bt_cost= bt_sys=
+	bt_cost= bt_sys= bt_add= none_busy=
 	for tool in $TOOLS; do
 		if [ "$tool" = bpfsym ] && [ $HAVE_OFFCPU = 0 ]; then
 			echo "| bpfsym | -$mode | (no --off-cpu in this binary) | | | | | | |"
 			continue
 		fi
 		# Per rep: switches, BPF ns (all programs), CPU ns.
-		awk -v t="$tool" -v m="$mode" '$1 == t && $2 == m { print $3, $4, $5, $6 }' "$T/raw" >"$T/rows"
+		awk -v t="$tool" -v m="$mode" '$1 == t && $2 == m { print $3, $4, $5, $6, $7 }' "$T/raw" >"$T/rows"
 		awk -v t="$tool" -v m="$mode" '$1 == "prog" && $2 == t && $3 == m { b[$4] += $6 } END { for (r in b) printf "%s %.0f\n", r, b[r] }' \
 			"$T/raw" >"$T/bpf"
 		sort -k1,1 "$T/rows" >"$T/rows.s"; sort -k1,1 "$T/bpf" >"$T/bpf.s"
@@ -235,20 +244,24 @@ for mode in $MODES; do
 		[ -s "$T/j" ] || awk '{ print $0, 0 }' "$T/rows" >"$T/j"
 		sw=$(awk -v d="$DURATION" '{ print $2 / d }' "$T/j" | med)
 		sy=$(awk -v d="$DURATION" '{ print $3 / d }' "$T/j" | med)
-		bpf=$(awk '{ print $5 / 1e6 }' "$T/j" | med)
+		bpf=$(awk '{ print (NF > 5 ? $6 : 0) / 1e6 }' "$T/j" | med)
+		busy=$(awk '{ print $5 }' "$T/j" | med)
+		[ "$tool" = none ] && none_busy=$busy
+		add=$(awk -v nb="${none_busy:-0}" '{ print ($2 > 0) ? ($5 - nb) * 1e6 / $2 : 0 }' "$T/j" | med)
 		cpu=$(awk '{ print $4 / 1e6 }' "$T/j" | med)
-		per=$(awk '{ print ($2 > 0) ? ($5 + $4) / $2 : 0 }' "$T/j" | med)
-		persys=$(awk '{ print ($3 > 0) ? ($5 + $4) / $3 : 0 }' "$T/j" | med)
-		ratio=-
-		[ "$tool" = bpftrace ] && bt_cost=$per bt_sys=$persys
+		per=$(awk '{ print ($2 > 0) ? ((NF > 5 ? $6 : 0) + $4) / $2 : 0 }' "$T/j" | med)
+		persys=$(awk '{ print ($3 > 0) ? ((NF > 5 ? $6 : 0) + $4) / $3 : 0 }' "$T/j" | med)
+		ratio=- aratio=-
+		[ "$tool" = bpftrace ] && bt_cost=$per bt_sys=$persys bt_add=$add
 		if [ "$tool" = bpfsym ] && [ -n "$bt_cost" ]; then
 			ratio=$(awk -v a="$per" -v b="$bt_cost" -v c="$persys" -v d="$bt_sys" \
 				'BEGIN { printf "%.2f, %.2f", (b > 0) ? a / b : 0, (d > 0) ? c / d : 0 }')
+			aratio=$(awk -v a="$add" -v b="$bt_add" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')
 		fi
 		if [ "$tool" = none ]; then
-			echo "| (workload alone) | -$mode | $sw | $sy | | | | | |"
+			echo "| (workload alone) | -$mode | $sw | $sy | | | | | | $busy | | |"
 		else
-			echo "| $tool | -$mode | $sw | $sy | $bpf | $cpu | $per ns | $persys ns | $ratio |"
+			echo "| $tool | -$mode | $sw | $sy | $bpf | $cpu | $per ns | $persys ns | $ratio | $busy | $add ns | $aratio |"
 		fi
 	done
 done

@@ -45,6 +45,13 @@ const volatile bool want_offcpu = false;
 const volatile __u64 offcpu_min_ns = 0;			/* shorter intervals are dropped, counted */
 const volatile __u32 offcpu_states = (1u << BPFSYM_OS_NR) - 1;	/* 1 << enum bpfsym_offstate */
 
+/*
+ * The recorder's count of its deletions from offcpu_seen, bumped after
+ * them: a thread whose key was seen at one count need not look again
+ * while it stays (struct offcpu_thread, seen_key).
+ */
+__u32 offcpu_seen_epoch = 0;
+
 /* Which sums map BPF writes: the recorder flips it (.bss, mmapped). */
 __u32 offcpu_gen = 0;
 
@@ -91,6 +98,8 @@ struct offcpu_thread {
 	__u64 ts;		/* when it left the CPU; 0: on one, or not followed */
 	__u64 key;		/* the key its time goes under; 0: its stacks did not reach the recorder */
 	__u64 pstart;		/* its process's start (struct bpfsym_sample) */
+	__u64 seen_key;		/* a key found in offcpu_seen, or sent, at offcpu_seen_epoch seen_epoch */
+	__u32 seen_epoch;
 	__u32 tgid;		/* the process of the witnesses and pstart */
 	__u32 next;		/* the witness to replace next */
 	struct offcpu_wit wit[OFFCPU_WITS];
@@ -344,7 +353,7 @@ static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, str
 	const struct offcpu_wit *x = NULL;
 	struct bpfsym_sample *s;
 	struct pt_regs *ur;
-	__u32 zero = 0, nk = 0, nu = 0;
+	__u32 zero = 0, nk = 0, nu = 0, epoch;
 	__u64 key, size, uhash = 0, pc = 0, sp = 0, fp = 0;
 	__u8 one = 1;
 	long n;
@@ -399,8 +408,15 @@ static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, str
 	if (!x)
 		uhash = offcpu_hash_scratch(nu, nk, nu);
 	key = offcpu_key(s, nk, nu, uhash);
-	if (bpf_map_lookup_elem(&offcpu_seen, &key))
+	/* Read before the look-up: a deletion after it is counted after it. */
+	epoch = offcpu_seen_epoch;
+	if (key == t->seen_key && epoch == t->seen_epoch)
 		return key;
+	if (bpf_map_lookup_elem(&offcpu_seen, &key)) {
+		t->seen_key = key;
+		t->seen_epoch = epoch;
+		return key;
+	}
 	/* A new key, its user side kept from the last walk: walked again for its frames. */
 	if (x) {
 		nu = user_side(ctx, NULL, task, tgid, nk);
@@ -424,7 +440,10 @@ static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, str
 		return 0;
 	stat_inc(BPFSYM_STAT_OFF_STACKS);
 	/* Full: sent again next time, which costs a record, not the time. */
-	bpf_map_update_elem(&offcpu_seen, &key, &one, BPF_ANY);
+	if (!bpf_map_update_elem(&offcpu_seen, &key, &one, BPF_ANY)) {
+		t->seen_key = key;
+		t->seen_epoch = epoch;
+	}
 	return key;
 }
 

@@ -605,6 +605,9 @@ void probes__offcpu_forget(struct probes *p, const uint64_t *keys, size_t nr)
 
 	for (size_t i = 0; i < nr; i++)
 		bpf_map_delete_elem(fd, &keys[i]);
+	/* After the deletions: a thread that found its key seen before them looks again. */
+	if (nr)
+		__atomic_add_fetch(&p->sampler->bss->offcpu_seen_epoch, 1, __ATOMIC_RELEASE);
 }
 
 void probes__detach_sampler(struct probes *p)
