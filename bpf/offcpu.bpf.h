@@ -78,8 +78,12 @@ static __always_inline bool first_held(void)
 /* Frames of bpf_get_stack's to skip: the program's and bpf_trace_run4's. */
 #define OFFCPU_SKIP		2
 
-/* Witnesses a thread keeps: the places it blocked at lately. */
-#define OFFCPU_WITS		4
+/*
+ * Witnesses a thread keeps: the places it blocked at lately.  Three of
+ * UNW_WIT_MAX words keep an entry under 2 KiB, the allocator's size class
+ * (4 took 4 KiB a thread).
+ */
+#define OFFCPU_WITS		3
 
 /* A user walk's witness (see above) and the hash of the frames it gave. */
 struct offcpu_wit {
@@ -107,8 +111,8 @@ struct offcpu_thread {
 
 /*
  * Threads of targets by tid (sizes are the loader's; 1 without
- * --off-cpu).  Not preallocated: an entry is ~2.8 KB and only threads that
- * switched out have one (the hash map's any-context allocator, 6.1); it
+ * --off-cpu).  Not preallocated: an entry is ~1.7 KB (2 KiB allocated)
+ * and only threads that switched out have one (the hash map's any-context allocator, 6.1); it
  * goes at the thread's exit.
  */
 struct {
@@ -118,6 +122,8 @@ struct {
 	__type(key, __u32);
 	__type(value, struct offcpu_thread);
 } offcpu_threads SEC(".maps");
+
+_Static_assert(sizeof(struct offcpu_thread) <= 2048 - 64, "a thread's entry past the 2 KiB size class");
 
 /* A new entry's first value, zero (per CPU: never written). */
 struct {
@@ -287,48 +293,41 @@ static __always_inline bool offcpu_wit_holds(const struct offcpu_wit *x, __u32 t
 static __always_inline const struct offcpu_wit *offcpu_wit_find(const struct offcpu_thread *t, __u32 tgid,
 							       __u64 pc, __u64 sp, __u64 fp)
 {
-	const struct offcpu_wit *x = NULL;
 	__u32 i;
 
 	if (t->tgid != tgid || !sp)
 		return NULL;
-	/* Registers first: at most one witness has them (a new one replaces its twin). */
+	/*
+	 * Registers first, then the words: two callers of one wait leave the
+	 * CPU with the same registers, and only their stacks tell them apart.
+	 */
 	for (i = 0; i < OFFCPU_WITS; i++) {
-		if (t->wit[i].sp == sp && t->wit[i].pc == pc && t->wit[i].fp == fp) {
-			x = &t->wit[i];
-			break;
-		}
+		if (t->wit[i].sp == sp && t->wit[i].pc == pc && t->wit[i].fp == fp &&
+		    offcpu_wit_holds(&t->wit[i], tgid))
+			return &t->wit[i];
 	}
-	return x && offcpu_wit_holds(x, tgid) ? x : NULL;
+	return NULL;
 }
 
 /*
  * Keep the witness of the walk just done (from @pc, @sp, @fp; @nu slots
- * at scratch ips[@nk...]) in @t, in place of its twin or the oldest.
+ * at scratch ips[@nk...]) in @t, in place of its oldest: none held, so
+ * none it replaces is this walk's.
  */
-static __always_inline void offcpu_wit_keep(struct offcpu_thread *t, __u32 tgid, __u64 pc, __u64 sp, __u64 fp,
+static __always_inline void offcpu_wit_keep(struct offcpu_thread *t, __u64 pc, __u64 sp, __u64 fp,
 					    __u32 nk, __u32 nu)
 {
 	const struct unw_walk *w;
-	const struct bpfsym_sample *s;
-	struct offcpu_wit *x = NULL;
+	struct offcpu_wit *x;
 	__u32 zero = 0, i;
 
 	w = bpf_map_lookup_elem(&unw_walks, &zero);
-	s = bpf_map_lookup_elem(&scratch, &zero);
-	if (!w || !s || ustack_mode == BPFSYM_USTACK_KERNEL_FP || !w->wit_ok || w->end != BPFSYM_UEND_ROOT ||
+	if (!w || ustack_mode == BPFSYM_USTACK_KERNEL_FP || !w->wit_ok || w->end != BPFSYM_UEND_ROOT ||
 	    !sp || nk > BPFSYM_MAX_FRAMES)
 		return;
-	for (i = 0; i < OFFCPU_WITS; i++) {
-		if (t->wit[i].sp == sp && t->wit[i].pc == pc && t->wit[i].fp == fp) {
-			x = &t->wit[i];
-			break;
-		}
-	}
-	if (!x) {
-		x = &t->wit[t->next & (OFFCPU_WITS - 1)];
-		t->next++;
-	}
+	i = t->next < OFFCPU_WITS ? t->next : 0;
+	t->next = i + 1;
+	x = &t->wit[i];
 	x->pc = pc;
 	x->sp = sp;
 	x->fp = fp;
@@ -397,7 +396,7 @@ static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, str
 			stat_inc(BPFSYM_STAT_OFF_REUSED);
 		} else {
 			nu = user_side(ctx, NULL, task, tgid, nk);
-			offcpu_wit_keep(t, tgid, pc, sp, fp, nk, nu);
+			offcpu_wit_keep(t, pc, sp, fp, nk, nu);
 		}
 	}
 	s = bpf_map_lookup_elem(&scratch, &zero);

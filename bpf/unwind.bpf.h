@@ -31,8 +31,11 @@ const volatile __u32 ustack_mode = BPFSYM_USTACK_TABLES;
 #define SC_RSP		(UC_MCONTEXT + 15 * 8)
 #define SC_RIP		(UC_MCONTEXT + 16 * 8)
 
-/* A walk's witness (struct unw_walk): at most this many words, within this many bytes above its sp. */
-#define UNW_WIT_MAX	64
+/*
+ * A walk's witness (struct unw_walk): at most this many words (one or two
+ * a frame), within this many bytes above its sp.
+ */
+#define UNW_WIT_MAX	48
 #define UNW_WIT_SPAN	4096
 
 /* log2 of the row and range searches' bounds, plus one. */
@@ -168,8 +171,8 @@ static __always_inline void unw_wit(struct unw_walk *w, __u64 addr, __u64 val)
 		w->wit_ok = 0;
 		return;
 	}
-	w->wit_off[i & (UNW_WIT_MAX - 1)] = off;
-	w->wit_val[i & (UNW_WIT_MAX - 1)] = val;
+	w->wit_off[i] = off;
+	w->wit_val[i] = val;
 	w->wit_nr = i + 1;
 	if (off + 8 > w->wit_span)
 		w->wit_span = off + 8;

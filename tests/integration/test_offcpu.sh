@@ -64,6 +64,15 @@
 #       `record --off-cpu -G CGROUP` with the fixture in a cgroup of the
 #       test's and a second one outside it: the inside one's sleep_nap and
 #       pipe_wait within 5 %, nothing of the outside one.
+#   offcpu_twins
+#       `record -v --off-cpu -p` of the fixture's twins: twin_a and twin_b
+#       wait in one function called from the same depth, so the thread
+#       leaves the CPU with the same registers in both and only the return
+#       address on its stack differs.  Each within 5 % of the fixture's
+#       time, and -v says switch-outs kept their user side from the last
+#       (a thread blocking where it blocked lately is not walked again:
+#       its stack words are checked, and these twins are what the check
+#       must tell apart).
 #   offcpu_fallback
 #       the first recording again with BPFSYM_FORCE_FALLBACK=all (the 6.1
 #       path on this kernel): the four functions within 5 %.
@@ -85,7 +94,8 @@ lib_init integration/offcpu_sleep integration/offcpu_pipe integration/offcpu_mut
 	integration/offcpu_odirect integration/offcpu_burn_samples integration/offcpu_bpftrace_clock \
 	integration/offcpu_bpftrace_totals integration/offcpu_bpftrace_stacks integration/offcpu_wall \
 	integration/offcpu_pprof integration/offcpu_state_d integration/offcpu_thresh \
-	integration/offcpu_command integration/offcpu_cgroup integration/offcpu_fallback
+	integration/offcpu_command integration/offcpu_cgroup integration/offcpu_twins \
+	integration/offcpu_fallback
 
 need_fixture offcpu offcpu
 SECS=4		# the fixture's run after the go
@@ -768,6 +778,18 @@ else
 				fi
 			fi
 		fi
+	fi
+fi
+
+# ---- twins: one wait under two callers, the same registers at both
+name=integration/offcpu_twins
+if rec_run "$name" twins twins -v -p @FX; then
+	kept=$(sed -n 's/.*switch-outs taken (\([0-9]*\) user sides kept.*/\1/p' "$T/twins.data.err" | tail -1)
+	note "twins: ${kept:-no} switch-outs kept their user side from the last"
+	if [ "${kept:-0}" -le 0 ]; then
+		fail "$name" "no switch-out kept its user side from the last, so the check of kept ones did not run: $(grep 'off-CPU:' "$T/twins.data.err" | tail -1)"
+	else
+		check_fns "$name" twins "off_twins:twin_a:[sleeping]" "off_twins:twin_b:[sleeping]"
 	fi
 fi
 
