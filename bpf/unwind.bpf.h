@@ -171,6 +171,10 @@ static __always_inline void unw_wit(struct unw_walk *w, __u64 addr, __u64 val)
 		w->wit_ok = 0;
 		return;
 	}
+	/* Bounded where it is used: clang would index by i + 1 - 1, which 6.1 cannot follow. */
+	asm volatile("" : "+r"(i));
+	if (i >= UNW_WIT_MAX)
+		return;
 	w->wit_off[i] = off;
 	w->wit_val[i] = val;
 	w->wit_nr = i + 1;
