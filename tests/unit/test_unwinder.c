@@ -282,6 +282,10 @@ static void test_views_and_tables(void)
 	ASSERT_EQ(v1->r[0].start, 0x1000ull, "sorted by start");
 	ASSERT_EQ(v1->r[0].table, BPFSYM_UNW_NO_TABLE, "anonymous code: no table");
 	ASSERT_EQ(v1->r[2].table, v2->r[0].table, "libc: one table for both processes");
+	/* BPF keeps a walk while its process's view has the same gen (offcpu.bpf.h). */
+	ASSERT_NEQ(v1->gen, 0u, "a's view has a gen");
+	ASSERT_NEQ(v2->gen, 0u, "b's view has a gen");
+	ASSERT_NEQ(v1->gen, v2->gen, "two writes, two gens");
 	ASSERT_NEQ(v1->r[1].table, v1->r[2].table, "python and libc: two tables");
 	ASSERT_EQ(m->opens, 2, "each file opened once");
 	ASSERT_EQ(m->nr_files, 2, "each file's identity told once");
@@ -404,6 +408,7 @@ static void test_caps(void)
 	struct mem_sink *m = sink_new();
 	struct unwind_opts o = { .max_procs = 1, .max_bytes = 64 * 8, .sync = true };
 	const struct bpfsym_unw_proc *v;
+	uint32_t gen;
 	struct unwind_stats st;
 	struct unwinder *u = NULL;
 	struct proc *a, *b;
@@ -423,8 +428,14 @@ static void test_caps(void)
 	ASSERT_OK(map_file(a, LIBC, 0x7f0000000000, &sl), "libc in a");
 	ASSERT_OK(map_file(b, LIBC, 0x7f0000000000, &sl), "libc in b");
 	ASSERT_OK(unwinder__sync_proc(u, a), "view of a");
+	v = view_of(m, 100);
+	gen = v ? v->gen : 0;
 	ASSERT_EQ(unwinder__sync_proc(u, b), -ENOSPC, "b: past max_procs");
 	ASSERT_OK(unwinder__sync_proc(u, a), "a again: it has its view already");
+	v = view_of(m, 100);
+	/* A view written again has a gen of its own: BPF's kept walks of the old one no longer hold. */
+	if (ASSERT_OK_PTR(v, "a's view again"))
+		ASSERT_NEQ(v->gen, gen, "a new gen for the view written again");
 	unwinder__stats(u, &st);
 	ASSERT_EQ(st.over_procs, 1ull, "one process refused");
 	ASSERT_EQ(st.over_mem, 1ull, "libc does not fit in 64 rows");
