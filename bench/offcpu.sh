@@ -23,9 +23,13 @@
 #     (kernel.bpf_stats_enabled=1, restored after; run_time_ns and run_cnt
 #     from /proc/TOOL/fdinfo), by program;
 #   - the tool's own CPU time (/proc/TOOL/task/*/schedstat, ns);
+#   - the machine's busy time (wall time x CPUs minus /proc/stat's idle and
+#     iowait): all a tool costs, the work of its tracepoint outside its
+#     program included (a classic tracepoint fills a perf record first);
 # and prints, per tool and mode, the medians of REPS runs: BPF ns per run
 # of each program, BPF + tool CPU per workload switch and per system
-# switch, and bpfsym's cost over bpftrace's by both.  With -a every
+# switch, the busy time added over the workload alone per workload switch,
+# and bpfsym's cost over bpftrace's by each.  With -a every
 # switch on the machine runs the programs: when other work switches too
 # (the system rate is far above the workload's), per system switch is the
 # fairer of the two; with -p, per workload switch.  bpfsym also samples CPU (-F FREQ, default 99): its
