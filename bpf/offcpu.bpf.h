@@ -63,18 +63,6 @@ __u32 offcpu_gen = 0;
 #define OS_TASK_DEAD		0x0080
 #define OS_TASK_NOLOAD		0x0400
 
-/* Whether this CPU's scratch and walk state are a preempted first sample's (sampler.bpf.c). */
-static __always_inline bool first_held(void)
-{
-#if BPFSYM_FIRST_SAMPLE
-	__u32 zero = 0, *fb = bpf_map_lookup_elem(&first_busy, &zero);
-
-	return fb && *fb;
-#else
-	return false;
-#endif
-}
-
 /* Frames of bpf_get_stack's to skip: the program's and bpf_trace_run4's. */
 #define OFFCPU_SKIP		2
 
@@ -289,13 +277,16 @@ static __always_inline bool offcpu_wit_holds(const struct offcpu_wit *x, __u32 t
 	return offcpu_wit_words(x);
 }
 
-/* The witness of @t's process @tgid that holds at registers @pc, @sp, @fp, or NULL. */
+/*
+ * The witness of @t (of process @tgid: offcpu_out cleared those of
+ * another) that holds at registers @pc, @sp, @fp, or NULL.
+ */
 static __always_inline const struct offcpu_wit *offcpu_wit_find(const struct offcpu_thread *t, __u32 tgid,
 							       __u64 pc, __u64 sp, __u64 fp)
 {
 	__u32 i;
 
-	if (t->tgid != tgid || !sp)
+	if (!sp)
 		return NULL;
 	/*
 	 * Registers first, then the words: two callers of one wait leave the
@@ -311,19 +302,18 @@ static __always_inline const struct offcpu_wit *offcpu_wit_find(const struct off
 
 /*
  * Keep the witness of the walk just done (from @pc, @sp, @fp; @nu slots
- * at scratch ips[@nk...]) in @t, in place of its oldest: none held, so
- * none it replaces is this walk's.
+ * hashing to @uhash) in @t, in place of its oldest: none held, so none it
+ * replaces is this walk's.
  */
 static __always_inline void offcpu_wit_keep(struct offcpu_thread *t, __u64 pc, __u64 sp, __u64 fp,
-					    __u32 nk, __u32 nu)
+					    __u32 nu, __u64 uhash)
 {
 	const struct unw_walk *w;
 	struct offcpu_wit *x;
 	__u32 zero = 0, i;
 
 	w = bpf_map_lookup_elem(&unw_walks, &zero);
-	if (!w || ustack_mode == BPFSYM_USTACK_KERNEL_FP || !w->wit_ok || w->end != BPFSYM_UEND_ROOT ||
-	    !sp || nk > BPFSYM_MAX_FRAMES)
+	if (!w || ustack_mode == BPFSYM_USTACK_KERNEL_FP || !w->wit_ok || w->end != BPFSYM_UEND_ROOT || !sp)
 		return;
 	i = t->next < OFFCPU_WITS ? t->next : 0;
 	t->next = i + 1;
@@ -332,7 +322,7 @@ static __always_inline void offcpu_wit_keep(struct offcpu_thread *t, __u64 pc, _
 	x->sp = sp;
 	x->fp = fp;
 	x->nu = nu;
-	x->uhash = offcpu_hash_scratch(nu, nk, nu);
+	x->uhash = uhash;
 	x->gen = w->wit_gen;
 	x->py = w->wit_py;
 	x->nr = w->wit_nr;
@@ -396,16 +386,15 @@ static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, str
 			stat_inc(BPFSYM_STAT_OFF_REUSED);
 		} else {
 			nu = user_side(ctx, NULL, task, tgid, nk);
-			offcpu_wit_keep(t, pc, sp, fp, nk, nu);
+			if (nu > BPFSYM_MAX_FRAMES)
+				nu = BPFSYM_MAX_FRAMES;
+			uhash = offcpu_hash_scratch(nu, nk, nu);
+			offcpu_wit_keep(t, pc, sp, fp, nu, uhash);
 		}
 	}
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
-	if (nu > BPFSYM_MAX_FRAMES)
-		nu = BPFSYM_MAX_FRAMES;
-	if (!x)
-		uhash = offcpu_hash_scratch(nu, nk, nu);
 	key = offcpu_key(s, nk, nu, uhash);
 	/* Read before the look-up: a deletion after it is counted after it. */
 	epoch = offcpu_seen_epoch;
@@ -426,9 +415,6 @@ static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, str
 			nu = BPFSYM_MAX_FRAMES;
 		/* The stack changed under the check (another thread wrote it): this walk's key. */
 		uhash = offcpu_hash_scratch(nu, nk, nu);
-		s = bpf_map_lookup_elem(&scratch, &zero);
-		if (!s)
-			return 0;
 		s->flags &= ~BPFSYM_SF_UEND_MASK;
 		key = offcpu_key(s, nk, nu, uhash);
 	}

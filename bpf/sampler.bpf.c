@@ -138,6 +138,18 @@ struct {
 	__type(value, __u32);
 } first_busy SEC(".maps");
 
+/* Whether this CPU's scratch and walk state are a first sample's task work's now. */
+static __always_inline bool first_held(void)
+{
+#if BPFSYM_FIRST_SAMPLE
+	__u32 zero = 0, *fb = bpf_map_lookup_elem(&first_busy, &zero);
+
+	return fb && *fb;
+#else
+	return false;
+#endif
+}
+
 /*
  * Close stack record @s at @nk kernel and @nu user frames (each capped):
  * its counts and size, which it returns, the bytes to send.  A CPU
@@ -437,13 +449,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	/* --user-only: a kernel thread has no user side to keep. */
 	if (!want_kernel && kthread)
 		return 0;
-#if BPFSYM_FIRST_SAMPLE
-	busy = bpf_map_lookup_elem(&first_busy, &zero);
-	if (busy && *busy) {
+	if (first_held()) {
 		stat_inc(BPFSYM_STAT_FIRST_LOST);
 		return 0;
 	}
-#endif
 	/* An NMI in an off-CPU walk (offcpu.bpf.h): the scratch is that walk's. */
 	busy = bpf_map_lookup_elem(&offcpu_busy, &zero);
 	if (busy && *busy) {

@@ -102,9 +102,9 @@ struct unw_walk {
 	struct bpfsym_unw_file vkey;
 	struct py_walk py;	/* the interpreter's frames, if the process has one */
 	/*
-	 * The walk's witness, when asked for (wit_on): every stack word it
-	 * read, as (offset from the starting sp, value), and the generation
-	 * of the view it found every mapping in.  The walk is a function of
+	 * The walk's witness, when asked for (unw_walk_regs' @wit): every
+	 * stack word it read, as (offset from the starting sp, value), and
+	 * the generation of the view it found every mapping in.  The walk is a function of
 	 * its registers, those words and the view alone (tables never change
 	 * once published), so a later walk from the same registers that
 	 * would read the same words in the same view would give the same
@@ -114,7 +114,7 @@ struct unw_walk {
 	 * UNW_WIT_SPAN bytes, or more than UNW_WIT_MAX words.
 	 */
 	__u64 sp0;
-	__u32 wit_on, wit_ok, wit_nr, wit_span, wit_gen, wit_py;
+	__u32 wit_ok, wit_nr, wit_span, wit_gen, wit_py;
 	__u16 wit_off[UNW_WIT_MAX];
 	__u64 wit_val[UNW_WIT_MAX];
 };
@@ -695,7 +695,6 @@ static __always_inline long unw_walk_regs(__u64 pc, __u64 sp, __u64 fp, __u32 tg
 	w->r_len = 0;
 	w->vma_tried = 0;
 	w->sp0 = sp;
-	w->wit_on = wit;
 	w->wit_ok = wit;
 	w->wit_nr = 0;
 	w->wit_span = 0;
