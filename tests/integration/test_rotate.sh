@@ -18,7 +18,13 @@
 #   rotate_no_loss: per-file samples add up to the summary line's count
 #     and to the BPF side's count of samples put in the ring buffer; the files' time ranges (perf script's
 #     times) follow each other without overlap; the merged report has the
-#     sum of the samples and, per folded stack, the sum of the counts.
+#     sum of the samples, and each of them (perf script's: time, thread,
+#     each frame's address and module) once, named as in its file but where
+#     the file left a frame unnamed: a frame written before its file
+#     answered takes the name another file holds (docs/FORMAT.md).  Its
+#     folded stacks summed over the files were compared before, names and
+#     all: once in CI's 6.1 VM, 3 of the recorder's own samples in libzstd
+#     read otherwise in the merge (the files' side of it was not printed).
 #   rotate_merge_views: every format reads the merge (--folded, --pprof,
 #     --perf-script, the table with --sort) and a truncated file in the
 #     set is said.
@@ -253,12 +259,12 @@ for f in $files; do
 done
 run_to 60 "$BPFSYM" report $(for f in $files; do echo "$D/$f"; done) --limit 1 > "$D.aux/merged.rep" 2> "$D.aux/merged.err"
 merged=$(awk '/^# samples: / { print $3 + 0 }' "$D.aux/merged.rep")
-# Per stack: the merged folded counts against the per-file ones summed.
-for f in $files; do "$BPFSYM" report "$D/$f" --folded; done |
-	awk '{ n = $NF; $NF = ""; c[$0] += n } END { for (k in c) print k c[k] }' | sort > "$D.aux/sum.folded"
-"$BPFSYM" report $(for f in $files; do echo "$D/$f"; done) --folded |
-	awk '{ n = $NF; $NF = ""; c[$0] += n } END { for (k in c) print k c[k] }' | sort > "$D.aux/merged.folded"
-note "no loss: $(echo "$files" | grep -c .) files, per-file samples $sum, summary $total, BPF counter ${bpf:-none}, merged $merged"
+# Sample by sample: the files' perf-script against the merge's, by time, thread and addresses.
+for f in $files; do cat "$D.aux/$f.script"; echo; done | LC_ALL=C awk -f "$BPFSYM_TOP/tests/integration/script_samples.awk" | LC_ALL=C sort > "$D.aux/files.rec"
+run_to 60 "$BPFSYM" report $(for f in $files; do echo "$D/$f"; done) --perf-script 2>/dev/null |
+	LC_ALL=C awk -f "$BPFSYM_TOP/tests/integration/script_samples.awk" | LC_ALL=C sort > "$D.aux/merged.rec"
+paired=$(LC_ALL=C awk -f "$BPFSYM_TOP/tests/integration/script_pair.awk" "$D.aux/files.rec" - < "$D.aux/merged.rec")
+note "no loss: $(echo "$files" | grep -c .) files, per-file samples $sum, summary $total, BPF counter ${bpf:-none}, merged $merged; paired: $(echo "$paired" | tail -1)"
 if [ $rc -ne 0 ]; then
 	fail "$name" "status $rc"
 	show "$D/err"
@@ -275,8 +281,9 @@ elif [ -n "$overlap" ]; then
 elif [ "$merged" != "$sum" ]; then
 	fail "$name" "the merged report has ${merged:-no} samples, the files $sum"
 	show "$D.aux/merged.err"
-elif ! cmp -s "$D.aux/sum.folded" "$D.aux/merged.folded"; then
-	fail "$name" "the merged folded stacks differ from the files' summed: $(diff "$D.aux/sum.folded" "$D.aux/merged.folded" | head -3 | tr '\n' ' ')"
+elif [ "${paired%% *}" != ok ] || [ "$(echo "$paired" | awk '{ print $2 }')" != "$sum" ]; then
+	fail "$name" "the merge's samples are not the files': $(echo "$paired" | tr '\n' ' ')"
+	grep '^bpfsym: file jobs' "$D/err" | show
 else
 	pass "$name"
 fi
