@@ -44,6 +44,13 @@
 const volatile bool want_offcpu = false;
 const volatile __u64 offcpu_min_ns = 0;			/* shorter intervals are dropped, counted */
 const volatile __u32 offcpu_states = (1u << BPFSYM_OS_NR) - 1;	/* 1 << enum bpfsym_offstate */
+/*
+ * Check the kernel unwinder (korc.bpf.h) against the kernel's in the same
+ * run: each switch-out keeps the hash of bpf_get_stack's frames but the
+ * first, each switch-in unwinds the task's saved stack and compares
+ * (BPFSYM_STAT_KORC_*).  A test's setting (BPFSYM_KORC_CHECK=1).
+ */
+const volatile bool korc_check = false;
 
 /*
  * The recorder's count of its deletions from offcpu_seen, bumped after
@@ -94,6 +101,8 @@ struct offcpu_thread {
 	__u32 seen_epoch;
 	__u32 tgid;		/* the process of the witnesses and pstart */
 	__u32 next;		/* the witness to replace next */
+	__u32 kcheck_n;		/* korc_check: the switch-out's kernel frames */
+	__u64 kcheck;		/* ...and the hash of all but the first; 0: none */
 	struct offcpu_wit wit[OFFCPU_WITS];
 };
 
@@ -371,6 +380,11 @@ static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, str
 	}
 	if (nk > BPFSYM_MAX_FRAMES)
 		nk = BPFSYM_MAX_FRAMES;
+	/* The first frame is where the program runs in __schedule: the unwinder's is where it switches. */
+	if (korc_check) {
+		t->kcheck_n = nk;
+		t->kcheck = nk > 1 ? offcpu_hash_scratch(nk, 1, nk - 1) : 0;
+	}
 	if (want_user && !kthread) {
 		ur = (struct pt_regs *)bpf_task_pt_regs(task);
 		if (ur) {
@@ -454,6 +468,40 @@ static __always_inline void offcpu_sum(__u64 key, __u64 ns)
 	stat_add(BPFSYM_STAT_OFF_SUMMED_NS, ns);
 }
 
+/* The hash of korc_buf's frames 1 to @nr - 1, seeded with @h (as offcpu_hash_scratch).  Global: one check. */
+__noinline __u64 korc_hash_buf(__u64 h, __u32 nr)
+{
+	const struct korc_out *o;
+	__u32 zero = 0, i;
+
+	o = bpf_map_lookup_elem(&korc_buf, &zero);
+	if (!o)
+		return h;
+	for (i = 1; i < KORC_MAX_FRAMES; i++) {
+		if (i >= nr)
+			break;
+		h = offcpu_mix(h, o->ips[i]);
+	}
+	return h;
+}
+
+/* korc_check: @next's kernel stack by the unwinder, against its switch-out's (in @t). */
+static __always_inline void korc_check_in(struct task_struct *next, struct offcpu_thread *t)
+{
+	__u32 stop, mods, n = korc_unwind(next, &stop, &mods);
+
+	if (stop == KORC_STOP_TABLE)
+		stat_inc(BPFSYM_STAT_KORC_NO_TABLE);
+	else if (stop != KORC_STOP_END)
+		stat_inc(BPFSYM_STAT_KORC_STOPPED);
+	else if (n == t->kcheck_n && korc_hash_buf(n, n) == t->kcheck) {
+		stat_inc(BPFSYM_STAT_KORC_SAME);
+		if (mods)
+			stat_inc(BPFSYM_STAT_KORC_SAME_MOD);
+	} else
+		stat_inc(BPFSYM_STAT_KORC_DIFF);
+}
+
 /* @next's switch-in: the interval it was off the CPU, if it was followed, is summed. */
 static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 {
@@ -466,6 +514,10 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 	t = bpf_map_lookup_elem(&offcpu_threads, &tid);
 	if (!t || !t->ts)
 		return;
+	if (korc_check && t->kcheck) {
+		korc_check_in(next, t);
+		t->kcheck = 0;
+	}
 	ns = now - t->ts;
 	key = t->key;
 	t->ts = 0;

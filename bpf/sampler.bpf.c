@@ -415,6 +415,7 @@ static __always_inline int first_defer(__u32 tgid, __u32 nk, __u32 nu, bool user
 
 #endif /* BPFSYM_FIRST_SAMPLE */
 
+#include "korc.bpf.h"
 #include "offcpu.bpf.h"
 
 /*

@@ -83,6 +83,35 @@ struct bpfsym_offcpu_sum {
 };
 
 /*
+ * The kernel unwinder's tables (bpf/korc.bpf.h, user/record/korc.c).  A
+ * text range (vmlinux's is segment 0, then modules by base) and its
+ * entries: korc_ips/korc_ents [first, first + n), ips relative to base;
+ * its block index korc_blk [blk, blk + nblk], per 256 bytes of text the
+ * first of its entries at or past the block (relative to first).
+ */
+struct bpfsym_korc_seg {
+	__u64 base, end;
+	__u32 first, n;
+	__u32 blk, nblk;
+};
+
+/* The loader's request to korc_copy: n entries of a kernel table, from ip_tab/orc_tab, to dst. */
+struct bpfsym_korc_req {
+	__u64 ip_tab, orc_tab;
+	__u64 base;		/* the segment's: ips are stored relative to it */
+	__u32 dst, n;
+	__u32 done, pad;	/* out: entries copied */
+};
+
+/* A module's text and ORC tables, as kdesc.bpf.c reads them from its struct module. */
+struct bpfsym_kdesc_mod {
+	__u64 base, size;	/* its core text */
+	__u64 ip_tab, orc_tab;	/* mod->arch.orc_unwind_ip, orc_unwind */
+	__u32 n;		/* mod->arch.num_orcs */
+	__u32 ok;		/* 1: read */
+};
+
+/*
  * Why a user stack ended, per sample (bpfsym_sample.flags bits 8-11).  Set
  * by the table-driven walk (--call-graph dwarf, the default) and by the
  * frame-pointer walk done here (--call-graph fp); 0 when the kernel walked
@@ -469,6 +498,12 @@ enum bpfsym_stat {
 	BPFSYM_STAT_OFF_BUSY,
 	/* switch-outs whose user side was the thread's last one, its witness checked: not walked again */
 	BPFSYM_STAT_OFF_REUSED,
+	/* The kernel unwinder against bpf_get_stack (BPFSYM_KORC_CHECK=1, a test's), per switch-in: */
+	BPFSYM_STAT_KORC_SAME,		/* the same frames but the first */
+	BPFSYM_STAT_KORC_SAME_MOD,	/* ...of those, stacks with a module's frame */
+	BPFSYM_STAT_KORC_DIFF,		/* others */
+	BPFSYM_STAT_KORC_NO_TABLE,	/* not compared: it met a frame in no table (a module, BPF) */
+	BPFSYM_STAT_KORC_STOPPED,	/* not compared: it stopped short otherwise (enum korc_stop) */
 	BPFSYM_STAT_MAX,
 };
 

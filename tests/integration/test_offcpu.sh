@@ -73,6 +73,15 @@
 #       (a thread blocking where it blocked lately is not walked again:
 #       its stack words are checked, and these twins are what the check
 #       must tell apart).
+#   offcpu_korc_check
+#       `record --off-cpu -a -v` with BPFSYM_KORC_CHECK=1 while the fixture
+#       runs: at each switch-in the kernel unwinder (bpf/korc.bpf.h) unwinds
+#       the task's saved stack, and its frames but the first must be
+#       bpf_get_stack's at that task's switch-out, the kernel's own
+#       unwinder in the same run: none otherwise, at least as many compared
+#       as the fixture's waits, at most 1 % not compared (a frame in no
+#       table, a stop short of the end).  SKIP on a kernel without ORC
+#       tables in kallsyms.
 #   offcpu_fallback
 #       the first recording again with BPFSYM_FORCE_FALLBACK=all (the 6.1
 #       path on this kernel): the four functions within 5 %.
@@ -95,7 +104,7 @@ lib_init integration/offcpu_sleep integration/offcpu_pipe integration/offcpu_mut
 	integration/offcpu_bpftrace_totals integration/offcpu_bpftrace_stacks integration/offcpu_wall \
 	integration/offcpu_pprof integration/offcpu_state_d integration/offcpu_thresh \
 	integration/offcpu_command integration/offcpu_cgroup integration/offcpu_twins \
-	integration/offcpu_fallback
+	integration/offcpu_korc_check integration/offcpu_fallback
 
 need_fixture offcpu offcpu
 SECS=4		# the fixture's run after the go
@@ -790,6 +799,35 @@ if rec_run "$name" twins twins -v -p @FX; then
 		fail "$name" "no switch-out kept its user side from the last, so the check of kept ones did not run: $(grep 'off-CPU:' "$T/twins.data.err" | tail -1)"
 	else
 		check_fns "$name" twins "off_twins:twin_a:[sleeping]" "off_twins:twin_b:[sleeping]"
+	fi
+fi
+
+# ---- the kernel unwinder against the kernel's, in the same run
+name=integration/offcpu_korc_check
+export BPFSYM_KORC_CHECK=1
+rec_run "$name" korc "$MODES" -v -a && kc_ok=1 || kc_ok=0
+unset BPFSYM_KORC_CHECK
+if [ $kc_ok = 1 ]; then
+	line=$(grep 'kernel unwinder check:' "$T/korc.data.err" | tail -1)
+	note "${line:-no check line}"
+	set -- $(echo "$line" | sed -n 's/.*check: \([0-9]*\) the same.* (\([0-9]*\) through a module), \([0-9]*\) not; not compared: \([0-9]*\) met.*, \([0-9]*\) stopped short.*/\1 \2 \3 \4 \5/p')
+	calls=0
+	for f in sleep_nap pipe_wait mutex_wait; do
+		calls=$((calls + $(fx_calls "$T/korc.fx" "$f")))
+	done
+	if grep -q 'BPFSYM_KORC_CHECK: no kernel unwinder tables' "$T/korc.data.err"; then
+		skip "$name" "this kernel has no ORC tables in /proc/kallsyms (another unwinder, or kptr_restrict): $(grep 'kernel unwinder:' "$T/korc.data.err" | head -1)"
+	elif [ $# -ne 5 ]; then
+		fail "$name" "no check line from record -v: ${line:-none}"
+		grep '^bpfsym: ' "$T/korc.data.err" | tail -5 | show
+	elif [ "$3" -ne 0 ]; then
+		fail "$name" "$3 kernel stacks unwound otherwise than bpf_get_stack at the switch-out: $line"
+	elif [ "$1" -lt "$calls" ]; then
+		fail "$name" "$1 stacks compared, fewer than the fixture's $calls waits: $line"
+	elif [ $(( ($4 + $5) * 100 )) -gt "$1" ]; then
+		fail "$name" "more than 1 % of the unwinds stopped short of the kernel's end: $line"
+	else
+		pass "$name"
 	fi
 fi
 

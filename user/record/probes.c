@@ -13,6 +13,7 @@
 #include <bpf/libbpf.h>
 
 #include "maptrack.skel.h"
+#include "record/korc.h"
 #include "record/probes.h"
 #include "sampler.skel.h"
 #include "sampler_exec.skel.h"
@@ -29,6 +30,7 @@ struct probes {
 	uint32_t ring_size;		/* bytes of the shared ring buffer */
 	struct bpf_link **links;	/* one per CPU event, NULL where none */
 	struct bpf_link *offcpu;	/* the sched_switch program's, NULL when none */
+	struct korc *korc;		/* the kernel unwinder's tables, NULL when not loaded */
 	uint64_t offcpu_flip_ns;	/* CLOCK_MONOTONIC of the last flip of offcpu_gen */
 	int *pfds;
 	uint32_t nr_seeded;		/* fresh views given by probes__seed_fresh() */
@@ -168,6 +170,14 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		bpf_map__set_max_entries(s->maps.offcpu_sum0, 1);
 		bpf_map__set_max_entries(s->maps.offcpu_sum1, 1);
 	}
+	/* The kernel unwinder's tables: only to check it, for now (korc_check). */
+	if (o->korc_check && o->want_kernel) {
+		p->korc = korc__plan();
+		if (!p->korc)
+			pr_warn("bpfsym: BPFSYM_KORC_CHECK: no kernel unwinder tables (-v says why)\n");
+	}
+	korc__size(p->korc, s);
+	s->rodata->korc_check = p->korc != NULL;
 	/* The first sample's maps exist only for it. */
 	if (!o->first_sample) {
 		bpf_map__set_autocreate(s->maps.first_slots, false);
@@ -180,6 +190,19 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		pr_err("bpfsym: loading the BPF sampler failed: %s%s\n", strerror(-err),
 			log_get_level() >= LOG_DEBUG ? "" : " (run with -v for the verifier log)");
 		return err;
+	}
+	if (p->korc && korc__fill(p->korc, s)) {
+		pr_warn("bpfsym: BPFSYM_KORC_CHECK: the kernel unwinder's tables could not be made (-v says why)\n");
+		korc__free(p->korc);
+		p->korc = NULL;
+	}
+	if (p->korc) {
+		uint64_t entries;
+		uint32_t segs;
+
+		korc__counts(p->korc, &entries, &segs);
+		pr_debug("bpfsym: kernel unwinder: %llu ORC entries in %u text ranges\n",
+			 (unsigned long long)entries, segs);
 	}
 	return 0;
 }
@@ -280,6 +303,7 @@ void probes__free(struct probes *p)
 		probes__detach_sampler(p);
 	maptrack_bpf__destroy(p->tracker);
 	sampler_bpf__destroy(p->sampler);
+	korc__free(p->korc);
 	free(p->links);
 	free(p->pfds);
 	free(p);

@@ -40,6 +40,7 @@ struct probes_opts {
 	bool off_cpu;
 	uint64_t off_cpu_min_ns;	/* shorter intervals dropped, counted */
 	uint32_t off_cpu_states;	/* 1 << enum bpfsym_offstate kept */
+	bool korc_check;		/* the kernel unwinder's tables, checked at each switch-in (tests) */
 };
 
 /* Open and load the BPF objects; NULL + errno (the reason already printed). */

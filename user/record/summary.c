@@ -51,4 +51,13 @@ void record__log_offcpu(const uint64_t *stats, const struct ingest_stats *ist)
 		 (unsigned long long)stats[BPFSYM_STAT_OFF_UNTRACKED],
 		 (unsigned long long)stats[BPFSYM_STAT_OFF_BUSY],
 		 (unsigned long long)o[RPT_OC_RECORDS], (double)o[RPT_OC_NS] / 1e9);
+	if (stats[BPFSYM_STAT_KORC_SAME] + stats[BPFSYM_STAT_KORC_DIFF] + stats[BPFSYM_STAT_KORC_NO_TABLE] +
+	    stats[BPFSYM_STAT_KORC_STOPPED])
+		pr_info("bpfsym: kernel unwinder check: %llu the same as the kernel's (%llu through a module), "
+			"%llu not; not compared: %llu met a frame in no table, %llu stopped short\n",
+			(unsigned long long)stats[BPFSYM_STAT_KORC_SAME],
+			(unsigned long long)stats[BPFSYM_STAT_KORC_SAME_MOD],
+			(unsigned long long)stats[BPFSYM_STAT_KORC_DIFF],
+			(unsigned long long)stats[BPFSYM_STAT_KORC_NO_TABLE],
+			(unsigned long long)stats[BPFSYM_STAT_KORC_STOPPED]);
 }

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * korc: the kernel's ORC tables copied into the sampler's maps, for the
+ * BPF kernel unwinder of tasks off the CPU (bpf/korc.bpf.h says why and
+ * how it unwinds).  Three steps around the sampler's load:
+ *
+ *   korc__plan   before it: vmlinux's tables from kallsyms, each module's
+ *                through kdesc.bpf.c; the sizes of the maps
+ *   korc__size   on the opened skeleton: those sizes, the copy program
+ *   korc__fill   after its load: the copy (BPF_PROG_TEST_RUN a chunk at a
+ *                time), the block index through the maps' mmap, the
+ *                segments, then korc_ready
+ *
+ * Memory: 16 bytes a table entry in the kernel (vmlinux has ~480k on
+ * 6.18: 7.7 MiB) plus 8 a 256-byte block of text, only when asked for.
+ */
+#ifndef BPFSYM_RECORD_KORC_H
+#define BPFSYM_RECORD_KORC_H
+
+#include <stdint.h>
+
+struct korc;
+struct sampler_bpf;
+
+/*
+ * Find the tables of the running kernel.  NULL with errno: ENOENT when
+ * kallsyms has no ORC tables (another unwinder, or its addresses hidden),
+ * ENOMEM; the reason is printed at debug level.
+ */
+struct korc *korc__plan(void);
+
+/* Size the opened (not loaded) skeleton @s's tables for @k; @k NULL: the smallest, no copy program. */
+void korc__size(const struct korc *k, struct sampler_bpf *s);
+
+/*
+ * Copy the tables into loaded @s, index them and publish them
+ * (korc_ready).  0 or -errno (printed at debug level): the unwinder then
+ * stays off.
+ */
+int korc__fill(struct korc *k, struct sampler_bpf *s);
+
+/* Entries and segments the tables hold once filled (for -v). */
+void korc__counts(const struct korc *k, uint64_t *entries, uint32_t *segs);
+
+void korc__free(struct korc *k);
+
+#endif /* BPFSYM_RECORD_KORC_H */
