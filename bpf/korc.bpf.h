@@ -393,10 +393,13 @@ static long korc_step(__u64 i, void *ctx)
 		w->sp = cfa;
 		w->signal = 0;
 		w->regs = 0;
-	} else if (type == KORC_T_REGS) {
-		/* A full struct pt_regs at the CFA: user mode's is the end. */
-		if (bpf_probe_read_kernel(regs, sizeof(regs), (void *)(cfa + KORC_PT_IP)))
+	} else if (type == KORC_T_REGS || type == KORC_T_REGS_PARTIAL) {
+		bool full = type == KORC_T_REGS;
+
+		/* The IRET frame (ip, cs, flags, sp): in a full struct pt_regs at the CFA, or alone there. */
+		if (bpf_probe_read_kernel(regs, sizeof(regs), (void *)(cfa + (full ? KORC_PT_IP : 0))))
 			goto fault;
+		/* User mode's registers: the end. */
 		if ((regs[1] & 3) == 3) {
 			w->stop = KORC_STOP_END;
 			return 1;
@@ -404,22 +407,13 @@ static long korc_step(__u64 i, void *ctx)
 		w->ip = regs[0];
 		w->sp = regs[3];
 		w->signal = 1;
-		w->regs = cfa;
-		if (bp_reg == KORC_REG_UNDEFINED && korc_read(&w->bp, cfa + KORC_PT_BP))
-			goto fault;
-		bp_reg = KORC_REG_UNDEFINED;	/* taken from the registers */
-	} else if (type == KORC_T_REGS_PARTIAL) {
-		/* The IRET frame only (ip, cs, flags, sp, ss) at the CFA: bp stays. */
-		if (bpf_probe_read_kernel(regs, sizeof(regs), (void *)cfa))
-			goto fault;
-		if ((regs[1] & 3) == 3) {
-			w->stop = KORC_STOP_END;
-			return 1;
+		w->regs = full ? cfa : 0;
+		/* A partial frame leaves bp as it was; a full one has it. */
+		if (full) {
+			if (bp_reg == KORC_REG_UNDEFINED && korc_read(&w->bp, cfa + KORC_PT_BP))
+				goto fault;
+			bp_reg = KORC_REG_UNDEFINED;
 		}
-		w->ip = regs[0];
-		w->sp = regs[3];
-		w->signal = 1;
-		w->regs = 0;
 	} else {
 		w->stop = KORC_STOP_ENTRY;
 		return 1;
