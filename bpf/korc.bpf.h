@@ -94,10 +94,13 @@ struct korc_walk {
 	__u32 mods;		/* frames found in a module's table */
 };
 
-/* What an unwind gives: the frames, leaf first, and its state (per CPU). */
+/*
+ * What an unwind gives, per CPU: its state, and its frames, leaf first,
+ * in a stack record that can be sent as it is (bpf/offcpu.bpf.h).
+ */
 struct korc_out {
 	struct korc_walk w;
-	__u64 ips[KORC_MAX_FRAMES];
+	struct bpfsym_sample s;
 };
 
 struct {
@@ -339,7 +342,7 @@ static long korc_step(__u64 i, void *ctx)
 		w->stop = KORC_STOP_DEPTH;
 		return 1;
 	}
-	out->ips[idx] = w->ip;
+	out->s.ips[idx] = w->ip;
 	w->n = idx + 1;
 	s = korc_seg_of(w->ip, w->nsegs);
 	if (!s) {

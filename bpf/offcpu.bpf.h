@@ -103,6 +103,9 @@ struct offcpu_thread {
 	__u32 next;		/* the witness to replace next */
 	__u32 kcheck_n;		/* korc_check: the switch-out's kernel frames */
 	__u64 kcheck;		/* ...and the hash of all but the first; 0: none */
+	__u64 kseen_key;	/* a kernel side's key found in offcpu_seen, or sent, at kseen_epoch */
+	__u32 kseen_epoch;
+	__u32 kin;		/* 1: its kernel stack is taken at its switch-in (korc) */
 	struct offcpu_wit wit[OFFCPU_WITS];
 };
 
@@ -149,14 +152,14 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
-	__type(key, __u64);
+	__type(key, struct bpfsym_offcpu_key);
 	__type(value, struct bpfsym_offcpu_sum);
 } offcpu_sum0 SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
-	__type(key, __u64);
+	__type(key, struct bpfsym_offcpu_key);
 	__type(value, struct bpfsym_offcpu_sum);
 } offcpu_sum1 SEC(".maps");
 
@@ -233,6 +236,8 @@ static __always_inline __u64 offcpu_key(const struct bpfsym_sample *s, __u32 nk,
 	h = offcpu_mix(h, (__u64)s->flags << 32 | nk << 16 | nu);
 	h = offcpu_hash_scratch(h, 0, nk);
 	h = offcpu_mix(h, uhash);
+	/* Untagged: a kernel side's keys are (BPFSYM_OFFCPU_KTAG), in the same seen set. */
+	h &= ~BPFSYM_OFFCPU_KTAG;
 	return h ? h : 1;
 }
 
@@ -341,6 +346,38 @@ static __always_inline void offcpu_wit_keep(struct offcpu_thread *t, __u64 pc, _
 }
 
 /*
+ * Whether @key's record was sent (offcpu_seen), remembered in the
+ * thread's (*@ck, *@ce) while the recorder deletes nothing; *@epoch gets
+ * the recorder's count, read before the look-up (a deletion after it is
+ * counted after it), for offcpu_seen_mark.
+ */
+static __always_inline bool offcpu_seen_has(__u64 key, __u64 *ck, __u32 *ce, __u32 *epoch)
+{
+	*epoch = offcpu_seen_epoch;
+	if (key == *ck && *epoch == *ce)
+		return true;
+	if (!bpf_map_lookup_elem(&offcpu_seen, &key))
+		return false;
+	*ck = key;
+	*ce = *epoch;
+	return true;
+}
+
+/*
+ * @key's record was sent: seen from now (and by the thread).  Full: sent
+ * again next time, which costs a record, not the time.
+ */
+static __always_inline void offcpu_seen_mark(__u64 key, __u64 *ck, __u32 *ce, __u32 epoch)
+{
+	__u8 one = 1;
+
+	if (!bpf_map_update_elem(&offcpu_seen, &key, &one, BPF_ANY)) {
+		*ck = key;
+		*ce = epoch;
+	}
+}
+
+/*
  * Take the current task's stacks into the scratch sample (@t its entry)
  * and send them if their key is new; the key, or 0 when they did not
  * reach the recorder.
@@ -353,7 +390,6 @@ static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, str
 	struct pt_regs *ur;
 	__u32 zero = 0, nk = 0, nu = 0, epoch;
 	__u64 key, size, uhash = 0, pc = 0, sp = 0, fp = 0;
-	__u8 one = 1;
 	long n;
 
 	s = bpf_map_lookup_elem(&scratch, &zero);
@@ -369,7 +405,9 @@ static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, str
 	s->cgroup_id = bpf_get_current_cgroup_id();
 	bpf_get_current_comm(s->comm, sizeof(s->comm));
 	s->flags = state << BPFSYM_SF_STATE_SHIFT;
-	if (want_kernel) {
+	/* With the kernel unwinder, the kernel side waits for the switch-in (offcpu_kside). */
+	t->kin = want_kernel && korc_on && !korc_check && korc_ready;
+	if (want_kernel && !t->kin) {
 		/* Not this program's own two frames (bpf_trace_run4 and the program; 6.1 and 6.18 alike). */
 		n = bpf_get_stack(ctx, s->ips, BPFSYM_MAX_FRAMES * sizeof(__u64), OFFCPU_SKIP & BPF_F_SKIP_FIELD_MASK);
 		n = n < 0 ? n : (long)((__u64)n / sizeof(__u64));
@@ -410,15 +448,8 @@ static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, str
 	if (!s)
 		return 0;
 	key = offcpu_key(s, nk, nu, uhash);
-	/* Read before the look-up: a deletion after it is counted after it. */
-	epoch = offcpu_seen_epoch;
-	if (key == t->seen_key && epoch == t->seen_epoch)
+	if (offcpu_seen_has(key, &t->seen_key, &t->seen_epoch, &epoch))
 		return key;
-	if (bpf_map_lookup_elem(&offcpu_seen, &key)) {
-		t->seen_key = key;
-		t->seen_epoch = epoch;
-		return key;
-	}
 	/* A new key, its user side kept from the last walk: walked again for its frames. */
 	if (x) {
 		nu = user_side(ctx, NULL, task, tgid, nk);
@@ -438,24 +469,21 @@ static __always_inline __u64 offcpu_take(void *ctx, struct offcpu_thread *t, str
 	if (bpf_ringbuf_output(&events, s, size, rb_flags()))
 		return 0;
 	stat_inc(BPFSYM_STAT_OFF_STACKS);
-	/* Full: sent again next time, which costs a record, not the time. */
-	if (!bpf_map_update_elem(&offcpu_seen, &key, &one, BPF_ANY)) {
-		t->seen_key = key;
-		t->seen_epoch = epoch;
-	}
+	offcpu_seen_mark(key, &t->seen_key, &t->seen_epoch, epoch);
 	return key;
 }
 
-/* Sum @ns off the CPU under @key in the map BPF writes now. */
-static __always_inline void offcpu_sum(__u64 key, __u64 ns)
+/* Sum @ns off the CPU under (@key, @kkey) in the map BPF writes now. */
+static __always_inline void offcpu_sum(__u64 key, __u64 kkey, __u64 ns)
 {
 	struct bpfsym_offcpu_sum zsum = {}, *v;
+	struct bpfsym_offcpu_key k = { key, kkey };
 	void *map = (offcpu_gen & 1) ? (void *)&offcpu_sum1 : (void *)&offcpu_sum0;
 
-	v = bpf_map_lookup_elem(map, &key);
+	v = bpf_map_lookup_elem(map, &k);
 	if (!v) {
-		bpf_map_update_elem(map, &key, &zsum, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(map, &key);
+		bpf_map_update_elem(map, &k, &zsum, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(map, &k);
 	}
 	if (!v) {
 		stat_inc(BPFSYM_STAT_OFF_LOST);
@@ -468,8 +496,8 @@ static __always_inline void offcpu_sum(__u64 key, __u64 ns)
 	stat_add(BPFSYM_STAT_OFF_SUMMED_NS, ns);
 }
 
-/* The hash of korc_buf's frames 1 to @nr - 1, seeded with @h (as offcpu_hash_scratch).  Global: one check. */
-__noinline __u64 korc_hash_buf(__u64 h, __u32 nr)
+/* The hash of korc_buf's frames @first to @nr - 1, seeded with @h (as offcpu_hash_scratch).  Global: one check. */
+__noinline __u64 korc_hash_buf(__u64 h, __u32 first, __u32 nr)
 {
 	const struct korc_out *o;
 	__u32 zero = 0, i;
@@ -477,10 +505,10 @@ __noinline __u64 korc_hash_buf(__u64 h, __u32 nr)
 	o = bpf_map_lookup_elem(&korc_buf, &zero);
 	if (!o)
 		return h;
-	for (i = 1; i < KORC_MAX_FRAMES; i++) {
+	for (i = first; i < KORC_MAX_FRAMES; i++) {
 		if (i >= nr)
 			break;
-		h = offcpu_mix(h, o->ips[i]);
+		h = offcpu_mix(h, o->s.ips[i]);
 	}
 	return h;
 }
@@ -494,7 +522,7 @@ static __always_inline void korc_check_in(struct task_struct *next, struct offcp
 		stat_inc(BPFSYM_STAT_KORC_NO_TABLE);
 	else if (stop != KORC_STOP_END)
 		stat_inc(BPFSYM_STAT_KORC_STOPPED);
-	else if (n == t->kcheck_n && korc_hash_buf(n, n) == t->kcheck) {
+	else if (n == t->kcheck_n && korc_hash_buf(n, 1, n) == t->kcheck) {
 		stat_inc(BPFSYM_STAT_KORC_SAME);
 		if (mods)
 			stat_inc(BPFSYM_STAT_KORC_SAME_MOD);
@@ -502,12 +530,54 @@ static __always_inline void korc_check_in(struct task_struct *next, struct offcp
 		stat_inc(BPFSYM_STAT_KORC_DIFF);
 }
 
+/*
+ * @next's kernel side at its switch-in (@t its entry, @now the time): its
+ * saved stack unwound (korc.bpf.h), and sent under its key if new.  The
+ * key (BPFSYM_OFFCPU_KTAG set), or 0 when it did not reach the recorder.
+ * Sent from korc_buf's own record: neither the scratch sample nor the
+ * walk state is touched, so no CPU sample is dropped meanwhile.
+ */
+static __always_inline __u64 offcpu_kside(struct task_struct *next, struct offcpu_thread *t, __u64 now)
+{
+	__u32 zero = 0, stop, mods, n, epoch;
+	struct korc_out *o;
+	__u64 key, size;
+
+	n = korc_unwind(next, &stop, &mods);
+	if (stop == KORC_STOP_TABLE)
+		stat_inc(BPFSYM_STAT_KORC_NO_TABLE);
+	else if (stop != KORC_STOP_END)
+		stat_inc(BPFSYM_STAT_KORC_STOPPED);
+	key = korc_hash_buf(0x6b6f7263ull << 8 | n, 0, n) | BPFSYM_OFFCPU_KTAG;
+	if (offcpu_seen_has(key, &t->kseen_key, &t->kseen_epoch, &epoch))
+		return key;
+	o = bpf_map_lookup_elem(&korc_buf, &zero);
+	if (!o)
+		return 0;
+	o->s.hdr.type = BPFSYM_EV_OFFCPU_STACK;
+	o->s.hdr.cpu = bpf_get_smp_processor_id();
+	o->s.hdr.ts = now;
+	o->s.pid = next->tgid;
+	o->s.tid = next->pid;
+	o->s.pstart = t->pstart;
+	o->s.cgroup_id = 0;
+	__builtin_memset(o->s.comm, 0, sizeof(o->s.comm));
+	o->s.flags = stop == KORC_STOP_END || stop == KORC_STOP_DEPTH ? 0 : BPFSYM_SF_KSTACK_ERR;
+	o->s.aux = key;
+	size = sample_seal(&o->s, n, 0);
+	if (bpf_ringbuf_output(&events, &o->s, size, rb_flags()))
+		return 0;
+	stat_inc(BPFSYM_STAT_OFF_STACKS);
+	offcpu_seen_mark(key, &t->kseen_key, &t->kseen_epoch, epoch);
+	return key;
+}
+
 /* @next's switch-in: the interval it was off the CPU, if it was followed, is summed. */
 static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 {
 	__u32 tid = next->pid;
 	struct offcpu_thread *t;
-	__u64 ns, key;
+	__u64 ns, key, kkey;
 
 	if (!tid)
 		return;
@@ -528,12 +598,13 @@ static __always_inline void offcpu_in(struct task_struct *next, __u64 now)
 		stat_add(BPFSYM_STAT_OFF_SHORT_NS, ns);
 		return;
 	}
-	if (!key) {
+	kkey = key && t->kin ? offcpu_kside(next, t, now) : 0;
+	if (!key || (t->kin && !kkey)) {
 		stat_inc(BPFSYM_STAT_OFF_LOST);
 		stat_add(BPFSYM_STAT_OFF_LOST_NS, ns);
 		return;
 	}
-	offcpu_sum(key, ns);
+	offcpu_sum(key, kkey, ns);
 }
 
 /* The entry of thread @tid, made if it has none; NULL when the map is full. */

@@ -83,6 +83,20 @@ struct bpfsym_offcpu_sum {
 };
 
 /*
+ * What off-CPU time is summed under: the key of the switch-out's record
+ * (the thread, its state, its user stack and, when taken there, its
+ * kernel stack) and, when the kernel stack was taken at the switch-in
+ * (bpf/korc.bpf.h), the key of that record (BPFSYM_OFFCPU_KTAG set), else 0.
+ */
+struct bpfsym_offcpu_key {
+	__u64 key;
+	__u64 kkey;
+};
+
+/* In a record's aux: the key of a kernel stack alone, taken at a switch-in. */
+#define BPFSYM_OFFCPU_KTAG	(1ull << 63)
+
+/*
  * The kernel unwinder's tables (bpf/korc.bpf.h, user/record/korc.c).  A
  * text range (vmlinux's is segment 0, then modules by base) and its
  * entries: korc_ips/korc_ents [first, first + n), ips relative to base;

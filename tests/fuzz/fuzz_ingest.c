@@ -278,6 +278,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	struct expect x = {};
 	struct rec r;
 	size_t pos = 0, n;
+	uint64_t last_key = 0;
 	uint8_t *rec;
 
 	setup();
@@ -297,8 +298,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			struct bpfsym_sample s;
 
 			memcpy(&s, rec, BPFSYM_SAMPLE_HDR_SIZE);
-			CHECK(ingest__offcpu(r.in, s.aux, s.hdr.ts | 1, 1, s.hdr.ts) == 0);
-			CHECK(ingest__offcpu(r.in, s.aux ^ 1, 7, 1, s.hdr.ts) == 0);
+			CHECK(ingest__offcpu(r.in, s.aux, 0, s.hdr.ts | 1, 1, s.hdr.ts) == 0);
+			CHECK(ingest__offcpu(r.in, s.aux ^ 1, 0, 7, 1, s.hdr.ts) == 0);
+			/* As a kernel side under the last whole stack seen, and the reverse. */
+			CHECK(ingest__offcpu(r.in, last_key, s.aux, 3, 1, s.hdr.ts) == 0);
+			CHECK(ingest__offcpu(r.in, s.aux, last_key, 3, 1, s.hdr.ts) == 0);
+			last_key = s.aux;
 			x.off++;
 		}
 		free(rec);

@@ -26,7 +26,9 @@ static void test_parse_forced(void)
 	ASSERT_EQ(kfeatures__parse_forced("vma_iter,task_work", &bits), 0, "two");
 	ASSERT_EQ(bits, (unsigned int)(KF_TASK_WORK | KF_VMA_ITER), "both");
 	ASSERT_EQ(kfeatures__parse_forced("all", &bits), 0, "all");
-	ASSERT_EQ(bits, (unsigned int)(KF_TASK_WORK | KF_VMA_ITER), "all: both");
+	ASSERT_EQ(bits, (unsigned int)(KF_TASK_WORK | KF_VMA_ITER | KF_KORC), "all: every one");
+	ASSERT_EQ(kfeatures__parse_forced("korc", &bits), 0, "the kernel unwinder");
+	ASSERT_EQ(bits, (unsigned int)KF_KORC, "korc");
 	ASSERT_EQ(kfeatures__parse_forced("task_work,", &bits), 0, "a trailing comma");
 	ASSERT_EQ(bits, (unsigned int)KF_TASK_WORK, "a trailing comma: task_work");
 	ASSERT_EQ(kfeatures__parse_forced("task", &bits), -EINVAL, "a prefix is not a name");

@@ -192,12 +192,15 @@ int ingest__remove_writer(struct ingest *in, struct report_writer *w);
 
 /*
  * Off-CPU time (issue 28): @ns off the CPU in @count intervals, summed in
- * BPF under @key since the last call for it, read at @ts (CLOCK_MONOTONIC
- * ns): an OFFCPU record to every writer with the stack an off-CPU stack
- * record sent under @key.  A key whose stack is not kept (lost, or let go)
- * is counted (stats.offcpu[RPT_OC_LOST]).  0, or -errno as ingest__record.
+ * BPF under (@key, @kkey) since the last call for them, read at @ts
+ * (CLOCK_MONOTONIC ns): an OFFCPU record to every writer with the stack
+ * the off-CPU stack record sent under @key carries, below the kernel
+ * stack the one sent under @kkey carries (a switch-in's, bpf/korc.bpf.h;
+ * 0: none, @key's record has the kernel's side).  A key whose stack is
+ * not kept (lost, or let go) is counted (stats.offcpu[RPT_OC_LOST]).  0,
+ * or -errno as ingest__record.
  */
-int ingest__offcpu(struct ingest *in, uint64_t key, uint64_t ns, uint64_t count, uint64_t ts);
+int ingest__offcpu(struct ingest *in, uint64_t key, uint64_t kkey, uint64_t ns, uint64_t count, uint64_t ts);
 
 /*
  * Up to @max keys whose stacks ingest let go since the last call, into

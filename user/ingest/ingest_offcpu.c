@@ -10,6 +10,10 @@
  * every writer as an OFFCPU record, the stack interned there (each file
  * of a rotated recording, each tap, its own ids).
  *
+ * A kernel stack taken at the switch-in (bpf/korc.bpf.h) comes alone, under
+ * a key of its own (BPFSYM_OFFCPU_KTAG): it is kept as a stack is, and a
+ * sum names both keys, the kernel's frames written above the other's.
+ *
  * Kept stacks are bounded (INGEST_OFF_HELD_MAX, INGEST_OFF_HELD_BYTES):
  * past either the ones summed least lately go, and their keys are handed
  * to the recorder, which deletes them from BPF's seen set so that their
@@ -366,16 +370,13 @@ int ingest__offcpu_stack(struct ingest *in, const struct bpfsym_sample *s, size_
  * Write kept stack @h's sum (@rec: all but the stack and time) to writer
  * @o, its frames and modules interned there.  0 or -errno.
  */
-static int held_out(struct ingest_out *o, const struct held *h, struct rpt_offcpu *rec, uint64_t ts)
+/* Intern kept stack @h's frames in writer @o, into @ids from *@nr on (room for them). */
+static int held_frames_out(struct ingest_out *o, const struct held *h, uint32_t *ids, uint32_t *nr)
 {
-	uint32_t ids[2 * BPFSYM_MAX_FRAMES], mids[2 * BPFSYM_MAX_FRAMES], i;
+	uint32_t mids[2 * BPFSYM_MAX_FRAMES], i;
 	struct rpt_frame f;
 	int err;
 
-	rec->time = ts > o->base ? ts - o->base : 0;
-	if (h->cgpath && (err = report_writer__cgroup(o->w, h->cgroup, h->cgpath)) && err != -EINVAL &&
-	    err != -E2BIG)
-		return err;
 	for (i = 0; i < h->nr_mods; i++) {
 		err = report_writer__module(o->w, &h->mods[i], &mids[i]);
 		if (err)
@@ -389,26 +390,51 @@ static int held_out(struct ingest_out *o, const struct held *h, struct rpt_offcp
 			.offset = hf->offset, .addr = hf->addr, .sym = hf->sym, .sym_off = hf->sym_off,
 			.reason = hf->reason,
 		};
-		err = report_writer__frame(o->w, &f, &ids[i]);
+		err = report_writer__frame(o->w, &f, &ids[(*nr)++]);
 		if (err)
 			return err;
 	}
-	err = report_writer__stack(o->w, ids, h->nr, &rec->stack);
+	return 0;
+}
+
+/*
+ * Write kept stack @h's sum (@rec: all but the stack and time) to writer
+ * @o, below kept kernel stack @kh when there is one, their frames and
+ * modules interned there.  0 or -errno.
+ */
+static int held_out(struct ingest_out *o, const struct held *kh, const struct held *h, struct rpt_offcpu *rec,
+		    uint64_t ts)
+{
+	/* Leaf first: the kernel's frames, then the user's (a kernel side apart has no user frames). */
+	uint32_t ids[3 * BPFSYM_MAX_FRAMES], nr = 0;
+	int err;
+
+	rec->time = ts > o->base ? ts - o->base : 0;
+	if (h->cgpath && (err = report_writer__cgroup(o->w, h->cgroup, h->cgpath)) && err != -EINVAL &&
+	    err != -E2BIG)
+		return err;
+	err = kh ? held_frames_out(o, kh, ids, &nr) : 0;
+	err = err ?: held_frames_out(o, h, ids, &nr);
+	err = err ?: report_writer__stack(o->w, ids, nr, &rec->stack);
 	return err ? err : report_writer__offcpu(o->w, rec);
 }
 
-int ingest__offcpu(struct ingest *in, uint64_t key, uint64_t ns, uint64_t count, uint64_t ts)
+int ingest__offcpu(struct ingest *in, uint64_t key, uint64_t kkey, uint64_t ns, uint64_t count, uint64_t ts)
 {
 	struct ingest_off *o = &in->off;
+	struct held *h, *kh = NULL;
 	struct rpt_offcpu rec;
-	struct held *h;
-	size_t i = held_find(o, key);
+	size_t i, ki = SIZE_MAX;
 	int err;
 
 	if (!ns || !count)
 		return 0;
 	o->sums++;
-	if (i == SIZE_MAX) {
+	i = held_find(o, key);
+	/* A kernel side's key is tagged, a whole stack's never is: neither stands for the other. */
+	if (kkey)
+		ki = kkey & BPFSYM_OFFCPU_KTAG ? held_find(o, kkey) : SIZE_MAX;
+	if (i == SIZE_MAX || (key & BPFSYM_OFFCPU_KTAG) || (kkey && ki == SIZE_MAX)) {
 		in->st.offcpu[RPT_OC_LOST] += count;
 		in->st.offcpu[RPT_OC_LOST_NS] += ns;
 		return 0;
@@ -417,6 +443,10 @@ int ingest__offcpu(struct ingest *in, uint64_t key, uint64_t ns, uint64_t count,
 		held_rename(in, i);
 	h = o->v[i];
 	h->used = o->sums;
+	if (ki != SIZE_MAX) {
+		kh = o->v[ki];
+		kh->used = o->sums;
+	}
 	rec = (struct rpt_offcpu){
 		.cgroup = h->cgroup, .comm = h->comm, .pid = h->pid, .tid = h->tid, .state = h->state,
 		.ns = ns, .count = count,
@@ -426,11 +456,11 @@ int ingest__offcpu(struct ingest *in, uint64_t key, uint64_t ns, uint64_t count,
 		struct ingest_out *t = &in->out[i];
 
 		if (t->w && !t->err)
-			t->err = held_out(t, h, &rec, ts);
+			t->err = held_out(t, kh, h, &rec, ts);
 	}
 	if (!in->out[0].w)
 		return 0;
-	err = held_out(&in->out[0], h, &rec, ts);
+	err = held_out(&in->out[0], kh, h, &rec, ts);
 	if (err)
 		return err;
 	in->st.offcpu[RPT_OC_RECORDS]++;

@@ -17,14 +17,19 @@
 /*
  * The optional features: a kfunc each, looked up in the kernel's BTF
  * (where the verifier finds kfuncs; both are generic, for every program
- * type).  by_name: the spelling BPFSYM_FORCE_FALLBACK takes.
+ * type), or a struct the kernel has only with the feature built in (the
+ * ORC unwinder: the off-CPU kernel stack at the switch-in, bpf/korc.bpf.h;
+ * its tables must still be found in kallsyms).  by_name: the spelling
+ * BPFSYM_FORCE_FALLBACK takes.
  */
 static const struct {
 	unsigned int bit;
-	const char *by_name, *kfunc, *says;
+	const char *by_name, *btf, *says;
+	int kind;
 } optional[] = {
-	{ KF_TASK_WORK, "task_work", "bpf_task_work_schedule_resume_impl", "task work" },
-	{ KF_VMA_ITER, "vma_iter", "bpf_iter_task_vma_new", "VMA iterator" },
+	{ KF_TASK_WORK, "task_work", "bpf_task_work_schedule_resume_impl", "task work", BTF_KIND_FUNC },
+	{ KF_VMA_ITER, "vma_iter", "bpf_iter_task_vma_new", "VMA iterator", BTF_KIND_FUNC },
+	{ KF_KORC, "korc", "orc_entry", "ORC tables", BTF_KIND_STRUCT },
 };
 
 int kfeatures__parse_forced(const char *env, unsigned int *bits)
@@ -44,7 +49,7 @@ int kfeatures__parse_forced(const char *env, unsigned int *bits)
 					break;
 			if (i == ARRAY_SIZE(optional)) {
 				snprintf(name, sizeof(name), "%.*s", (int)(n < 31 ? n : 31), env);
-				pr_err("bpfsym: %s: unknown feature '%s' (known: task_work, vma_iter, all)\n",
+				pr_err("bpfsym: %s: unknown feature '%s' (known: task_work, vma_iter, korc, all)\n",
 				       FORCE_ENV, name);
 				return -EINVAL;
 			}
@@ -130,7 +135,7 @@ int kfeatures__probe(struct kfeatures *kf)
 		return -ENOTSUP;
 	}
 	for (i = 0; i < ARRAY_SIZE(optional); i++)
-		if (btf__find_by_name_kind(vmlinux, optional[i].kfunc, BTF_KIND_FUNC) > 0)
+		if (btf__find_by_name_kind(vmlinux, optional[i].btf, optional[i].kind) > 0)
 			kf->have |= optional[i].bit;
 	btf__free(vmlinux);
 	kf->forced &= kf->have;	/* only what there was is taken away */
@@ -147,7 +152,8 @@ void kfeatures__describe(const struct kfeatures *kf, bool lazy, char *buf, size_
 {
 	size_t i, off = 0;
 
-	for (i = 0; i < ARRAY_SIZE(optional) && off < len; i++)
+	/* The mapping features (the header keeps this line): the unwinder says its own (probes.c). */
+	for (i = 0; i < ARRAY_SIZE(optional) && optional[i].bit != KF_KORC && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s%s %s", i ? ", " : "", optional[i].says,
 					kf->have & optional[i].bit ? "yes" :
 					kf->forced & optional[i].bit ? "no (forced)" : "no");

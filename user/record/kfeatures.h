@@ -16,7 +16,11 @@
  *                                       pend_maps: bpf/pend.bpf.h)
  *   -p, a command, either kernel     -> followed from exec
  *
- * BPFSYM_FORCE_FALLBACK=task_work,vma_iter (or "all") takes optional
+ * ORC tables (struct orc_entry in BTF)  -> the off-CPU kernel stack taken
+ *                                       at the switch-in (bpf/korc.bpf.h),
+ *                                       else bpf_get_stack at the switch-out
+ *
+ * BPFSYM_FORCE_FALLBACK=task_work,vma_iter,korc (or "all") takes optional
  * features away on any kernel, so the older path runs and is measured on
  * a new one.
  */
@@ -30,6 +34,7 @@
 enum kfeature {
 	KF_TASK_WORK = 1 << 0,	/* bpf_task_work_schedule_resume (6.18) */
 	KF_VMA_ITER = 1 << 1,	/* bpf_iter_task_vma_* kfuncs (6.7) */
+	KF_KORC = 1 << 2,	/* the kernel's ORC tables (struct orc_entry in BTF): bpf/korc.bpf.h */
 };
 
 struct kfeatures {
@@ -46,7 +51,7 @@ int kfeatures__probe(struct kfeatures *kf);
 
 /*
  * BPFSYM_FORCE_FALLBACK's value @env (NULL: unset) as enum kfeature bits
- * in *@bits: comma-separated "task_work", "vma_iter", or "all".  0, or
+ * in *@bits: comma-separated "task_work", "vma_iter", "korc", or "all".  0, or
  * -EINVAL after one line naming the unknown name.
  */
 int kfeatures__parse_forced(const char *env, unsigned int *bits);

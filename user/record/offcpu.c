@@ -7,11 +7,11 @@ struct read_ctx {
 	uint64_t now;
 };
 
-static int on_sum(void *ctx, uint64_t key, const struct bpfsym_offcpu_sum *v)
+static int on_sum(void *ctx, const struct bpfsym_offcpu_key *k, const struct bpfsym_offcpu_sum *v)
 {
 	struct read_ctx *c = ctx;
 
-	return ingest__offcpu(c->in, key, v->ns, v->count, c->now);
+	return ingest__offcpu(c->in, k->key, k->kkey, v->ns, v->count, c->now);
 }
 
 int offcpu__read(struct probes *p, struct ingest *in, uint64_t now, bool final)

@@ -170,14 +170,18 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		bpf_map__set_max_entries(s->maps.offcpu_sum0, 1);
 		bpf_map__set_max_entries(s->maps.offcpu_sum1, 1);
 	}
-	/* The kernel unwinder's tables: only to check it, for now (korc_check). */
-	if (o->korc_check && o->want_kernel) {
+	/*
+	 * The kernel unwinder's tables: an off-CPU kernel stack at the
+	 * switch-in (o->korc), or checked against bpf_get_stack (korc_check).
+	 * Without them, bpf_get_stack at the switch-out.
+	 */
+	if ((o->korc || o->korc_check) && o->off_cpu && o->want_kernel) {
 		p->korc = korc__plan();
-		if (!p->korc)
+		if (!p->korc && o->korc_check)
 			pr_warn("bpfsym: BPFSYM_KORC_CHECK: no kernel unwinder tables (-v says why)\n");
 	}
 	korc__size(p->korc, s);
-	s->rodata->korc_check = p->korc != NULL;
+	s->rodata->korc_check = p->korc && o->korc_check;
 	/* The first sample's maps exist only for it. */
 	if (!o->first_sample) {
 		bpf_map__set_autocreate(s->maps.first_slots, false);
@@ -192,7 +196,9 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		return err;
 	}
 	if (p->korc && korc__fill(p->korc, s)) {
-		pr_warn("bpfsym: BPFSYM_KORC_CHECK: the kernel unwinder's tables could not be made (-v says why)\n");
+		/* korc_ready stays 0: the kernel stacks come from bpf_get_stack. */
+		if (o->korc_check)
+			pr_warn("bpfsym: BPFSYM_KORC_CHECK: the kernel unwinder's tables could not be made (-v says why)\n");
 		korc__free(p->korc);
 		p->korc = NULL;
 	}
@@ -565,12 +571,13 @@ int probes__attach_offcpu(struct probes *p)
 #define OFFCPU_FLIP_GAP_NS	(10 * 1000000ull)	/* 10 ms */
 
 /* Read and empty sums map @fd: each key to @cb.  0 or -errno. */
-static int offcpu_drain_map(int fd, int (*cb)(void *ctx, uint64_t key, const struct bpfsym_offcpu_sum *v),
+static int offcpu_drain_map(int fd,
+			    int (*cb)(void *ctx, const struct bpfsym_offcpu_key *k, const struct bpfsym_offcpu_sum *v),
 			    void *ctx)
 {
-	static uint64_t keys[OFFCPU_BATCH];
+	static struct bpfsym_offcpu_key keys[OFFCPU_BATCH];
 	static struct bpfsym_offcpu_sum vals[OFFCPU_BATCH];
-	uint64_t in = 0, out = 0;
+	struct bpfsym_offcpu_key in = {}, out = {};
 	bool first = true;
 	uint32_t n, i;
 	int err, ret;
@@ -581,7 +588,7 @@ static int offcpu_drain_map(int fd, int (*cb)(void *ctx, uint64_t key, const str
 		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
 		ret = err ? -errno : 0;
 		for (i = 0; i < n && i < OFFCPU_BATCH; i++) {
-			err = cb(ctx, keys[i], &vals[i]);
+			err = cb(ctx, &keys[i], &vals[i]);
 			if (err)
 				return err;
 		}
@@ -595,7 +602,8 @@ static int offcpu_drain_map(int fd, int (*cb)(void *ctx, uint64_t key, const str
 }
 
 int probes__offcpu_drain(struct probes *p, bool final,
-			 int (*cb)(void *ctx, uint64_t key, const struct bpfsym_offcpu_sum *v), void *ctx)
+			 int (*cb)(void *ctx, const struct bpfsym_offcpu_key *k, const struct bpfsym_offcpu_sum *v),
+			 void *ctx)
 {
 	struct sampler_bpf *s = p->sampler;
 	uint32_t gen;

@@ -40,6 +40,7 @@ struct probes_opts {
 	bool off_cpu;
 	uint64_t off_cpu_min_ns;	/* shorter intervals dropped, counted */
 	uint32_t off_cpu_states;	/* 1 << enum bpfsym_offstate kept */
+	bool korc;			/* off-CPU kernel stacks by the kernel unwinder (KF_KORC) */
 	bool korc_check;		/* the kernel unwinder's tables, checked at each switch-in (tests) */
 };
 
@@ -107,7 +108,8 @@ int probes__attach_offcpu(struct probes *p);
  * or -errno.
  */
 int probes__offcpu_drain(struct probes *p, bool final,
-			 int (*cb)(void *ctx, uint64_t key, const struct bpfsym_offcpu_sum *v), void *ctx);
+			 int (*cb)(void *ctx, const struct bpfsym_offcpu_key *k, const struct bpfsym_offcpu_sum *v),
+			 void *ctx);
 
 /* Forget that the stacks of @nr @keys were sent: BPF sends each again when next taken. */
 void probes__offcpu_forget(struct probes *p, const uint64_t *keys, size_t nr);

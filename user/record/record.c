@@ -362,6 +362,7 @@ static void probes_opts_of(const struct recorder *r, struct probes_opts *p)
 		.off_cpu = o->off_cpu,
 		.off_cpu_min_ns = o->off_cpu_min_ns,
 		.off_cpu_states = o->off_cpu_states ? o->off_cpu_states : (1u << BPFSYM_OS_NR) - 1,
+		.korc = r->kf.have & KF_KORC,
 		/* A test's: the kernel unwinder checked against the kernel's (bpf/offcpu.bpf.h). */
 		.korc_check = o->off_cpu && getenv("BPFSYM_KORC_CHECK") && !strcmp(getenv("BPFSYM_KORC_CHECK"), "1"),
 	};
