@@ -31,6 +31,7 @@ struct probes {
 	struct bpf_link **links;	/* one per CPU event, NULL where none */
 	struct bpf_link *offcpu;	/* the sched_switch program's, NULL when none */
 	struct korc *korc;		/* the kernel unwinder's tables, NULL when not loaded */
+	uint64_t korc_ns;		/* CLOCK_MONOTONIC when their making began */
 	uint64_t offcpu_flip_ns;	/* CLOCK_MONOTONIC of the last flip of offcpu_gen */
 	int *pfds;
 	uint32_t nr_seeded;		/* fresh views given by probes__seed_fresh() */
@@ -122,6 +123,7 @@ static struct sampler_bpf *sampler_open(bool first_sample)
 
 static int load_sampler(struct probes *p, const struct probes_opts *o)
 {
+	uint64_t plan_ns = 0, fill_ns;
 	struct sampler_bpf *s;
 	int err;
 
@@ -176,7 +178,9 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	 * Without them, bpf_get_stack at the switch-out.
 	 */
 	if ((o->korc || o->korc_check) && o->off_cpu && o->want_kernel) {
+		p->korc_ns = clock_ns(CLOCK_MONOTONIC);
 		p->korc = korc__plan();
+		plan_ns = clock_ns(CLOCK_MONOTONIC);
 		if (!p->korc && o->korc_check)
 			pr_warn("bpfsym: BPFSYM_KORC_CHECK: no kernel unwinder tables (-v says why)\n");
 	}
@@ -195,6 +199,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 			log_get_level() >= LOG_DEBUG ? "" : " (run with -v for the verifier log)");
 		return err;
 	}
+	fill_ns = clock_ns(CLOCK_MONOTONIC);
 	if (p->korc && korc__fill(p->korc, s)) {
 		/* korc_ready stays 0: the kernel stacks come from bpf_get_stack. */
 		if (o->korc_check)
@@ -207,8 +212,9 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		uint32_t segs;
 
 		korc__counts(p->korc, &entries, &segs);
-		pr_debug("bpfsym: kernel unwinder: %llu ORC entries in %u text ranges\n",
-			 (unsigned long long)entries, segs);
+		pr_debug("bpfsym: kernel unwinder: %llu ORC entries in %u text ranges (found in %.0f ms, "
+			 "copied and indexed in %.0f)\n", (unsigned long long)entries, segs,
+			 (double)(plan_ns - p->korc_ns) / 1e6, (double)(clock_ns(CLOCK_MONOTONIC) - fill_ns) / 1e6);
 	}
 	return 0;
 }

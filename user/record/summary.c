@@ -51,8 +51,15 @@ void record__log_offcpu(const uint64_t *stats, const struct ingest_stats *ist)
 		 (unsigned long long)stats[BPFSYM_STAT_OFF_UNTRACKED],
 		 (unsigned long long)stats[BPFSYM_STAT_OFF_BUSY],
 		 (unsigned long long)o[RPT_OC_RECORDS], (double)o[RPT_OC_NS] / 1e9);
-	if (stats[BPFSYM_STAT_KORC_SAME] + stats[BPFSYM_STAT_KORC_DIFF] + stats[BPFSYM_STAT_KORC_NO_TABLE] +
-	    stats[BPFSYM_STAT_KORC_STOPPED])
+	/* Taken by the unwinder: how many ended short.  Checked (BPFSYM_KORC_CHECK): the comparison. */
+	if (!stats[BPFSYM_STAT_KORC_SAME] && !stats[BPFSYM_STAT_KORC_DIFF]) {
+		if (stats[BPFSYM_STAT_KORC_NO_TABLE] + stats[BPFSYM_STAT_KORC_STOPPED])
+			pr_debug("bpfsym: kernel unwinder: %llu kernel stacks ended short (%llu at a frame in no "
+				 "table: a module loaded after the start, a BPF program)\n",
+				 (unsigned long long)(stats[BPFSYM_STAT_KORC_NO_TABLE] +
+						      stats[BPFSYM_STAT_KORC_STOPPED]),
+				 (unsigned long long)stats[BPFSYM_STAT_KORC_NO_TABLE]);
+	} else {
 		pr_info("bpfsym: kernel unwinder check: %llu the same as the kernel's (%llu through a module), "
 			"%llu not; not compared: %llu met a frame in no table, %llu stopped short\n",
 			(unsigned long long)stats[BPFSYM_STAT_KORC_SAME],
@@ -60,4 +67,5 @@ void record__log_offcpu(const uint64_t *stats, const struct ingest_stats *ist)
 			(unsigned long long)stats[BPFSYM_STAT_KORC_DIFF],
 			(unsigned long long)stats[BPFSYM_STAT_KORC_NO_TABLE],
 			(unsigned long long)stats[BPFSYM_STAT_KORC_STOPPED]);
+	}
 }
