@@ -2,16 +2,25 @@
 /*
  * Off-CPU time (--off-cpu, issue 28): a BTF tracepoint on sched_switch.
  *
- * At a target's switch-out the task is still current: its kernel stack is
- * bpf_get_stack's and its user registers are those it entered the kernel
- * with, so the sampler's walker (unwind.bpf.h, Python frames included)
- * takes its whole user stack, as for a CPU sample.  The stacks, the
- * process, thread and state hash to a key; a key not seen before is sent
- * once as a BPFSYM_EV_OFFCPU_STACK record, in order with the mapping
- * records that name its frames.  The thread's entry then keeps (time,
- * key).  At its switch-in (a `next` of a later sched_switch) the time it
- * was off is summed under the key: a thread blocking 100k times a second
- * at one place costs one map update each, not a record.
+ * At a target's switch-out the task is still current: its user registers
+ * are those it entered the kernel with, so the sampler's walker
+ * (unwind.bpf.h, Python frames included) takes its whole user stack, as
+ * for a CPU sample.  The stack, the process, thread and state hash to a
+ * key; a key not seen before is sent once as a BPFSYM_EV_OFFCPU_STACK
+ * record, in order with the mapping records that name its frames.  The
+ * thread's entry then keeps (time, key).  At its switch-in (a `next` of a
+ * later sched_switch) the time it was off is summed under the key: a
+ * thread blocking 100k times a second at one place costs one map update
+ * each, not a record.
+ *
+ * The kernel stack is taken at the switch-in by korc.bpf.h's unwinder,
+ * from the registers the task saved (offcpu_kside): half of what
+ * bpf_get_stack costs at the switch-out, the scheduler's frames kept, and
+ * nothing for an interval under the minimum.  It has a key and a record
+ * of its own (BPFSYM_OFFCPU_KTAG), and the time is summed under the pair
+ * (struct bpfsym_offcpu_key).  Without the unwinder's tables (t->kin 0),
+ * bpf_get_stack at the switch-out puts the kernel stack in the switch-out's
+ * record and key, the pair's kernel key 0.
  *
  * A thread that blocks again where it blocked lately is not walked again
  * (BPFSYM_STAT_OFF_REUSED).  A walk keeps a witness (struct unw_walk):
@@ -22,14 +31,14 @@
  * that witness is this switch-out's.  Not for a walk that ended short of
  * the root, met an interpreter, or used a mapping from outside userspace's
  * view: nothing says when those change.  The kernel stack is taken every
- * time: the kernel's unwinder says nothing of which words it read.
+ * time.
  *
  * The sums live in two maps; the recorder flips `offcpu_gen` and reads
  * (then empties) the one BPF stopped writing at its previous flip, a
  * second or more before: no interval is summed into an element being read
  * and deleted.
  *
- * Included by sampler.bpf.c after unwind.bpf.h: it shares the scratch
+ * Included by sampler.bpf.c after unwind.bpf.h and korc.bpf.h: it shares the scratch
  * sample and the walk state with on_sample, per CPU.  sched_switch runs
  * with interrupts off, so a cpu-clock sample (a timer interrupt) cannot
  * come in between; an NMI sample (cycles) can, and is dropped while
