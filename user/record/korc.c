@@ -27,6 +27,7 @@
 #define KORC_BLOCK	256u
 #define KORC_ENTRIES_MAX (1u << 22)	/* 64 MiB of tables: past it, a table is not believed */
 #define KORC_TEXT_MAX	(1ull << 31)	/* a text range's bytes, u32 offsets with room */
+#define KORC_BLOCKS_MAX	(1u << 21)	/* 16 MiB of block index: ranges past it are left out */
 
 /* One text range and where its table is, in the kernel and in the maps. */
 struct korc_span {
@@ -179,7 +180,8 @@ struct korc *korc__plan(void)
 			 strerror(-err));
 	qsort(k->spans + 1, k->nr - 1, sizeof(*k->spans), span_cmp);
 	for (i = 0; i < k->nr; i++) {
-		if (k->entries + k->spans[i].n > KORC_ENTRIES_MAX) {
+		if (k->entries + k->spans[i].n > KORC_ENTRIES_MAX ||
+		    k->blocks + span_blocks(&k->spans[i]) > KORC_BLOCKS_MAX) {
 			k->nr = i;	/* the rest: frames in them end the unwind */
 			break;
 		}
