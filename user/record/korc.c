@@ -190,6 +190,12 @@ struct korc *korc__plan(void)
 		k->entries += k->spans[i].n;
 		k->blocks += span_blocks(&k->spans[i]);
 	}
+	if (!k->nr) {
+		pr_debug("bpfsym: kernel unwinder: vmlinux's tables past the caps\n");
+		korc__free(k);
+		errno = E2BIG;
+		return NULL;
+	}
 	return k;
 }
 
