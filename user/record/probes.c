@@ -184,6 +184,10 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		if (!p->korc && o->korc_check)
 			pr_warn("bpfsym: BPFSYM_KORC_CHECK: no kernel unwinder tables (-v says why)\n");
 	}
+	if (!p->korc && o->off_cpu && o->want_kernel)
+		pr_debug("bpfsym: off-CPU kernel stacks: bpf_get_stack at each switch-out (%s)\n",
+			 o->korc ? "the ORC tables were not found" :
+			 "this kernel has no ORC unwinder, or BPFSYM_FORCE_FALLBACK=korc");
 	korc__size(p->korc, s);
 	s->rodata->korc_check = p->korc && o->korc_check;
 	/* The first sample's maps exist only for it. */
