@@ -251,7 +251,8 @@ static void check_file(struct rec *r, const struct expect *x)
 	CHECK(report__nr_samples(rpt) == x->samples && h->samples == x->samples);
 	/* Every OFFCPU record written reads back, each with a stack. */
 	CHECK(report__nr_offcpu(rpt) == st->offcpu[RPT_OC_RECORDS] && h->offcpu[RPT_OC_RECORDS] == st->offcpu[RPT_OC_RECORDS]);
-	CHECK(st->offcpu[RPT_OC_RECORDS] + st->offcpu[RPT_OC_LOST] == 2 * x->off);
+	/* Four sums a stack record (below): each written, or counted lost. */
+	CHECK(st->offcpu[RPT_OC_RECORDS] + st->offcpu[RPT_OC_LOST] == 4 * x->off);
 	for (i = 0; i < report__nr_offcpu(rpt); i++) {
 		const struct rpt_offcpu *o = report__offcpu(rpt, i);
 		uint32_t n;
