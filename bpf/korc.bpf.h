@@ -13,9 +13,9 @@
  *
  * The tables: record/korc.c finds vmlinux's in kallsyms
  * (__start_orc_unwind_ip...) and each module's through its
- * `__this_module` (described by kdesc.bpf.c, which sizes these maps), has korc_copy (run with
- * BPF_PROG_TEST_RUN, never attached) copy them into korc_ips / korc_ents
- * a chunk at a time, then builds korc_blk through the maps' mmap and
+ * `__this_module` (described by kdesc.bpf.c, which sizes these maps),
+ * has korc_copy (run with BPF_PROG_TEST_RUN, never attached) copy them
+ * into korc_ips / korc_ents a chunk at a time, then builds korc_blk through the maps' mmap and
  * describes each text range in korc_segs.  korc_ready is set last; a
  * module loaded later has no segment: its frames stop the unwind
  * (KORC_STOP_TABLE), as does a BPF program's.
@@ -29,8 +29,7 @@
  * What is not followed: a CFA behind SP_INDIRECT (the IRQ stack's link
  * back to the task's, not a place a task sleeps), or in a scratch
  * register without a full pt_regs to take it from; a frame outside every
- * table.  The unwind stops
- * there and says why (KORC_STOP_*).
+ * table.  The unwind stops there and says why (KORC_STOP_*).
  */
 #ifndef BPFSYM_KORC_BPF_H
 #define BPFSYM_KORC_BPF_H
@@ -90,7 +89,6 @@ struct korc_walk {
 	__u32 n, stop;
 	__u64 regs;		/* a full struct pt_regs the last frame ended with; 0: none */
 	__u32 signal;		/* ip is where the task was stopped, not a return address */
-	__u32 nsegs;
 	__u32 mods;		/* frames found in a module's table */
 };
 
@@ -157,29 +155,22 @@ struct orc_entry___korc_new {
 #define KORC_PT_R10	56
 #define KORC_PT_DX	96
 #define KORC_PT_DI	112
-#define KORC_PT_IP	128
-#define KORC_PT_CS	136
-#define KORC_PT_SP	152
+#define KORC_PT_IP	128	/* then cs, flags, sp, ss: the IRET frame */
 
-struct korc_cp {
-	__u64 ip_tab, orc_tab, base;
-	__u32 dst, done;
-};
-
+/* Entry @i of korc_req's chunk into the maps; korc_req.done counts those copied. */
 static long korc_copy_one(__u64 i, void *ctx)
 {
-	struct korc_cp *cp = ctx;
-	__u64 a = cp->ip_tab + 4 * i, e = 0;
-	__u32 k = cp->dst + (__u32)i, v;
+	__u64 a = korc_req.ip_tab + 4 * i, e = 0;
+	__u32 k = korc_req.dst + (__u32)i, v;
 	__s32 rel;
 
 	if (bpf_probe_read_kernel(&rel, sizeof(rel), (void *)a) ||
-	    bpf_probe_read_kernel(&e, 6, (void *)(cp->orc_tab + 6 * i)))
+	    bpf_probe_read_kernel(&e, 6, (void *)(korc_req.orc_tab + 6 * i)))
 		return 1;
-	v = (__u32)(a + (__s64)rel - cp->base);
+	v = (__u32)(a + (__s64)rel - korc_req.base);
 	if (bpf_map_update_elem(&korc_ips, &k, &v, BPF_ANY) || bpf_map_update_elem(&korc_ents, &k, &e, BPF_ANY))
 		return 1;
-	cp->done++;
+	korc_req.done++;
 	return 0;
 }
 
@@ -187,18 +178,8 @@ static long korc_copy_one(__u64 i, void *ctx)
 SEC("raw_tp")
 int korc_copy(void *ctx)
 {
-	struct korc_cp cp = {};
-	__u32 n = korc_req.n;
-
 	korc_req.done = 0;
-	cp.ip_tab = korc_req.ip_tab;
-	cp.orc_tab = korc_req.orc_tab;
-	cp.base = korc_req.base;
-	cp.dst = korc_req.dst;
-	if (n > KORC_CHUNK)
-		n = KORC_CHUNK;
-	bpf_loop(n, korc_copy_one, &cp, 0);
-	korc_req.done = cp.done;
+	bpf_loop(korc_req.n < KORC_CHUNK ? korc_req.n : KORC_CHUNK, korc_copy_one, NULL, 0);
 	return 0;
 }
 
@@ -220,16 +201,16 @@ static __always_inline int korc_reg(const struct korc_walk *w, __u32 reg, __u64 
 }
 
 /*
- * The module segment holding @ip (1 to @nsegs - 1, sorted by base): its
- * index, or 0 when none (segment 0, vmlinux's, is the caller's test).
+ * The module segment holding @ip (1 to korc_nsegs - 1, sorted by base):
+ * its index, or 0 when none (segment 0, vmlinux's, is the caller's test).
  * Global, like korc_search: the verifier checks each loop once, not at
  * every state the unwind's callback reaches it with (inlined, the
  * sched_switch program passed a million instructions).
  */
-__noinline __u32 korc_seg_find(__u64 ip, __u32 nsegs)
+__noinline __u32 korc_seg_find(__u64 ip)
 {
 	const struct bpfsym_korc_seg *s;
-	__u32 lo = 1, hi = nsegs, mid, i;
+	__u32 lo = 1, hi = korc_nsegs, mid, i;
 
 	/* The last segment with base <= ip: 10 halvings cover KORC_MAX_SEGS. */
 	for (i = 0; i < 10 && lo < hi; i++) {
@@ -271,7 +252,7 @@ __noinline __u32 korc_search(__u32 first, __u32 lo, __u32 hi, __u32 key)
 }
 
 /* The segment holding @ip: vmlinux's, else a module's. */
-static __always_inline const struct bpfsym_korc_seg *korc_seg_of(__u64 ip, __u32 nsegs)
+static __always_inline const struct bpfsym_korc_seg *korc_seg_of(__u64 ip)
 {
 	const struct bpfsym_korc_seg *s;
 	__u32 zero = 0, k;
@@ -281,7 +262,7 @@ static __always_inline const struct bpfsym_korc_seg *korc_seg_of(__u64 ip, __u32
 		return NULL;
 	if (ip >= s->base && ip < s->end)
 		return s;
-	k = korc_seg_find(ip, nsegs);
+	k = korc_seg_find(ip);
 	return k ? bpf_map_lookup_elem(&korc_segs, &k) : NULL;
 }
 
@@ -344,7 +325,7 @@ static long korc_step(__u64 i, void *ctx)
 	}
 	out->s.ips[idx] = w->ip;
 	w->n = idx + 1;
-	s = korc_seg_of(w->ip, w->nsegs);
+	s = korc_seg_of(w->ip);
 	if (!s) {
 		w->stop = KORC_STOP_TABLE;
 		return 1;
@@ -460,7 +441,7 @@ static __always_inline __u32 korc_unwind(struct task_struct *task, __u32 *stop, 
 		*stop = KORC_STOP_READ;
 		return 0;
 	}
-	out->w = (struct korc_walk){ .sp = sp + sizeof(f), .bp = f.bp, .ip = f.ret_addr, .nsegs = korc_nsegs };
+	out->w = (struct korc_walk){ .sp = sp + sizeof(f), .bp = f.bp, .ip = f.ret_addr };
 	bpf_loop(KORC_MAX_FRAMES + 1, korc_step, &zero, 0);
 	*stop = out->w.stop ? out->w.stop : KORC_STOP_DEPTH;
 	*mods = out->w.mods;

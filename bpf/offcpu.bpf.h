@@ -522,16 +522,24 @@ __noinline __u64 korc_hash_buf(__u64 h, __u32 first, __u32 nr)
 	return h;
 }
 
+/* Count an unwind that ended short of the stack's end (@stop); whether it did. */
+static __always_inline bool korc_count_short(__u32 stop)
+{
+	if (stop == KORC_STOP_TABLE)
+		stat_inc(BPFSYM_STAT_KORC_NO_TABLE);
+	else if (stop != KORC_STOP_END)
+		stat_inc(BPFSYM_STAT_KORC_STOPPED);
+	return stop != KORC_STOP_END;
+}
+
 /* korc_check: @next's kernel stack by the unwinder, against its switch-out's (in @t). */
 static __always_inline void korc_check_in(struct task_struct *next, struct offcpu_thread *t)
 {
 	__u32 stop, mods, n = korc_unwind(next, &stop, &mods);
 
-	if (stop == KORC_STOP_TABLE)
-		stat_inc(BPFSYM_STAT_KORC_NO_TABLE);
-	else if (stop != KORC_STOP_END)
-		stat_inc(BPFSYM_STAT_KORC_STOPPED);
-	else if (n == t->kcheck_n && korc_hash_buf(n, 1, n) == t->kcheck) {
+	if (korc_count_short(stop))
+		return;
+	if (n == t->kcheck_n && korc_hash_buf(n, 1, n) == t->kcheck) {
 		stat_inc(BPFSYM_STAT_KORC_SAME);
 		if (mods)
 			stat_inc(BPFSYM_STAT_KORC_SAME_MOD);
@@ -553,10 +561,7 @@ static __always_inline __u64 offcpu_kside(struct task_struct *next, struct offcp
 	__u64 key, size;
 
 	n = korc_unwind(next, &stop, &mods);
-	if (stop == KORC_STOP_TABLE)
-		stat_inc(BPFSYM_STAT_KORC_NO_TABLE);
-	else if (stop != KORC_STOP_END)
-		stat_inc(BPFSYM_STAT_KORC_STOPPED);
+	korc_count_short(stop);
 	key = korc_hash_buf(0x6b6f7263ull << 8 | n, 0, n) | BPFSYM_OFFCPU_KTAG;
 	if (offcpu_seen_has(key, &t->kseen_key, &t->kseen_epoch, &epoch))
 		return key;

@@ -366,10 +366,6 @@ int ingest__offcpu_stack(struct ingest *in, const struct bpfsym_sample *s, size_
 	return 0;
 }
 
-/*
- * Write kept stack @h's sum (@rec: all but the stack and time) to writer
- * @o, its frames and modules interned there.  0 or -errno.
- */
 /* Intern kept stack @h's frames in writer @o, into @ids from *@nr on (room for them). */
 static int held_frames_out(struct ingest_out *o, const struct held *h, uint32_t *ids, uint32_t *nr)
 {

@@ -31,7 +31,6 @@ struct probes {
 	struct bpf_link **links;	/* one per CPU event, NULL where none */
 	struct bpf_link *offcpu;	/* the sched_switch program's, NULL when none */
 	struct korc *korc;		/* the kernel unwinder's tables, NULL when not loaded */
-	uint64_t korc_ns;		/* CLOCK_MONOTONIC when their making began */
 	uint64_t offcpu_flip_ns;	/* CLOCK_MONOTONIC of the last flip of offcpu_gen */
 	int *pfds;
 	uint32_t nr_seeded;		/* fresh views given by probes__seed_fresh() */
@@ -123,7 +122,7 @@ static struct sampler_bpf *sampler_open(bool first_sample)
 
 static int load_sampler(struct probes *p, const struct probes_opts *o)
 {
-	uint64_t plan_ns = 0, fill_ns;
+	uint64_t plan_start = 0, plan_ns = 0, fill_ns;
 	struct sampler_bpf *s;
 	int err;
 
@@ -178,7 +177,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 	 * Without them, bpf_get_stack at the switch-out.
 	 */
 	if ((o->korc || o->korc_check) && o->off_cpu && o->want_kernel) {
-		p->korc_ns = clock_ns(CLOCK_MONOTONIC);
+		plan_start = clock_ns(CLOCK_MONOTONIC);
 		p->korc = korc__plan();
 		plan_ns = clock_ns(CLOCK_MONOTONIC);
 		if (!p->korc && o->korc_check)
@@ -218,7 +217,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		korc__counts(p->korc, &entries, &segs);
 		pr_debug("bpfsym: kernel unwinder: %llu ORC entries in %u text ranges (found in %.0f ms, "
 			 "copied and indexed in %.0f)\n", (unsigned long long)entries, segs,
-			 (double)(plan_ns - p->korc_ns) / 1e6, (double)(clock_ns(CLOCK_MONOTONIC) - fill_ns) / 1e6);
+			 (double)(plan_ns - plan_start) / 1e6, (double)(clock_ns(CLOCK_MONOTONIC) - fill_ns) / 1e6);
 	}
 	return 0;
 }
