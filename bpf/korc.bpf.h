@@ -16,9 +16,16 @@
  * `__this_module` (described by kdesc.bpf.c, which sizes these maps),
  * has korc_copy (run with BPF_PROG_TEST_RUN, never attached) copy them
  * into korc_ips / korc_ents a chunk at a time, then builds korc_blk through the maps' mmap and
- * describes each text range in korc_segs.  korc_ready is set last; a
- * module loaded later has no segment: its frames stop the unwind
- * (KORC_STOP_TABLE), as does a BPF program's.
+ * describes each text range in korc_segs.  korc_ready is set last.
+ *
+ * Modules come and go while recording: the loader's watcher (korc.c)
+ * copies a new module's table into room kept spare at the end of the
+ * maps and writes the whole segment list again into the other half of
+ * korc_segs, then publishes it with one store of korc_view.  An unwind
+ * reads korc_view once a frame, so it sees one whole list, old or new;
+ * entries are never overwritten (a module's room is not reused), so an
+ * old list still reads what it described.  Until then, and for a BPF
+ * program, a frame in no segment stops the unwind (KORC_STOP_TABLE).
  *
  * The two formats: before 6.3 an entry is type:2 (CALL 0, REGS 1,
  * REGS_PARTIAL 2) then end:1; since, type:3 (UNDEFINED 0, END_OF_STACK 1,
@@ -39,7 +46,11 @@ const volatile bool korc_on = false;		/* the tables are loaded: korc_copy runs, 
 
 /* Set by the loader once the tables, the index and the segments are whole (.bss). */
 __u32 korc_ready = 0;
-__u32 korc_nsegs = 0;
+/*
+ * The segment list in use (.bss, the loader's): its first slot in
+ * korc_segs (0 or KORC_MAX_SEGS, the two halves) << 32 | its length.
+ */
+__u64 korc_view = 0;
 
 #define KORC_MAX_SEGS	1024
 #define KORC_MAX_FRAMES	BPFSYM_MAX_FRAMES
@@ -49,7 +60,7 @@ __u32 korc_nsegs = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, KORC_MAX_SEGS);
+	__uint(max_entries, 2 * KORC_MAX_SEGS);	/* two lists: the one in use, the next */
 	__type(key, __u32);
 	__type(value, struct bpfsym_korc_seg);
 } korc_segs SEC(".maps");
@@ -201,21 +212,25 @@ static __always_inline int korc_reg(const struct korc_walk *w, __u32 reg, __u64 
 }
 
 /*
- * The module segment holding @ip (1 to korc_nsegs - 1, sorted by base):
- * its index, or 0 when none (segment 0, vmlinux's, is the caller's test).
- * Global, like korc_search: the verifier checks each loop once, not at
- * every state the unwind's callback reaches it with (inlined, the
- * sched_switch program passed a million instructions).
+ * The module segment holding @ip in the list @view (korc_view): its slot
+ * in korc_segs, or 0 when none.  The list's first segment (vmlinux's) is
+ * the caller's test; the rest are sorted by base.  Global, like
+ * korc_search: the verifier checks each loop once, not at every state
+ * the unwind's callback reaches it with (inlined, the sched_switch
+ * program passed a million instructions).
  */
-__noinline __u32 korc_seg_find(__u64 ip)
+__noinline __u32 korc_seg_find(__u64 ip, __u64 view)
 {
 	const struct bpfsym_korc_seg *s;
-	__u32 lo = 1, hi = korc_nsegs, mid, i;
+	__u32 off = (__u32)(view >> 32), lo = 1, hi = (__u32)view, mid, k, i;
 
+	if (off > KORC_MAX_SEGS || hi > KORC_MAX_SEGS)
+		return 0;
 	/* The last segment with base <= ip: 10 halvings cover KORC_MAX_SEGS. */
 	for (i = 0; i < 10 && lo < hi; i++) {
 		mid = lo + (hi - lo) / 2;
-		s = bpf_map_lookup_elem(&korc_segs, &mid);
+		k = off + mid;
+		s = bpf_map_lookup_elem(&korc_segs, &k);
 		if (!s)
 			return 0;
 		if (s->base <= ip)
@@ -223,9 +238,11 @@ __noinline __u32 korc_seg_find(__u64 ip)
 		else
 			hi = mid;
 	}
-	mid = lo - 1;
-	s = bpf_map_lookup_elem(&korc_segs, &mid);
-	return mid && s && ip >= s->base && ip < s->end ? mid : 0;
+	if (lo < 2)
+		return 0;
+	k = off + lo - 1;
+	s = bpf_map_lookup_elem(&korc_segs, &k);
+	return s && ip >= s->base && ip < s->end ? k : 0;
 }
 
 /*
@@ -255,14 +272,16 @@ __noinline __u32 korc_search(__u32 first, __u32 lo, __u32 hi, __u32 key)
 static __always_inline const struct bpfsym_korc_seg *korc_seg_of(__u64 ip)
 {
 	const struct bpfsym_korc_seg *s;
-	__u32 zero = 0, k;
+	/* One read: the slot and the length of one list, though the loader may publish another. */
+	__u64 view = *(volatile __u64 *)&korc_view;
+	__u32 k = (__u32)(view >> 32);
 
-	s = bpf_map_lookup_elem(&korc_segs, &zero);
+	s = bpf_map_lookup_elem(&korc_segs, &k);
 	if (!s)
 		return NULL;
 	if (ip >= s->base && ip < s->end)
 		return s;
-	k = korc_seg_find(ip);
+	k = korc_seg_find(ip, view);
 	return k ? bpf_map_lookup_elem(&korc_segs, &k) : NULL;
 }
 

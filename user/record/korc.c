@@ -5,9 +5,18 @@
  * which the recorder does not hold, so BPF copies: kdesc.bpf.c reads each
  * module's struct module, korc_copy (bpf/korc.bpf.h) the tables, a chunk
  * per BPF_PROG_TEST_RUN so that no run keeps a CPU for long.
+ *
+ * Modules loaded or unloaded while recording: a watcher thread looks at
+ * /proc/modules each second and, when its names or addresses changed,
+ * describes the modules again, copies a new one's table into the room
+ * kept spare at the end of the maps (never over an entry a published
+ * list names: a reader may still be on it), and publishes the whole list
+ * in the other half of korc_segs (korc.bpf.h says how a reader sees it).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +29,7 @@
 #include "kdesc.skel.h"
 #include "record/korc.h"
 #include "sampler.skel.h"
+#include "base/privdrop.h"
 #include "base/util.h"
 
 #define KORC_SEGS_MAX	1024		/* bpf/korc.bpf.h's KORC_MAX_SEGS */
@@ -28,6 +38,11 @@
 #define KORC_ENTRIES_MAX (1u << 22)	/* 64 MiB of tables: past it, a table is not believed */
 #define KORC_TEXT_MAX	(1ull << 31)	/* a text range's bytes, u32 offsets with room */
 #define KORC_BLOCKS_MAX	(1u << 21)	/* 16 MiB of block index: ranges past it are left out */
+/* Room for modules loaded while recording: 1 MiB of entries, 512 KiB of index (16 MiB of text). */
+#define KORC_SPARE_ENTRIES (1u << 16)
+#define KORC_SPARE_BLOCKS (1u << 16)
+#define KORC_WATCH_MS	1000		/* how often /proc/modules is looked at */
+#define KORC_MODULES_MAX (1u << 20)	/* /proc/modules' bytes read at most */
 
 /* One text range and where its table is, in the kernel and in the maps. */
 struct korc_span {
@@ -36,13 +51,25 @@ struct korc_span {
 	uint32_t n;		/* the kernel's entries */
 	uint32_t dst;		/* where they go in korc_ips/korc_ents */
 	uint32_t blk;		/* its block index's first slot */
+	bool ok;		/* copied and indexed: seg is its segment */
+	struct bpfsym_korc_seg seg;
 };
 
 struct korc {
 	struct korc_span *spans;	/* [0]: vmlinux; then modules by base */
 	uint32_t nr;
 	uint64_t entries, blocks;	/* the maps' sizes */
-	uint32_t published;		/* segments in korc_segs */
+	uint64_t used_entries, used_blocks; /* filled; the rest is spare room */
+	uint32_t published;		/* segments in the list in use */
+	uint32_t half;			/* that list's half of korc_segs: 0 or 1 */
+	struct kdesc_bpf *desc;		/* kept loaded: the privileges to load it are dropped later */
+	char *mods;			/* /proc/modules' names and addresses when last described */
+	/* The watcher (korc__watch): its thread, and what stops it. */
+	struct sampler_bpf *s;
+	pthread_t watcher;
+	bool watching, stop;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
 };
 
 static uint32_t span_blocks(const struct korc_span *s)
@@ -102,18 +129,26 @@ static int read_kallsyms(struct ksyms_found *f)
 	return err;
 }
 
-/* Each module's text and tables, read in BPF (kdesc.bpf.c); those read well become spans. */
-static int describe_modules(struct korc *k, const struct ksyms_found *f)
+/*
+ * Each module's text and tables, read in BPF (kdesc.bpf.c, loaded once in
+ * k->desc): those read well are put in @out (room for f->nr_mods), their
+ * number in *@nr.  0 or -errno.
+ */
+static int describe_modules(struct korc *k, const struct ksyms_found *f, struct korc_span *out, uint32_t *nr)
 {
-	struct kdesc_bpf *d;
+	struct kdesc_bpf *d = k->desc;
 	uint32_t i;
 	int err;
 
+	*nr = 0;
 	if (!f->nr_mods)
 		return 0;
-	d = kdesc_bpf__open_and_load();
-	if (!d)
-		return -errno;
+	if (!d) {
+		d = kdesc_bpf__open_and_load();
+		if (!d)
+			return -errno;
+		k->desc = d;
+	}
 	for (i = 0; i < f->nr_mods; i++)
 		d->bss->kdesc_in[i] = f->mods[i];
 	d->bss->kdesc_nr = f->nr_mods;
@@ -124,17 +159,51 @@ static int describe_modules(struct korc *k, const struct ksyms_found *f)
 	}
 	for (i = 0; !err && i < f->nr_mods; i++) {
 		const struct bpfsym_kdesc_mod *m = &d->bss->kdesc_out[i];
-		struct korc_span *s = &k->spans[k->nr];
 
 		if (!m->ok || !m->n || m->n > KORC_ENTRIES_MAX || !m->size || m->size > KORC_TEXT_MAX ||
 		    m->base + m->size < m->base)
 			continue;
-		*s = (struct korc_span){ .base = m->base, .end = m->base + m->size, .ip_tab = m->ip_tab,
-					 .orc_tab = m->orc_tab, .n = m->n };
-		k->nr++;
+		out[(*nr)++] = (struct korc_span){ .base = m->base, .end = m->base + m->size, .ip_tab = m->ip_tab,
+						   .orc_tab = m->orc_tab, .n = m->n };
 	}
-	kdesc_bpf__destroy(d);
 	return err;
+}
+
+/*
+ * /proc/modules' names and addresses, a line each, into a new string
+ * (the reference counts and users change without any text moving).
+ * NULL with errno: no modules (ENOENT: a kernel without them), ENOMEM.
+ */
+static char *modules_read(void)
+{
+	FILE *fp = fopen("/proc/modules", "re");
+	char line[512], name[128], *out = NULL, *t;
+	size_t len = 0, cap = 0, add;
+	unsigned long long a;
+
+	if (!fp)
+		return NULL;
+	while (fgets(line, sizeof(line), fp)) {
+		/* name size refs users state address */
+		if (sscanf(line, "%127s %*s %*s %*s %*s %llx", name, &a) != 2)
+			a = 0;
+		add = strlen(name) + 20;
+		if (len + add + 1 > cap) {
+			cap = cap ? 2 * cap : 4096;
+			if (cap > KORC_MODULES_MAX || !(t = realloc(out, cap))) {
+				free(out);
+				fclose(fp);
+				errno = ENOMEM;
+				return NULL;
+			}
+			out = t;
+		}
+		len += (size_t)snprintf(out + len, cap - len, "%s %llx\n", name, a);
+	}
+	fclose(fp);
+	if (!out)
+		out = strdup("");
+	return out;
 }
 
 static int span_cmp(const void *a, const void *b)
@@ -144,40 +213,57 @@ static int span_cmp(const void *a, const void *b)
 	return x->base < y->base ? -1 : x->base > y->base;
 }
 
+/*
+ * Place @sp in the maps' room past what is filled: 0, or -ENOSPC (its
+ * frames will end the unwind).
+ */
+static int span_place(struct korc *k, struct korc_span *sp)
+{
+	if (k->used_entries + sp->n > k->entries || k->used_blocks + span_blocks(sp) > k->blocks)
+		return -ENOSPC;
+	sp->dst = (uint32_t)k->used_entries;
+	sp->blk = (uint32_t)k->used_blocks;
+	k->used_entries += sp->n;
+	k->used_blocks += span_blocks(sp);
+	return 0;
+}
+
 struct korc *korc__plan(void)
 {
 	struct ksyms_found f = {};
 	struct korc *k;
-	uint32_t i;
+	uint32_t i, nr = 0;
 	int err;
 
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* Before kallsyms: a module loaded between the two is described again by the watcher. */
+	k->mods = modules_read();
 	err = read_kallsyms(&f);
 	if (!err && (!f.ip || !f.orc || f.ip_end <= f.ip || !f.text || f.etext <= f.text ||
 		     f.etext - f.text > KORC_TEXT_MAX || (f.ip_end - f.ip) / 4 > KORC_ENTRIES_MAX))
 		err = -ENOENT;
 	if (err) {
 		pr_debug("bpfsym: kernel unwinder: no ORC tables in /proc/kallsyms: %s\n", strerror(-err));
-		free(f.mods);
-		errno = -err;
-		return NULL;
+		goto fail;
 	}
-	k = calloc(1, sizeof(*k));
-	if (k)
-		k->spans = calloc(1 + (size_t)f.nr_mods, sizeof(*k->spans));
-	if (!k || !k->spans) {
-		free(k);
-		free(f.mods);
-		errno = ENOMEM;
-		return NULL;
+	k->spans = calloc(1 + (size_t)f.nr_mods, sizeof(*k->spans));
+	if (!k->spans) {
+		err = -ENOMEM;
+		goto fail;
 	}
 	k->spans[0] = (struct korc_span){ .base = f.text, .end = f.etext, .ip_tab = f.ip, .orc_tab = f.orc,
 					  .n = (uint32_t)((f.ip_end - f.ip) / 4) };
-	k->nr = 1;
-	err = describe_modules(k, &f);
+	err = describe_modules(k, &f, k->spans + 1, &nr);
 	free(f.mods);
+	f.mods = NULL;
 	if (err)
 		pr_debug("bpfsym: kernel unwinder: modules not described (%s): their frames end its stacks\n",
 			 strerror(-err));
+	k->nr = 1 + nr;
 	qsort(k->spans + 1, k->nr - 1, sizeof(*k->spans), span_cmp);
 	for (i = 0; i < k->nr; i++) {
 		if (k->entries + k->spans[i].n > KORC_ENTRIES_MAX ||
@@ -185,18 +271,29 @@ struct korc *korc__plan(void)
 			k->nr = i;	/* the rest: frames in them end the unwind */
 			break;
 		}
-		k->spans[i].dst = (uint32_t)k->entries;
-		k->spans[i].blk = (uint32_t)k->blocks;
 		k->entries += k->spans[i].n;
 		k->blocks += span_blocks(&k->spans[i]);
 	}
 	if (!k->nr) {
 		pr_debug("bpfsym: kernel unwinder: vmlinux's tables past the caps\n");
-		korc__free(k);
-		errno = E2BIG;
-		return NULL;
+		err = -E2BIG;
+		goto fail;
 	}
+	/* Room for the modules loaded while recording, on a kernel that has modules. */
+	if (k->mods) {
+		k->entries = k->entries + KORC_SPARE_ENTRIES < KORC_ENTRIES_MAX ? k->entries + KORC_SPARE_ENTRIES :
+										KORC_ENTRIES_MAX;
+		k->blocks = k->blocks + KORC_SPARE_BLOCKS < KORC_BLOCKS_MAX ? k->blocks + KORC_SPARE_BLOCKS :
+									      KORC_BLOCKS_MAX;
+	}
+	for (i = 0; i < k->nr; i++)
+		span_place(k, &k->spans[i]);	/* fits: counted above */
 	return k;
+fail:
+	free(f.mods);
+	korc__free(k);
+	errno = -err;
+	return NULL;
 }
 
 void korc__size(const struct korc *k, struct sampler_bpf *s)
@@ -276,60 +373,228 @@ static int index_span(const struct korc_span *sp, const uint64_t *ips, uint64_t 
 	return 0;
 }
 
-int korc__fill(struct korc *k, struct sampler_bpf *s)
+/* The maps' mmaps index_span writes through. */
+struct korc_mmaps {
+	uint64_t *ips, *blk;
+	size_t ips_len, blk_len;
+};
+
+static void mmaps_close(struct korc_mmaps *m)
 {
-	size_t ips_len = (size_t)k->entries * 8, blk_len = (size_t)k->blocks * 8;
-	uint64_t *ips = MAP_FAILED, *blk = MAP_FAILED;
-	struct bpfsym_korc_seg seg;
-	uint32_t i, nseg = 0;
+	if (m->ips != MAP_FAILED)
+		munmap(m->ips, m->ips_len);
+	if (m->blk != MAP_FAILED)
+		munmap(m->blk, m->blk_len);
+}
+
+/* Map korc_ips (read) and korc_blk (written) of @s.  0 or -errno, with nothing left mapped. */
+static int mmaps_open(const struct korc *k, struct sampler_bpf *s, struct korc_mmaps *m)
+{
 	int err = 0;
 
+	m->ips_len = (size_t)k->entries * 8;
+	m->blk_len = (size_t)k->blocks * 8;
+	m->ips = mmap(NULL, m->ips_len, PROT_READ, MAP_SHARED, bpf_map__fd(s->maps.korc_ips), 0);
+	if (m->ips == MAP_FAILED)
+		err = -errno;
+	m->blk = mmap(NULL, m->blk_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(s->maps.korc_blk), 0);
+	if (m->blk == MAP_FAILED && !err)
+		err = -errno;
+	if (err)
+		mmaps_close(m);
+	return err;
+}
+
+/* Copy and index span @sp (placed) into the maps: sp->ok and sp->seg.  0 or -errno. */
+static int span_load(struct sampler_bpf *s, const struct korc_mmaps *m, struct korc_span *sp)
+{
+	int err = copy_span(s, sp);
+
+	if (!err)
+		err = index_span(sp, m->ips, m->blk, &sp->seg);
+	sp->ok = !err;
+	return err;
+}
+
+/*
+ * Write the segments of k's spans that loaded into the half of korc_segs
+ * not in use, then make it the one in use (korc_view).  A reader of the
+ * old half goes on reading it: the next publish writes there again only
+ * a watch period later, and an unwind takes microseconds.  0 or -errno.
+ */
+static int publish(struct korc *k, struct sampler_bpf *s)
+{
+	uint32_t half = k->published ? !k->half : 0, slot = half * KORC_SEGS_MAX, i, n = 0;
+	int fd = bpf_map__fd(s->maps.korc_segs);
+
+	for (i = 0; i < k->nr && n < KORC_SEGS_MAX; i++) {
+		if (!k->spans[i].ok)
+			continue;
+		if (bpf_map_update_elem(fd, &(uint32_t){ slot + n }, &k->spans[i].seg, BPF_ANY))
+			return -errno;
+		n++;
+	}
+	__atomic_store_n(&s->bss->korc_view, (uint64_t)slot << 32 | n, __ATOMIC_RELEASE);
+	k->half = half;
+	k->published = n;
+	return 0;
+}
+
+int korc__fill(struct korc *k, struct sampler_bpf *s)
+{
+	struct korc_mmaps m;
+	uint32_t i;
+	int err;
+
+	err = mmaps_open(k, s, &m);
+	if (err)
+		goto out;
 	for (i = 0; i < k->nr && !err; i++) {
-		err = copy_span(s, &k->spans[i]);
-		/* vmlinux's table is needed; a module's that cannot be read is left out. */
+		err = span_load(s, &m, &k->spans[i]);
+		/* vmlinux's table is needed; a module's that cannot be read or indexed is left out. */
 		if (err && i) {
 			pr_debug("bpfsym: kernel unwinder: a module's table at %#" PRIx64 " not read: %s\n",
 				 k->spans[i].ip_tab, strerror(-err));
-			k->spans[i].n = 0;
 			err = 0;
 		}
 	}
-	if (!err) {
-		ips = mmap(NULL, ips_len, PROT_READ, MAP_SHARED, bpf_map__fd(s->maps.korc_ips), 0);
-		blk = mmap(NULL, blk_len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(s->maps.korc_blk), 0);
-		if (ips == MAP_FAILED || blk == MAP_FAILED)
-			err = -errno;
-	}
-	for (i = 0; i < k->nr && !err; i++) {
-		if (!k->spans[i].n)
-			continue;
-		if (index_span(&k->spans[i], ips, blk, &seg)) {
-			if (!i) {
-				err = -ERANGE;
-				break;
-			}
-			continue;
-		}
-		err = bpf_map_update_elem(bpf_map__fd(s->maps.korc_segs), &nseg, &seg, BPF_ANY);
-		nseg++;
-	}
-	if (ips != MAP_FAILED)
-		munmap(ips, ips_len);
-	if (blk != MAP_FAILED)
-		munmap(blk, blk_len);
+	mmaps_close(&m);
+	if (!err)
+		err = publish(k, s);
+out:
 	if (err) {
 		pr_debug("bpfsym: kernel unwinder: its tables could not be made: %s\n", strerror(-err));
 		return err;
 	}
-	k->published = nseg;
-	s->bss->korc_nsegs = nseg;
+	k->s = s;
 	__atomic_store_n(&s->bss->korc_ready, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Span @sp as already loaded in @k (the same text and tables), or NULL. */
+static const struct korc_span *span_known(const struct korc *k, const struct korc_span *sp)
+{
+	uint32_t i;
+
+	for (i = 1; i < k->nr; i++)
+		if (k->spans[i].base == sp->base && k->spans[i].end == sp->end && k->spans[i].ip_tab == sp->ip_tab &&
+		    k->spans[i].orc_tab == sp->orc_tab && k->spans[i].n == sp->n)
+			return &k->spans[i];
+	return NULL;
+}
+
+/*
+ * The modules again (after /proc/modules changed): those known keep
+ * their room, a new one is copied into spare room, and the list is
+ * published.  0 or -errno (the list in use stays).
+ */
+static int korc_redescribe(struct korc *k)
+{
+	struct ksyms_found f = {};
+	struct korc_span *spans;
+	struct korc_mmaps m;
+	uint32_t i, nr = 0, kept = 0, added = 0, out = 0, gone;
+	int err;
+
+	err = read_kallsyms(&f);
+	spans = err ? NULL : calloc(1 + (size_t)f.nr_mods, sizeof(*spans));
+	if (!err && !spans)
+		err = -ENOMEM;
+	if (!err)
+		err = describe_modules(k, &f, spans + 1, &nr);
+	free(f.mods);
+	if (!err)
+		err = mmaps_open(k, k->s, &m);
+	if (err) {
+		free(spans);
+		return err;
+	}
+	spans[0] = k->spans[0];
+	for (i = 1; i <= nr; i++) {
+		const struct korc_span *old = span_known(k, &spans[i]);
+
+		if (old) {
+			spans[i] = *old;
+			kept++;
+		} else if (span_place(k, &spans[i])) {
+			out++;
+		} else if (!span_load(k->s, &m, &spans[i])) {
+			added++;
+		}
+	}
+	mmaps_close(&m);
+	qsort(spans + 1, nr, sizeof(*spans), span_cmp);
+	gone = k->nr - 1 - kept;
+	free(k->spans);
+	k->spans = spans;
+	k->nr = 1 + nr;
+	pr_debug("bpfsym: kernel unwinder: modules changed: %u tables kept, %u added, %u gone, %u left out for "
+		 "want of room (%" PRIu64 " of %" PRIu64 " entries used)\n", kept, added, gone, out,
+		 k->used_entries, k->entries);
+	return publish(k, k->s);
+}
+
+static void *watch(void *arg)
+{
+	struct korc *k = arg;
+	struct timespec t;
+	char *now;
+	int err;
+
+	/* The tables' work needs no more than this: kallsyms' addresses, the BPF maps and programs. */
+	err = privdrop__thread((1ull << CAP_BPF) | (1ull << CAP_SYSLOG), NULL);
+	if (err)
+		pr_warn("bpfsym: kernel unwinder: its watcher keeps its privileges: %s\n", strerror(-err));
+	pthread_mutex_lock(&k->lock);
+	while (!k->stop) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		t.tv_sec += KORC_WATCH_MS / 1000;
+		pthread_cond_timedwait(&k->wake, &k->lock, &t);
+		if (k->stop)
+			break;
+		pthread_mutex_unlock(&k->lock);
+		now = modules_read();
+		if (now && strcmp(now, k->mods)) {
+			err = korc_redescribe(k);
+			if (err)
+				pr_debug("bpfsym: kernel unwinder: modules changed, not described again: %s\n",
+					 strerror(-err));
+			free(k->mods);
+			k->mods = now;
+		} else {
+			free(now);
+		}
+		pthread_mutex_lock(&k->lock);
+	}
+	pthread_mutex_unlock(&k->lock);
+	return NULL;
+}
+
+int korc__watch(struct korc *k)
+{
+	pthread_condattr_t ca;
+	int err;
+
+	if (!k->mods || !k->s)
+		return 0;	/* a kernel without modules, or tables not filled */
+	pthread_mutex_init(&k->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&k->wake, &ca);
+	pthread_condattr_destroy(&ca);
+	err = -pthread_create(&k->watcher, NULL, watch, k);
+	if (err) {
+		pthread_mutex_destroy(&k->lock);
+		pthread_cond_destroy(&k->wake);
+		return err;
+	}
+	k->watching = true;
 	return 0;
 }
 
 void korc__counts(const struct korc *k, uint64_t *entries, uint32_t *segs)
 {
-	*entries = k ? k->entries : 0;
+	*entries = k ? k->used_entries : 0;
 	*segs = k ? k->published : 0;
 }
 
@@ -337,6 +602,17 @@ void korc__free(struct korc *k)
 {
 	if (!k)
 		return;
+	if (k->watching) {
+		pthread_mutex_lock(&k->lock);
+		k->stop = true;
+		pthread_cond_signal(&k->wake);
+		pthread_mutex_unlock(&k->lock);
+		pthread_join(k->watcher, NULL);
+		pthread_mutex_destroy(&k->lock);
+		pthread_cond_destroy(&k->wake);
+	}
+	kdesc_bpf__destroy(k->desc);
+	free(k->mods);
 	free(k->spans);
 	free(k);
 }

@@ -10,9 +10,12 @@
  *   korc__fill   after its load: the copy (BPF_PROG_TEST_RUN a chunk at a
  *                time), the block index through the maps' mmap, the
  *                segments, then korc_ready
+ *   korc__watch  then: modules loaded later get their tables, those
+ *                unloaded lose theirs
  *
  * Memory: 16 bytes a table entry in the kernel (vmlinux has ~480k on
- * 6.18: 7.7 MiB) plus 8 a 256-byte block of text, only when asked for.
+ * 6.18: 7.7 MiB) plus 8 a 256-byte block of text, only when asked for;
+ * with modules, 1.5 MiB more of room for those loaded while recording.
  */
 #ifndef BPFSYM_RECORD_KORC_H
 #define BPFSYM_RECORD_KORC_H
@@ -39,7 +42,16 @@ void korc__size(const struct korc *k, struct sampler_bpf *s);
  */
 int korc__fill(struct korc *k, struct sampler_bpf *s);
 
-/* Entries and segments the tables hold once filled (for -v). */
+/*
+ * Keep @k's modules' tables as modules load and unload: a thread that
+ * looks at /proc/modules each second (korc.c says how it publishes).
+ * After korc__fill; stopped by korc__free.  The thread keeps only
+ * CAP_BPF and CAP_SYSLOG.  0 (also when the kernel has no modules) or
+ * -errno: the tables stay as filled.
+ */
+int korc__watch(struct korc *k);
+
+/* Entries and segments the tables hold once filled (for -v, before korc__watch). */
 void korc__counts(const struct korc *k, uint64_t *entries, uint32_t *segs);
 
 void korc__free(struct korc *k);

@@ -218,6 +218,10 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		pr_debug("bpfsym: kernel unwinder: %llu ORC entries in %u text ranges (found in %.0f ms, "
 			 "copied and indexed in %.0f)\n", (unsigned long long)entries, segs,
 			 (double)(plan_ns - plan_start) / 1e6, (double)(clock_ns(CLOCK_MONOTONIC) - fill_ns) / 1e6);
+		err = korc__watch(p->korc);
+		if (err)
+			pr_debug("bpfsym: kernel unwinder: modules loaded from now on will have no tables: %s\n",
+				 strerror(-err));
 	}
 	return 0;
 }
@@ -316,9 +320,10 @@ void probes__free(struct probes *p)
 		return;
 	if (p->links)
 		probes__detach_sampler(p);
+	/* Its watcher writes the sampler's maps: stopped first. */
+	korc__free(p->korc);
 	maptrack_bpf__destroy(p->tracker);
 	sampler_bpf__destroy(p->sampler);
-	korc__free(p->korc);
 	free(p->links);
 	free(p->pfds);
 	free(p);
