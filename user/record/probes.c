@@ -120,10 +120,61 @@ static struct sampler_bpf *sampler_open(bool first_sample)
 	return s;
 }
 
+/*
+ * The kernel unwinder's tables: an off-CPU kernel stack at the switch-in
+ * (o->korc), or checked against bpf_get_stack (korc_check).  Without
+ * them, bpf_get_stack at the switch-out.  Found and sized on opened @s;
+ * the milliseconds it took to find them.
+ */
+static double korc_plan(struct probes *p, const struct probes_opts *o, struct sampler_bpf *s)
+{
+	uint64_t start = clock_ns(CLOCK_MONOTONIC);
+
+	if ((o->korc || o->korc_check) && o->off_cpu && o->want_kernel) {
+		p->korc = korc__plan();
+		if (!p->korc && o->korc_check)
+			pr_warn("bpfsym: BPFSYM_KORC_CHECK: no kernel unwinder tables (-v says why)\n");
+	}
+	if (!p->korc && o->off_cpu && o->want_kernel)
+		pr_debug("bpfsym: off-CPU kernel stacks: bpf_get_stack at each switch-out (%s)\n",
+			 o->korc ? "the ORC tables were not found" :
+			 "this kernel has no ORC unwinder, or BPFSYM_FORCE_FALLBACK=korc");
+	korc__size(p->korc, s);
+	s->rodata->korc_check = p->korc && o->korc_check;
+	return (double)(clock_ns(CLOCK_MONOTONIC) - start) / 1e6;
+}
+
+/* The tables into the loaded sampler, then kept as modules come and go (@plan_ms: for -v). */
+static void korc_start(struct probes *p, const struct probes_opts *o, double plan_ms)
+{
+	uint64_t fill_ns = clock_ns(CLOCK_MONOTONIC), entries;
+	uint32_t segs;
+	int err;
+
+	if (!p->korc)
+		return;
+	if (korc__fill(p->korc, p->sampler)) {
+		/* korc_ready stays 0: the kernel stacks come from bpf_get_stack. */
+		if (o->korc_check)
+			pr_warn("bpfsym: BPFSYM_KORC_CHECK: the kernel unwinder's tables could not be made (-v says why)\n");
+		korc__free(p->korc);
+		p->korc = NULL;
+		return;
+	}
+	korc__counts(p->korc, &entries, &segs);
+	pr_debug("bpfsym: kernel unwinder: %llu ORC entries in %u text ranges (found in %.0f ms, "
+		 "copied and indexed in %.0f)\n", (unsigned long long)entries, segs, plan_ms,
+		 (double)(clock_ns(CLOCK_MONOTONIC) - fill_ns) / 1e6);
+	err = korc__watch(p->korc);
+	if (err)
+		pr_debug("bpfsym: kernel unwinder: modules loaded from now on will have no tables: %s\n",
+			 strerror(-err));
+}
+
 static int load_sampler(struct probes *p, const struct probes_opts *o)
 {
-	uint64_t plan_start = 0, plan_ns = 0, fill_ns;
 	struct sampler_bpf *s;
+	double plan_ms;
 	int err;
 
 	s = p->sampler = sampler_open(o->first_sample);
@@ -171,24 +222,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 		bpf_map__set_max_entries(s->maps.offcpu_sum0, 1);
 		bpf_map__set_max_entries(s->maps.offcpu_sum1, 1);
 	}
-	/*
-	 * The kernel unwinder's tables: an off-CPU kernel stack at the
-	 * switch-in (o->korc), or checked against bpf_get_stack (korc_check).
-	 * Without them, bpf_get_stack at the switch-out.
-	 */
-	if ((o->korc || o->korc_check) && o->off_cpu && o->want_kernel) {
-		plan_start = clock_ns(CLOCK_MONOTONIC);
-		p->korc = korc__plan();
-		plan_ns = clock_ns(CLOCK_MONOTONIC);
-		if (!p->korc && o->korc_check)
-			pr_warn("bpfsym: BPFSYM_KORC_CHECK: no kernel unwinder tables (-v says why)\n");
-	}
-	if (!p->korc && o->off_cpu && o->want_kernel)
-		pr_debug("bpfsym: off-CPU kernel stacks: bpf_get_stack at each switch-out (%s)\n",
-			 o->korc ? "the ORC tables were not found" :
-			 "this kernel has no ORC unwinder, or BPFSYM_FORCE_FALLBACK=korc");
-	korc__size(p->korc, s);
-	s->rodata->korc_check = p->korc && o->korc_check;
+	plan_ms = korc_plan(p, o, s);
 	/* The first sample's maps exist only for it. */
 	if (!o->first_sample) {
 		bpf_map__set_autocreate(s->maps.first_slots, false);
@@ -202,27 +236,7 @@ static int load_sampler(struct probes *p, const struct probes_opts *o)
 			log_get_level() >= LOG_DEBUG ? "" : " (run with -v for the verifier log)");
 		return err;
 	}
-	fill_ns = clock_ns(CLOCK_MONOTONIC);
-	if (p->korc && korc__fill(p->korc, s)) {
-		/* korc_ready stays 0: the kernel stacks come from bpf_get_stack. */
-		if (o->korc_check)
-			pr_warn("bpfsym: BPFSYM_KORC_CHECK: the kernel unwinder's tables could not be made (-v says why)\n");
-		korc__free(p->korc);
-		p->korc = NULL;
-	}
-	if (p->korc) {
-		uint64_t entries;
-		uint32_t segs;
-
-		korc__counts(p->korc, &entries, &segs);
-		pr_debug("bpfsym: kernel unwinder: %llu ORC entries in %u text ranges (found in %.0f ms, "
-			 "copied and indexed in %.0f)\n", (unsigned long long)entries, segs,
-			 (double)(plan_ns - plan_start) / 1e6, (double)(clock_ns(CLOCK_MONOTONIC) - fill_ns) / 1e6);
-		err = korc__watch(p->korc);
-		if (err)
-			pr_debug("bpfsym: kernel unwinder: modules loaded from now on will have no tables: %s\n",
-				 strerror(-err));
-	}
+	korc_start(p, o, plan_ms);
 	return 0;
 }
 
