@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -612,14 +611,10 @@ struct agent *agent__listen(const struct agent_opts *o)
 
 int agent__start(struct agent *a)
 {
-	sigset_t all, old;
 	int err;
 
 	/* Signals are the recorder's (its poll() must be the one Ctrl-C wakes). */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = -pthread_create(&a->worker, NULL, agent__worker, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = thread_start(&a->worker, agent__worker, a);
 	a->worker_started = !err;
 	err = err ? err : httpd__start(a->httpd);
 	if (err)

@@ -12,7 +12,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,16 +284,12 @@ struct httpd *httpd__new(const struct httpd_listener *l, const struct httpd_ops 
 
 int httpd__start(struct httpd *h)
 {
-	sigset_t all, old;
 	int err;
 
 	/* Signals (Ctrl-C, SIGCHLD) are the recorder's: its poll() must be the one they wake. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&h->thread, NULL, httpd__loop, h);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = thread_start(&h->thread, httpd__loop, h);
 	if (err)
-		return -err;
+		return err;
 	h->started = true;
 	return 0;
 }

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
@@ -117,7 +116,6 @@ static void *worker_main(void *arg)
 static struct offload_worker *worker_new(struct offload *p, int *err)
 {
 	struct offload_worker *w = calloc(1, sizeof(*w));
-	sigset_t all, old;
 
 	if (!w) {
 		*err = -ENOMEM;
@@ -126,10 +124,7 @@ static struct offload_worker *worker_new(struct offload *p, int *err)
 	w->p = p;
 	pthread_cond_init(&w->wake, NULL);
 	/* Born with every signal blocked: SIGINT and SIGTERM go to the caller's thread. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	*err = -pthread_create(&w->thread, NULL, worker_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	*err = thread_start(&w->thread, worker_main, w);
 	if (*err) {
 		pthread_cond_destroy(&w->wake);
 		free(w);

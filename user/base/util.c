@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,4 +332,16 @@ void human_bytes(uint64_t n, char *buf, size_t len)
 		snprintf(buf, len, "%.1f KiB", n / (double)kib);
 	else
 		snprintf(buf, len, "%llu bytes", (unsigned long long)n);
+}
+
+int thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return -err;
 }

@@ -3,6 +3,7 @@
 #ifndef BPFSYM_UTIL_H
 #define BPFSYM_UTIL_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -112,5 +113,12 @@ ssize_t pread_full(int fd, void *buf, size_t len, uint64_t off);
 uint64_t clock_ns(clockid_t clk);
 
 void human_bytes(uint64_t n, char *buf, size_t len);
+
+/*
+ * Start @fn(@arg) on *@t, a thread born with every signal blocked:
+ * Ctrl-C, SIGTERM and SIGCHLD stay the caller's, whose poll() they must
+ * wake.  0 or -errno.
+ */
+int thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 #endif /* BPFSYM_UTIL_H */
