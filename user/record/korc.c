@@ -7,7 +7,7 @@
  * per BPF_PROG_TEST_RUN so that no run keeps a CPU for long.
  *
  * Modules loaded or unloaded while recording: a watcher thread looks at
- * /proc/modules each second and, when its names or addresses changed,
+ * /proc/modules each second and, when its names, sizes or addresses changed,
  * describes the modules again, copies a new one's table into the room
  * kept spare at the end of the maps (never over an entry a published
  * list names: a reader may still be on it), and publishes the whole list
@@ -63,7 +63,7 @@ struct korc {
 	uint32_t published;		/* segments in the list in use */
 	uint32_t half;			/* that list's half of korc_segs: 0 or 1 */
 	struct kdesc_bpf *desc;		/* kept loaded: the privileges to load it are dropped later */
-	char *mods;			/* /proc/modules' names and addresses when last described */
+	char *mods;			/* /proc/modules' names, sizes and addresses when last described */
 	/* The watcher (korc__watch): its thread, and what stops it. */
 	struct sampler_bpf *s;
 	pthread_t watcher;
@@ -170,38 +170,48 @@ static int describe_modules(struct korc *k, const struct ksyms_found *f, struct 
 }
 
 /*
- * /proc/modules' names and addresses, a line each, into a new string
- * (the reference counts and users change without any text moving).
- * NULL with errno: no modules (ENOENT: a kernel without them), ENOMEM.
+ * /proc/modules' names, sizes and addresses, a line each, into a new
+ * string (the reference counts and users change without any text
+ * moving; a size tells two builds of one module at one address apart).
+ * Whole lines (getline): a long list of users must not split one into
+ * pieces whose text moves with a count.  NULL with errno: no modules
+ * (ENOENT: a kernel without them), ENOMEM.
  */
 static char *modules_read(void)
 {
 	FILE *fp = fopen("/proc/modules", "re");
-	char line[512], name[128], *out = NULL, *t;
-	size_t len = 0, cap = 0, add;
-	unsigned long long a;
+	char name[128], *line = NULL, *out = NULL, *t;
+	size_t len = 0, cap = 0, lcap = 0;
+	unsigned long long size, a;
+	bool nomem = false;
+	int e;
 
 	if (!fp)
 		return NULL;
-	while (fgets(line, sizeof(line), fp)) {
+	while (getline(&line, &lcap, fp) > 0) {
 		/* name size refs users state address */
-		if (sscanf(line, "%127s %*s %*s %*s %*s %llx", name, &a) != 2)
-			a = 0;
-		add = strlen(name) + 20;
-		if (len + add + 1 > cap) {
+		e = sscanf(line, "%127s %llu %*s %*s %*s %llx", name, &size, &a);
+		if (e < 1)
+			continue;
+		if (e < 3)
+			size = a = 0;
+		if (len + sizeof(name) + 42 > cap) {
 			cap = cap ? 2 * cap : 4096;
 			if (cap > KORC_MODULES_MAX || !(t = realloc(out, cap))) {
 				free(out);
-				fclose(fp);
-				errno = ENOMEM;
-				return NULL;
+				out = NULL;
+				nomem = true;
+				break;
 			}
 			out = t;
 		}
-		len += (size_t)snprintf(out + len, cap - len, "%s %llx\n", name, a);
+		len += (size_t)snprintf(out + len, cap - len, "%s %llu %llx\n", name, size, a);
 	}
+	free(line);
 	fclose(fp);
-	if (!out)
+	if (nomem)
+		errno = ENOMEM;
+	else if (!out)
 		out = strdup("");
 	return out;
 }
@@ -582,7 +592,8 @@ int korc__watch(struct korc *k)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&k->wake, &ca);
 	pthread_condattr_destroy(&ca);
-	err = -pthread_create(&k->watcher, NULL, watch, k);
+	/* Signals are the recorder's: its poll() must be the one Ctrl-C wakes. */
+	err = thread_start(&k->watcher, watch, k);
 	if (err) {
 		pthread_mutex_destroy(&k->lock);
 		pthread_cond_destroy(&k->wake);
